@@ -1,0 +1,96 @@
+"""Fixtures for the web tests: an app on a small fixture course, graded by an in-process fake grader.
+
+The fake grader runs the submitted `add_one` on two cases and reports like the real judge does
+(running, one check event per case, then the report), so HTTP behaviour is tested in milliseconds;
+`test_e2e_real_grader.py` goes through `judge.grade` for real.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable
+
+import pytest
+from fastapi.testclient import TestClient
+
+from judge.report import CheckResult, ProgressEvent, Report, Verdict
+from web.app import create_app
+from web.settings import Settings
+from web.store import Submission
+
+FIXTURE_COURSE = Path(__file__).parent / "fixtures" / "course"
+CASES = [(1, 2), (-5, -4)]
+
+
+class FakeGrader:
+    """Grades `add_one` submissions in-process; `gate` holds grading until set (for busy/restart tests)."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.gate.set()
+        self.started = threading.Event()
+        self.graded: list[str] = []
+
+    def __call__(self, submission: Submission, publish: Callable[[ProgressEvent], None]) -> Report:
+        self.started.set()
+        self.gate.wait(30)
+        publish(ProgressEvent(type="running", total_checks=len(CASES)))
+        checks = []
+        for x, want in CASES:
+            check = self._case(submission.source, x, want)
+            publish(ProgressEvent(type="check", check=check, total_checks=len(CASES)))
+            checks.append(check)
+        self.graded.append(submission.id)
+        failed = next((c for c in checks if not c.passed), None)
+        verdict = failed.verdict if failed else Verdict.ACCEPTED
+        return Report(exercise_id=submission.exercise_id, verdict=verdict, summary=f"{verdict.value}",
+                      checks=checks, stdout="<b>printed</b>", sandbox="fake")
+
+    @staticmethod
+    def _case(source: str, x: int, want: int) -> CheckResult:
+        name = f"test_add_one_{x}"
+        scope: dict = {}
+        try:
+            exec(compile(source, "solution.py", "exec"), scope)  # the fixture learner is the test itself
+            got = scope["add_one"](x)
+        except Exception as exc:
+            return CheckResult(name=name, passed=False, verdict=Verdict.RUNTIME_ERROR, message=repr(exc))
+        if got == want:
+            return CheckResult(name=name, passed=True)
+        return CheckResult(name=name, passed=False, verdict=Verdict.WRONG_ANSWER,
+                           message=f"add_one({x}) returned {got!r}, expected {want}")
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", exercises_dir=FIXTURE_COURSE, sandbox="none",
+                    allow_unsandboxed=True, workers=1, submissions_per_minute=5, secret_key="test-secret")
+
+
+@pytest.fixture
+def grader() -> FakeGrader:
+    return FakeGrader()
+
+
+@pytest.fixture
+def client(settings, grader):
+    with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
+        yield c
+
+
+CORRECT = "def add_one(x):\n    return x + 1\n"
+WRONG = "def add_one(x):\n    return x\n"
+
+
+def wait_done(client: TestClient, submission_id: str, timeout: float = 10.0) -> dict:
+    """Poll GET /api/submissions/{id} until it is done."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        body = client.get(f"/api/submissions/{submission_id}").json()
+        if body["status"] == "done":
+            return body
+        time.sleep(0.02)
+    raise AssertionError(f"submission {submission_id} not done after {timeout} s")

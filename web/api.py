@@ -1,0 +1,199 @@
+"""The JSON API. Errors are JSON `{"detail": ...}`: 404 unknown, 413 too large, 422 malformed, 429 busy."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from datetime import datetime, timedelta, timezone
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import StreamingResponse
+
+from judge.exercise import Exercise
+from judge.report import ProgressEvent
+from web.schemas import (ExerciseDetail, ExerciseSummary, Health, HistoryItem, Solution, SubmissionCreated,
+                         SubmissionIn, SubmissionOut)
+from web.store import DONE, Submission
+
+router = APIRouter()
+RATE_WINDOW = timedelta(minutes=1)
+BUSY_RETRY_AFTER = 5
+SSE_HEARTBEAT_S = 15.0
+
+
+def learner(request: Request) -> str:
+    return request.state.learner_id
+
+
+def exercise_or_404(request: Request, exercise_id: str) -> Exercise:
+    exercise = request.app.state.course.get(exercise_id)
+    if exercise is None:
+        raise HTTPException(404, f"unknown exercise '{exercise_id}'")
+    return exercise
+
+
+def submission_or_404(request: Request, submission_id: str) -> Submission:
+    """The submission if it is this learner's; another learner's is as unknown as a missing one."""
+    submission = request.app.state.store.get(submission_id)
+    if submission is None or submission.learner_id != learner(request):
+        raise HTTPException(404, f"unknown submission '{submission_id}'")
+    return submission
+
+
+def state_of(states: dict[str, str], exercise_id: str) -> str:
+    return states.get(exercise_id, "not_started")
+
+
+@router.get("/healthz", response_model=Health, tags=["meta"])
+def healthz(request: Request) -> Health:
+    return Health(status="ok", exercises=len(request.app.state.course.all()), sandbox=request.app.state.sandbox_name)
+
+
+@router.get("/api/exercises", response_model=list[ExerciseSummary], tags=["exercises"])
+def list_exercises(request: Request) -> list[ExerciseSummary]:
+    """Every exercise in course order, with this learner's state."""
+    states = request.app.state.store.states(learner(request))
+    return [ExerciseSummary.of(e, state_of(states, e.id)) for e in request.app.state.course.all()]
+
+
+@router.get("/api/exercises/{exercise_id}", response_model=ExerciseDetail, tags=["exercises"])
+def get_exercise(request: Request, exercise_id: str) -> ExerciseDetail:
+    """Statement (Markdown, zh and en), starter, hints and limits; never hidden tests or solutions."""
+    exercise = exercise_or_404(request, exercise_id)
+    states = request.app.state.store.states(learner(request))
+    return ExerciseDetail.of(exercise, state_of(states, exercise.id))
+
+
+@router.get("/api/exercises/{exercise_id}/solution", response_model=Solution, tags=["exercises"],
+            responses={403: {"description": "No accepted submission from this learner yet."}})
+def get_solution(request: Request, exercise_id: str) -> Solution:
+    exercise = exercise_or_404(request, exercise_id)
+    if not request.app.state.store.has_accepted(learner(request), exercise.id):
+        raise HTTPException(403, "the reference solution unlocks after an accepted submission")
+    return Solution(exercise_id=exercise.id, source=exercise.read(exercise.reference))
+
+
+@router.get("/api/exercises/{exercise_id}/submissions", response_model=list[HistoryItem], tags=["submissions"])
+def list_submissions(request: Request, exercise_id: str) -> list[HistoryItem]:
+    """This learner's submissions to the exercise, newest first."""
+    exercise = exercise_or_404(request, exercise_id)
+    rows = request.app.state.store.history(learner(request), exercise.id)
+    return [HistoryItem(id=s.id, status=s.status, verdict=s.verdict, created_at=s.created_at) for s in rows]
+
+
+_BODY_DOC = {"requestBody": {"required": True, "content": {
+    "application/json": {"schema": SubmissionIn.model_json_schema()}}}}
+
+
+@router.post("/api/exercises/{exercise_id}/submissions", status_code=202, response_model=SubmissionCreated,
+             tags=["submissions"], openapi_extra=_BODY_DOC, responses={
+                 413: {"description": "Source larger than the limit."},
+                 422: {"description": "Body is not UTF-8 JSON with a string `source`."},
+                 429: {"description": "Too many submissions, or one is still grading; see Retry-After."}})
+async def create_submission(request: Request, exercise_id: str) -> SubmissionCreated:
+    """Store a submission and queue it for grading; follow `events_url` for live progress."""
+    exercise = exercise_or_404(request, exercise_id)
+    settings = request.app.state.settings
+    source = parse_source(await read_body(request, settings.max_source_bytes * 6 + 4096), settings.max_source_bytes)
+    store, who = request.app.state.store, learner(request)
+    check_rate(store, who, settings.submissions_per_minute)
+    submission = store.add(who, exercise.id, source)
+    request.app.state.queue.submit(submission.id)
+    return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",
+                             events_url=f"/api/submissions/{submission.id}/events")
+
+
+async def read_body(request: Request, cap: int) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > cap:
+        raise HTTPException(413, "request body too large")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > cap:
+            raise HTTPException(413, "request body too large")
+    return bytes(body)
+
+
+def parse_source(body: bytes, max_bytes: int) -> str:
+    """The `source` string of a JSON body; 422 unless UTF-8 JSON with a string, 413 when too long."""
+    try:
+        data = json.loads(body.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise HTTPException(422, "the body is not UTF-8") from None
+    except json.JSONDecodeError as exc:
+        raise HTTPException(422, f"the body is not JSON: {exc.msg}") from None
+    if not isinstance(data, dict) or "source" not in data:
+        raise HTTPException(422, 'expected a JSON object {"source": "..."}')
+    source = data["source"]
+    if not isinstance(source, str):
+        raise HTTPException(422, "'source' must be a string")
+    try:
+        size = len(source.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise HTTPException(422, "'source' is not valid UTF-8 text (lone surrogate)") from None
+    if size > max_bytes:
+        raise HTTPException(413, f"source is {size} bytes; the limit is {max_bytes} bytes")
+    return source
+
+
+def check_rate(store, learner_id: str, per_minute: int) -> None:
+    if store.active(learner_id) is not None:
+        raise HTTPException(429, "a submission of yours is still being graded; wait for its verdict",
+                            headers={"Retry-After": str(BUSY_RETRY_AFTER)})
+    recent = store.recent(learner_id, RATE_WINDOW)
+    if len(recent) >= per_minute:
+        wait = recent[-per_minute] + RATE_WINDOW - datetime.now(timezone.utc)
+        seconds = max(1, math.ceil(wait.total_seconds()))
+        raise HTTPException(429, f"at most {per_minute} submissions a minute; try again in {seconds} s",
+                            headers={"Retry-After": str(seconds)})
+
+
+@router.get("/api/submissions/{submission_id}", response_model=SubmissionOut, tags=["submissions"])
+def get_submission(request: Request, submission_id: str) -> SubmissionOut:
+    """Status, and once done the report."""
+    return SubmissionOut.of(submission_or_404(request, submission_id))
+
+
+@router.get("/api/submissions/{submission_id}/events", tags=["submissions"],
+            response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
+async def submission_events(request: Request, submission_id: str) -> StreamingResponse:
+    """Server-Sent Events: `queued`, `running`, one `check` per finished check, then `done` with the report."""
+    submission_or_404(request, submission_id)
+    return StreamingResponse(event_stream(request, submission_id), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def sse(event) -> str:
+    return f"event: {event.type}\ndata: {event.model_dump_json()}\n\n"
+
+
+async def event_stream(request: Request, submission_id: str):
+    hub, store = request.app.state.hub, request.app.state.store
+    while True:
+        subscribed = hub.subscribe(submission_id)
+        if subscribed is not None:
+            break
+        submission = store.get(submission_id)
+        if submission is not None and submission.status == DONE:
+            yield sse(ProgressEvent(type="done", report=submission.report()))
+            return
+        await asyncio.sleep(0.5)  # stored but not yet queued (or queued by another process)
+    history, queue = subscribed
+    try:
+        for event in history:
+            yield sse(event)
+            if event.type == "done":
+                return
+        while True:
+            try:
+                event = await asyncio.wait_for(queue.get(), SSE_HEARTBEAT_S)
+            except asyncio.TimeoutError:
+                yield ": keep-alive\n\n"
+                continue
+            yield sse(event)
+            if event.type == "done":
+                return
+    finally:
+        hub.unsubscribe(submission_id, queue)

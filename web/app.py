@@ -1,0 +1,64 @@
+"""The app factory: `create_app(settings)` wires storage, the course, the grading queue and the routes."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from web.api import router as api_router
+from web.course import Course
+from web.events import EventHub
+from web.grading import choose_sandbox, make_grade_fn
+from web.middleware import LearnerMiddleware
+from web.pages import router as pages_router
+from web.queue import EmbeddedQueue, GradeFn, GradingQueue
+from web.settings import Settings
+from web.store import Store
+
+log = logging.getLogger(__name__)
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None,
+               queue: GradingQueue | None = None) -> FastAPI:
+    """Build the app. `grade` replaces the real grader, `queue` the embedded queue (both for tests).
+
+    Raises `web.grading.StartupError` when the sandbox setting cannot be honoured.
+    """
+    settings = settings or Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    sandbox_name = choose_sandbox(settings)
+    course = Course(settings.exercises_dir, reload=settings.reload_exercises)
+    store = Store(settings.resolved_database_url())
+    hub = EventHub()
+    close_grader = None
+    if queue is None:
+        if grade is None:
+            grade, close_grader = make_grade_fn(course, sandbox_name)
+        queue = EmbeddedQueue(store, hub, grade, settings.workers)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        queue.start()
+        try:
+            yield
+        finally:
+            queue.stop()
+            if close_grader is not None:
+                close_grader()
+            course.close()
+            store.close()
+
+    app = FastAPI(title="torch-practice", version="1", lifespan=lifespan,
+                  description="Practice judge for torch.compile exercises. Learners are identified by a cookie.")
+    app.state.settings, app.state.course, app.state.store = settings, course, store
+    app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
+    app.add_middleware(LearnerMiddleware, secret_key=settings.resolved_secret_key(), secure=settings.cookie_secure)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.include_router(api_router)
+    app.include_router(pages_router)
+    return app

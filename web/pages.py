@@ -1,0 +1,60 @@
+"""The HTML pages: the exercise list and the exercise page (Jinja2; the page script is static/app.js)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from web.api import learner, state_of
+from web.i18n import LANGS, pick_lang, strings
+from web.render import markdown_html, pygments_css
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+LANG_COOKIE = "practice_lang"
+
+
+def page(request: Request, name: str, context: dict, status: int = 200) -> HTMLResponse:
+    """Render a template in the request's language; `?lang=` switches it and is remembered."""
+    asked = request.query_params.get("lang")
+    lang = pick_lang(asked or request.cookies.get(LANG_COOKIE))
+    other = next(code for code in LANGS if code != lang)
+    context = {**context, "lang": lang, "other_lang": other, "t": strings(lang)}
+    response = templates.TemplateResponse(request, name, context, status_code=status)
+    if asked in LANGS:
+        response.set_cookie(LANG_COOKIE, lang, max_age=365 * 24 * 3600, samesite="lax", httponly=True)
+    return response
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request) -> HTMLResponse:
+    states = request.app.state.store.states(learner(request))
+    rows = [(e, state_of(states, e.id)) for e in request.app.state.course.all()]
+    return page(request, "index.html", {"rows": rows})
+
+
+@router.get("/exercises/{exercise_id}", response_class=HTMLResponse)
+def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
+    exercise = request.app.state.course.get(exercise_id)
+    if exercise is None:
+        return page(request, "not_found.html", {}, status=404)
+    lang = pick_lang(request.query_params.get("lang") or request.cookies.get(LANG_COOKIE))
+    store, who = request.app.state.store, learner(request)
+    accepted = store.has_accepted(who, exercise.id)
+    return page(request, "exercise.html", {
+        "exercise": exercise,
+        "statement_html": markdown_html(exercise.statement_text(lang)),
+        "hints": [h.get(lang) for h in exercise.hints],
+        "history": store.history(who, exercise.id),
+        "reference": exercise.read(exercise.reference) if accepted else None,
+        "boot": {"exercise_id": exercise.id, "starter": exercise.read(exercise.starter), "accepted": accepted,
+                 "raw_output_chars": request.app.state.settings.raw_output_chars},
+    })
+
+
+@router.get("/assets/pygments.css")
+def highlight_css() -> Response:
+    return Response(pygments_css(), media_type="text/css", headers={"Cache-Control": "public, max-age=3600"})

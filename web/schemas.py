@@ -1,0 +1,92 @@
+"""The JSON shapes of the API (the report inside is the same JSON as the CLI's `--json`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, StrictStr
+
+from judge.exercise import Exercise, Limits, Text
+from judge.report import Report
+from web.store import Submission
+
+State = Literal["not_started", "attempted", "solved"]
+
+
+class ExerciseSummary(BaseModel):
+    id: str
+    order: int
+    title: Text
+    chapter: str
+    section: str
+    difficulty: int
+    tags: list[str]
+    state: State
+
+    @classmethod
+    def of(cls, e: Exercise, state: str) -> "ExerciseSummary":
+        return cls(id=e.id, order=e.order, title=e.title, chapter=e.chapter, section=e.section,
+                   difficulty=e.difficulty, tags=e.tags, state=state)
+
+
+class ExerciseDetail(ExerciseSummary):
+    """What a learner may see: never the hidden tests, the wrong solutions or the reference."""
+
+    entry_point: str
+    learn: Text | None
+    hints: list[Text]
+    statement: Text = Field(description="Markdown, in both languages.")
+    starter: str
+    limits: Limits
+
+    @classmethod
+    def of(cls, e: Exercise, state: str) -> "ExerciseDetail":
+        base = ExerciseSummary.of(e, state).model_dump()
+        return cls(**base, entry_point=e.entry_point, learn=e.learn, hints=e.hints, limits=e.limits,
+                   statement=Text(zh=e.statement_text("zh"), en=e.statement_text("en")), starter=e.read(e.starter))
+
+
+class SubmissionIn(BaseModel):
+    source: StrictStr = Field(description="The learner's Python source, UTF-8, at most 64 KiB by default.")
+
+
+class SubmissionCreated(BaseModel):
+    id: str
+    status: str
+    url: str
+    events_url: str
+
+
+class SubmissionOut(BaseModel):
+    id: str
+    exercise_id: str
+    status: Literal["queued", "running", "done"]
+    source: str
+    verdict: str | None
+    created_at: datetime
+    finished_at: datetime | None
+    report: Report | None = Field(description="The same JSON as `practice judge --json`; null until done.")
+
+    @classmethod
+    def of(cls, s: Submission) -> "SubmissionOut":
+        return cls(id=s.id, exercise_id=s.exercise_id, status=s.status, source=s.source, verdict=s.verdict,
+                   created_at=s.created_at, finished_at=s.finished_at, report=s.report())
+
+
+class HistoryItem(BaseModel):
+    id: str
+    status: str
+    verdict: str | None
+    created_at: datetime
+
+
+class Solution(BaseModel):
+    exercise_id: str
+    source: str
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+    exercises: int
+    sandbox: str

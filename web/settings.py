@@ -1,0 +1,51 @@
+"""Every setting of the web app, declared once: name, default, help, and env var `PRACTICE_<NAME>`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from judge.paths import EXERCISES_DIR
+
+
+class Settings(BaseSettings):
+    """Web app settings; override any of them with `PRACTICE_<NAME>` (e.g. `PRACTICE_PORT=9000`)."""
+
+    model_config = SettingsConfigDict(env_prefix="PRACTICE_", extra="ignore")
+
+    host: str = Field("127.0.0.1", description="Address to listen on.")
+    port: int = Field(8000, ge=0, le=65535, description="Port to listen on.")
+    data_dir: Path = Field(Path("data"), description="Folder for the database and the cookie secret.")
+    database_url: str | None = Field(
+        None, description="Any SQLAlchemy URL; default: sqlite:///<data_dir>/practice.db.")
+    exercises_dir: Path = Field(EXERCISES_DIR, description="The course: one folder per exercise.")
+    reload_exercises: bool = Field(False, description="Pick up edits to the exercises folder without a restart.")
+    sandbox: str = Field(
+        "auto", description="Sandbox backend: auto (bwrap when available) | bwrap | docker | none.")
+    allow_unsandboxed: bool = Field(
+        False, description="Allow sandbox 'none' (runs submissions as this user); for tests and local use only.")
+    workers: int = Field(
+        default_factory=lambda: os.cpu_count() or 1, ge=0, description="Submissions graded at once.")
+    max_source_bytes: int = Field(64 * 1024, ge=1, description="Largest accepted source, in bytes (UTF-8).")
+    submissions_per_minute: int = Field(6, ge=1, description="Submissions one learner may make per minute.")
+    secret_key: str | None = Field(
+        None, description="Signs learner cookies; default: a random key kept in <data_dir>/secret_key.")
+    cookie_secure: bool = Field(False, description="Send cookies only over HTTPS (set behind a TLS proxy).")
+    raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
+
+    def resolved_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{(self.data_dir / 'practice.db').resolve()}"
+
+    def resolved_secret_key(self) -> str:
+        """The configured key, or one generated once and kept in the data folder."""
+        if self.secret_key:
+            return self.secret_key
+        path = self.data_dir / "secret_key"
+        if not path.is_file():
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            path.touch(mode=0o600)
+            path.write_text(os.urandom(32).hex(), encoding="ascii")
+        return path.read_text(encoding="ascii").strip()
