@@ -1,0 +1,82 @@
+"""Hidden tests for graph-break-step: one graph, no host sync, same numbers as the original."""
+
+import pytest
+import torch
+
+from judge.checks import assert_no_host_sync, assert_same, compile_one_graph, describe_tensor
+
+SHAPES = [((4, 16), (16, 16)), ((1, 8), (8, 3)), ((32, 64), (64, 16))]
+
+
+def inputs_with_sign(x_shape, w_shape, sign, dtype=torch.float32):
+    """Random x, w whose product sums to a value of the given sign."""
+    x, w = torch.randn(x_shape, dtype=dtype), torch.randn(w_shape, dtype=dtype)
+    if torch.sign((x @ w).sum()) != sign:
+        x = -x
+    return x, w
+
+
+def zero_sum_inputs(dtype=torch.float32):
+    """x = [a; -a] with small integers: x @ w has nonzero entries that sum to exactly zero."""
+    a = torch.randint(-3, 4, (3, 8)).to(dtype)
+    a[0, 0] = 1
+    w = torch.randint(-3, 4, (8, 5)).to(dtype)
+    w[0, 0] = 2
+    x = torch.cat([a, -a])
+    return x, w
+
+
+def compiled(entry):
+    return torch.compile(entry, fullgraph=True, backend="aot_eager")
+
+
+def test_one_graph(entry):
+    """torch.compile(step, fullgraph=True) captures exactly one graph"""
+    compile_one_graph(entry, *inputs_with_sign((4, 16), (16, 16), 1))
+
+
+def test_no_host_sync(entry):
+    """The captured graph reads no tensor value into Python (.item(), .tolist())"""
+    captured = compile_one_graph(entry, *inputs_with_sign((4, 16), (16, 16), -1))
+    assert_no_host_sync(captured.graphs, what="your step's graph")
+
+
+@pytest.mark.parametrize("sign", [1, -1], ids=["positive", "negative"])
+def test_same_as_original(entry, starter, sign):
+    """The compiled step equals the original for several shapes and both signs of h.sum()"""
+    fn = compiled(entry)
+    for x_shape, w_shape in SHAPES:
+        x, w = inputs_with_sign(x_shape, w_shape, sign)
+        label = "positive" if sign > 0 else "negative"
+        case = f"{describe_tensor('x', x)}, {describe_tensor('w', w)} (h.sum() {label})"
+        assert_same(fn(x, w), starter.step(x, w), case=case)
+
+
+def test_sum_exactly_zero(entry, starter):
+    """The compiled step equals the original when h.sum() is exactly zero but h is not"""
+    x, w = zero_sum_inputs()
+    h = x @ w
+    assert h.sum().item() == 0 and h.abs().sum().item() > 0, "test inputs are broken"
+    case = f"{describe_tensor('x', x)}, {describe_tensor('w', w)} (h.sum() exactly zero, h nonzero)"
+    assert_same(compiled(entry)(x, w), starter.step(x, w), case=case)
+
+
+def test_float64(entry, starter):
+    """float64 inputs give float64 results equal to the original"""
+    fn = compiled(entry)
+    for sign in (1, -1):
+        x, w = inputs_with_sign((8, 16), (16, 4), sign, dtype=torch.float64)
+        assert_same(fn(x, w), starter.step(x, w), case=f"{describe_tensor('x', x)}, {describe_tensor('w', w)}")
+    x, w = zero_sum_inputs(torch.float64)
+    assert_same(fn(x, w), starter.step(x, w), case=f"{describe_tensor('x', x)} (h.sum() exactly zero)")
+
+
+def test_inputs_unchanged(entry):
+    """step leaves its inputs x and w unmodified"""
+    fn = compiled(entry)
+    for sign in (1, -1):
+        x, w = inputs_with_sign((4, 16), (16, 16), sign)
+        x0, w0 = x.clone(), w.clone()
+        fn(x, w)
+        assert_same(x, x0, case=f"{describe_tensor('x', x)} after calling step", what="x")
+        assert_same(w, w0, case=f"{describe_tensor('w', w)} after calling step", what="w")

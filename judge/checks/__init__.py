@@ -1,0 +1,27 @@
+"""The helper library for hidden tests: checks on what the compiler did, with learner-readable failures.
+
+Import from here in hidden tests: `from judge.checks import compile_one_graph, assert_same, ...`.
+See docs/authoring.md for a tour.
+"""
+
+from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, Recompile, WrongAnswer
+from judge.checks.graphs import (
+    Captured,
+    RecordingBackend,
+    assert_no_host_sync,
+    call_targets,
+    compile_one_graph,
+    find_graph_breaks,
+    graph_code,
+)
+from judge.checks.inductor import cpp_kernel_names, inductor_code
+from judge.checks.numerics import assert_same, describe_tensor
+from judge.checks.recompiles import CompileCounter, assert_compiles, recompile_log
+from judge.checks.symbols import unbacked_symbols
+
+__all__ = [
+    "Captured", "CheckFailure", "CompileCounter", "CompileError", "Forbidden", "GraphBreak", "Recompile",
+    "RecordingBackend", "WrongAnswer", "assert_compiles", "assert_no_host_sync", "assert_same", "call_targets",
+    "compile_one_graph", "cpp_kernel_names", "describe_tensor", "find_graph_breaks", "graph_code",
+    "inductor_code", "recompile_log", "unbacked_symbols",
+]

@@ -1,0 +1,40 @@
+"""Check failures that carry their verdict and diagnostics.
+
+Raise these from hidden tests (or use the helpers that raise them). They subclass AssertionError so
+that pytest treats them as test failures; a plain AssertionError counts as WRONG_ANSWER.
+"""
+
+from __future__ import annotations
+
+from judge.report import Verdict
+
+
+class CheckFailure(AssertionError):
+    """A failed check: `message` is for the learner, `diagnostics` are report diagnostics."""
+
+    verdict = Verdict.WRONG_ANSWER
+
+    def __init__(self, message: str, diagnostics: list | None = None):
+        super().__init__(message)
+        self.message = message
+        self.diagnostics = list(diagnostics or [])
+
+
+class WrongAnswer(CheckFailure):
+    verdict = Verdict.WRONG_ANSWER
+
+
+class GraphBreak(CheckFailure):
+    verdict = Verdict.GRAPH_BREAK
+
+
+class Recompile(CheckFailure):
+    verdict = Verdict.RECOMPILE
+
+
+class CompileError(CheckFailure):
+    verdict = Verdict.COMPILE_ERROR
+
+
+class Forbidden(CheckFailure):
+    verdict = Verdict.FORBIDDEN

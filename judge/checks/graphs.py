@@ -1,0 +1,198 @@
+"""What Dynamo captured: one-graph compiles, graph breaks with the learner's line, host syncs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import torch
+import torch.fx
+
+from judge.checks.failures import GraphBreak
+from judge.checks.logs import artifact_log
+from judge.checks.locations import is_learner_file, learner_frames, location
+from judge.report import GraphBreakDiagnostic, GraphDiagnostic
+
+HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
+
+# (pattern in Dynamo's reason, explanation for a learner)
+_EXPLANATIONS = [
+    (r"Tensor\.item\(\)|_local_scalar_dense|\bitem\b",
+     "Tensor.item() copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
+     "Keep the value as a tensor (for example with torch.where)."),
+    (r"data-dependent|guard on data-dependent|Data-dependent",
+     "a Python `if` (or int(), bool()) depends on a tensor's value, which is unknown while compiling. "
+     "Compute both branches and select with torch.where, or use torch.cond."),
+    (r"builtin operator `print`|\bprint\b",
+     "print() is Python I/O that Dynamo cannot put in a graph."),
+    (r"torch\.compiler\.disable|skip|disable",
+     "the code calls a function that Dynamo was told to skip (torch.compiler.disable or a skipped file)."),
+    (r"tolist", "Tensor.tolist() copies the tensor into Python values, which Dynamo cannot trace."),
+]
+
+
+def explain_reason(reason: str) -> str:
+    """A learner-readable explanation of a Dynamo graph-break reason."""
+    for pattern, text in _EXPLANATIONS:
+        if re.search(pattern, reason):
+            return text
+    return "Dynamo could not trace this line into the graph."
+
+
+def _short_reason(text: str) -> str:
+    from judge.checks.locations import LEARNER_FILES
+
+    text = text.replace("Consider annotating your code using torch._check*().", "")
+    for path, shown in LEARNER_FILES.items():
+        text = text.replace(path, shown)
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.strip().startswith("Caused by")]
+    keep = [ln for ln in lines[:4] if not ln.startswith(("For more", "Developer debug", "Hint: Please report"))]
+    return "\n".join(keep[:3])[:600]
+
+
+@dataclass
+class Captured:
+    """The result of a recorded compile: the output and every graph Dynamo handed to the backend."""
+
+    output: object
+    graphs: list[torch.fx.GraphModule] = field(default_factory=list)
+    example_inputs: list[list] = field(default_factory=list)
+
+
+class RecordingBackend:
+    """A backend that records each graph and runs it with `inner` (default: eager)."""
+
+    def __init__(self, inner="eager"):
+        self.inner = inner
+        self.graphs: list[torch.fx.GraphModule] = []
+        self.example_inputs: list[list] = []
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        self.example_inputs.append(list(example_inputs))
+        if self.inner == "eager":
+            return gm.forward
+        from torch._dynamo.backends.registry import lookup_backend
+
+        return lookup_backend(self.inner)(gm, example_inputs)
+
+
+def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
+    """Turn a Dynamo exception into a diagnostic pointing at the learner's line."""
+    frames = getattr(exc, "real_stack", None) or []
+    stack = learner_frames(frames)
+    if not stack:
+        stack = _learner_lines_in_text(str(exc))
+    reason = _short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
+    return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(str(exc)),
+                                location=stack[-1] if stack else None, user_stack=stack)
+
+
+def _learner_lines_in_text(text: str):
+    found = []
+    for filename, lineno in re.findall(r'File "([^"]+)", line (\d+)', text):
+        if is_learner_file(filename):
+            found.append(location(filename, int(lineno)))
+    return found
+
+
+def _graph_break_message(diag: GraphBreakDiagnostic, what: str) -> str:
+    where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "a line outside your file"
+    return f"{what}: graph break at {where}: {diag.explanation}"
+
+
+def compile_one_graph(fn, *args, dynamic=None, backend="eager", what="torch.compile(fullgraph=True)",
+                      **compile_kwargs) -> Captured:
+    """Compile `fn` with fullgraph=True, call it on `args`, and require exactly one captured graph.
+
+    Raises GraphBreak (naming the learner's line) when Dynamo cannot capture it in one graph.
+    """
+    recorder = RecordingBackend(backend)
+    compiled = torch.compile(fn, fullgraph=True, dynamic=dynamic, backend=recorder, **compile_kwargs)
+    try:
+        output = compiled(*args)
+    except torch._dynamo.exc.TorchDynamoException as exc:
+        if isinstance(exc, torch._dynamo.exc.BackendCompilerFailed):
+            raise
+        diag = graph_break_from_exception(exc)
+        raise GraphBreak(_graph_break_message(diag, what), [diag]) from None
+    if len(recorder.graphs) != 1:
+        breaks = find_graph_breaks(fn, *args, dynamic=dynamic)
+        message = f"{what}: expected one graph, Dynamo captured {len(recorder.graphs)}"
+        if breaks:
+            message = _graph_break_message(breaks[0], what)
+        raise GraphBreak(message, breaks)
+    return Captured(output, recorder.graphs, recorder.example_inputs)
+
+
+_BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
+_REASON = re.compile(r"Graph Break Reason:\s*(.*?)(?:\n\s*User code traceback:|\Z)", re.S)
+
+
+def graph_break_log():
+    """Collect Dynamo's graph-break log records (every break, even one on the first line)."""
+    return artifact_log("graph_breaks")
+
+
+def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
+    """Every graph break Dynamo takes in `fn(*args)` (compiled without fullgraph), in order."""
+    torch._dynamo.reset()
+    with graph_break_log() as records:
+        torch.compile(fn, dynamic=dynamic, backend=RecordingBackend())(*args)
+    torch._dynamo.reset()
+    found = []
+    for record in records:
+        text = record.getMessage()
+        at = _BREAK_AT.search(text)
+        reason_match = _REASON.search(text)
+        reason = _short_reason(reason_match.group(1) if reason_match else text)
+        stack = _learner_lines_in_text(text)
+        loc = stack[-1] if stack else None
+        if loc is None and at and is_learner_file(at.group(1)):
+            loc = location(at.group(1), int(at.group(2)))
+        found.append(GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
+                                          location=loc, user_stack=stack))
+    return found
+
+
+def call_targets(gm: torch.fx.GraphModule) -> list[str]:
+    """Names of everything the graph calls, e.g. ['matmul', 'sum', 'item', 'relu']."""
+    names = []
+    for node in gm.graph.nodes:
+        if node.op in ("call_function", "call_method", "call_module"):
+            target = node.target
+            names.append(target if isinstance(target, str) else getattr(target, "__name__", str(target)))
+    return names
+
+
+def graph_code(gm: torch.fx.GraphModule) -> str:
+    return gm.code.strip()
+
+
+def assert_no_host_sync(graphs: list[torch.fx.GraphModule], what="the captured graph") -> None:
+    """Fail with GRAPH_BREAK if a graph reads tensor values into Python (item, tolist, ...)."""
+    for gm in graphs:
+        syncs = [name for name in call_targets(gm) if name in HOST_SYNC_TARGETS]
+        if syncs:
+            diag = GraphDiagnostic(title="captured graph", code=graph_code(gm), highlight=syncs)
+            node_line = _node_user_line(gm, syncs[0])
+            diags = [diag]
+            where = ""
+            if node_line is not None:
+                where = f" at line {node_line.line} (`{node_line.text}`)"
+                diags.insert(0, GraphBreakDiagnostic(reason=f"host sync: {syncs[0]}()",
+                                                     explanation=explain_reason(syncs[0]), location=node_line,
+                                                     user_stack=[node_line]))
+            raise GraphBreak(
+                f"{what} calls {syncs[0]}(){where}: it copies a tensor value to Python (a host sync). "
+                "torch 2.13 can capture it in the graph, but it still stalls the device and breaks on other "
+                "settings; keep the value as a tensor instead.", diags)
+
+
+def _node_user_line(gm, target_name):
+    for node in gm.graph.nodes:
+        name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
+        if name == target_name:
+            stack = _learner_lines_in_text(node.meta.get("stack_trace") or "")
+            return stack[-1] if stack else None
+    return None

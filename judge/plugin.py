@@ -1,0 +1,103 @@
+"""The pytest plugin object that turns each hidden test into a CheckResult and sends it on.
+
+Modelled on a test runner that records every test through a plugin: pytest runs the hidden tests,
+this object classifies each failure into a verdict with diagnostics written for a learner.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Callable
+
+import pytest
+import torch
+
+from judge.checks.failures import CheckFailure
+from judge.checks.graphs import graph_break_from_exception
+from judge.checks.locations import learner_location_from_traceback
+from judge.report import CheckResult, ErrorDiagnostic, Verdict
+
+MAX_TRACEBACK = 4000
+GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
+
+
+def classify(exc: BaseException, tb) -> tuple[Verdict, str, list]:
+    """(verdict, learner message, diagnostics) for an exception raised by a hidden test."""
+    if isinstance(exc, CheckFailure):
+        return exc.verdict, exc.message, exc.diagnostics
+    if isinstance(exc, AssertionError):
+        return Verdict.WRONG_ANSWER, _first_lines(str(exc)) or "a check failed", []
+    if isinstance(exc, torch._dynamo.exc.TorchDynamoException) and type(exc).__name__ in GRAPH_BREAK_ERRORS:
+        diag = graph_break_from_exception(exc)
+        where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "your code"
+        return Verdict.GRAPH_BREAK, f"graph break at {where}: {diag.explanation}", [diag]
+    error = _error_diagnostic(exc, tb)
+    if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
+        return Verdict.MEMORY_LIMIT, "your code ran out of memory", [error]
+    if isinstance(exc, (torch._dynamo.exc.TorchDynamoException,)) or type(exc).__name__ == "InductorError":
+        return Verdict.COMPILE_ERROR, f"torch.compile failed: {error.exc_type}: {_first_lines(error.message)}", [error]
+    where = f" at line {error.location.line} (`{error.location.text}`)" if error.location else ""
+    return Verdict.RUNTIME_ERROR, f"{error.exc_type}{where}: {_first_lines(error.message)}", [error]
+
+
+def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
+    text = "".join(traceback.format_exception(type(exc), exc, tb))
+    if len(text) > MAX_TRACEBACK:
+        text = "...\n" + text[-MAX_TRACEBACK:]
+    return ErrorDiagnostic(exc_type=type(exc).__name__, message=str(exc)[:2000],
+                           location=learner_location_from_traceback(tb), traceback=text)
+
+
+def _first_lines(text: str, n: int = 4) -> str:
+    return "\n".join(text.strip().splitlines()[:n])[:800]
+
+
+def _title(item) -> str:
+    doc = getattr(getattr(item, "function", None), "__doc__", None) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+class Collector:
+    """Records one CheckResult per test and hands it to `send` as soon as the test ends.
+
+    `after_collection(items)` runs once the tests are collected (the harness loads the learner's
+    module there); `after_test()` returns a list of problems (tampering) that fail the test.
+    """
+
+    def __init__(self, send: Callable[[CheckResult], None], after_collection, after_test):
+        self.send = send
+        self.after_collection = after_collection
+        self.after_test = after_test
+        self.results: dict[str, CheckResult] = {}
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        if not self.after_collection([item.name for item in items]):
+            items[:] = []
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        result = self.results.setdefault(item.nodeid, CheckResult(name=item.name, title=_title(item), passed=True))
+        result.duration_s += call.duration
+        if report.skipped and call.when in ("setup", "call"):
+            result.passed, result.verdict = False, Verdict.INTERNAL_ERROR
+            result.message = "this check was skipped, so it proves nothing"
+        elif report.failed and result.passed:
+            exc = call.excinfo.value if call.excinfo else None
+            verdict, message, diagnostics = classify(exc, call.excinfo.tb) if exc else (
+                Verdict.INTERNAL_ERROR, "the check failed without an exception", [])
+            if call.when == "teardown" and verdict is Verdict.WRONG_ANSWER:
+                verdict = Verdict.RUNTIME_ERROR
+            result.passed, result.verdict, result.message, result.diagnostics = False, verdict, message, diagnostics
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        result = self.results.get(nodeid)
+        if result is None:
+            return
+        problems = self.after_test()
+        if problems and result.passed:
+            result.passed, result.verdict = False, Verdict.FORBIDDEN
+            result.message = "your code changed global compiler state or replaced a function: " + "; ".join(problems)
+        self.send(result)

@@ -1,0 +1,82 @@
+"""Detect a submission that changes global compiler state or replaces the functions the judge relies on."""
+
+from __future__ import annotations
+
+import torch
+
+_GUARDED_FUNCTIONS = [
+    (torch, "compile"), (torch, "allclose"), (torch, "isclose"), (torch, "equal"), (torch.testing, "assert_close"),
+    (torch._dynamo, "reset"), (torch._dynamo, "explain"), (torch.Tensor, "__eq__"), (torch.Tensor, "item"),
+    (torch.compiler, "disable"), (torch.compiler, "set_stance"),
+]
+
+
+def _configs():
+    import torch._functorch.config as functorch_config
+    import torch._inductor.config as inductor_config
+
+    return {"torch._dynamo.config": torch._dynamo.config, "torch._inductor.config": inductor_config,
+            "torch._functorch.config": functorch_config}
+
+
+class Snapshot:
+    """Compiler config values and the identity of key functions, taken before the learner's code runs."""
+
+    def __init__(self):
+        self.configs = {name: _plain_config(mod) for name, mod in _configs().items()}
+        self.functions = {(owner.__name__, attr): getattr(owner, attr) for owner, attr in _GUARDED_FUNCTIONS}
+        import judge.checks as checks
+
+        self.checks = {name: getattr(checks, name) for name in checks.__all__}
+
+    def changes(self) -> list[str]:
+        """What differs now, as 'torch._dynamo.config.x: False -> True' lines; empty when nothing did."""
+        found = []
+        for name, mod in _configs().items():
+            now = _plain_config(mod)
+            for key, before in self.configs[name].items():
+                if now.get(key, before) != before:
+                    found.append(f"{name}.{key}: {before!r} -> {now.get(key)!r}")
+        for (owner_name, attr), fn in self.functions.items():
+            owner = next(o for o, a in _GUARDED_FUNCTIONS if o.__name__ == owner_name and a == attr)
+            if getattr(owner, attr) is not fn:
+                found.append(f"{owner_name}.{attr} was replaced")
+        import judge.checks as checks
+
+        for name, fn in self.checks.items():
+            if getattr(checks, name) is not fn:
+                found.append(f"judge.checks.{name} was replaced")
+        return found
+
+    def restore(self) -> None:
+        for name, mod in _configs().items():
+            for key, value in self.configs[name].items():
+                try:
+                    setattr(mod, key, value)
+                except Exception:  # noqa: BLE001 - read-only entries are fine to skip
+                    pass
+
+
+def _plain_config(mod) -> dict:
+    values = {}
+    for key, value in mod.get_config_copy().items():
+        if isinstance(value, (bool, int, float, str, type(None))):
+            values[key] = value
+        elif isinstance(value, (list, tuple, set, frozenset, dict)):
+            values[key] = repr(value)
+    return values
+
+
+def disabled_reason(fn) -> str | None:
+    """Why `fn` would not be compiled (torch.compiler.disable, allow_in_graph), or None."""
+    inner = getattr(fn, "__wrapped__", None)
+    if getattr(fn, "_torchdynamo_disable", False) or (inner is not None and getattr(inner, "_torchdynamo_disable", False)):
+        return "it is wrapped in torch.compiler.disable, so torch.compile would never trace it"
+    try:
+        from torch._dynamo import trace_rules
+
+        if trace_rules.is_callable_allowed(fn):
+            return "it is marked with allow_in_graph, so torch.compile would not trace into it"
+    except Exception:  # noqa: BLE001 - the rule lookup is best effort across torch versions
+        pass
+    return None

@@ -1,0 +1,126 @@
+"""Backend "none": a fresh subprocess with rlimits, a wall-clock timeout and an output cap.
+
+For a learner grading their own code on their own machine. It isolates nothing from the host
+beyond a scratch folder and a clean environment; the web refuses it unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from judge.exercise import Limits
+from judge.paths import PROJECT_ROOT
+from sandbox.base import OnMessage, RunOutcome, Sandbox
+from sandbox.streams import pump
+
+MiB = 1024 * 1024
+# `import torch` alone maps ~700 MiB of address space and Inductor spawns compilers: the address-space
+# cap is the memory budget plus this headroom (the hardened backends use cgroups instead).
+ADDRESS_SPACE_HEADROOM_MB = 3072
+
+
+def child_env(scratch: str) -> dict:
+    """A clean environment for the child: nothing of the caller's but what Python and torch need."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": scratch,
+        "TMPDIR": scratch,
+        "LANG": "C.UTF-8",
+        "PYTHONPATH": str(PROJECT_ROOT),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OMP_NUM_THREADS": "1",
+        "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir(),
+    }
+    from judge.child import CACHE_ENV
+
+    env.update(CACHE_ENV)
+    return env
+
+
+def inductor_cache_dir() -> str:
+    """The shared C++ build cache (FX-graph and AOT caches stay off per submission)."""
+    return os.environ.get("PRACTICE_INDUCTOR_CACHE", os.path.join(tempfile.gettempdir(), "torch-practice-inductor"))
+
+
+def rlimits(limits: Limits):
+    """A preexec function applying `limits` as rlimits in the child."""
+    cpu = int(limits.cpu_seconds or 2 * limits.time_seconds)
+    address_space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB
+
+    def apply():
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * MiB, limits.file_size_mb * MiB))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    return apply
+
+
+class SubprocessSandbox(Sandbox):
+    name = "none"
+
+    def __init__(self, python: str = sys.executable):
+        self.python = python
+
+    def describe(self) -> str:
+        return "none (plain subprocess, no isolation)"
+
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None) -> RunOutcome:
+        outcome = RunOutcome()
+        scratch = tempfile.mkdtemp(prefix="practice-run-")
+        result_r, result_w = os.pipe()
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                [self.python, "-m", "judge.child", "--result-fd", str(result_w), "--scratch", scratch],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(result_w,),
+                cwd=scratch, env=child_env(scratch), start_new_session=True, preexec_fn=rlimits(limits))
+        except BaseException:
+            os.close(result_r)
+            os.close(result_w)
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        os.close(result_w)
+
+        def kill():
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+        try:
+            try:
+                proc.stdin.write(job_json.encode())
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass
+            pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r,
+                 deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
+                 outcome=outcome, on_message=on_message, kill=kill)
+            try:
+                proc.wait(timeout=max(0.1, started + limits.time_seconds - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                outcome.timed_out = True
+                kill()
+                proc.wait()
+        finally:
+            kill()  # whatever the submission left behind in its session
+            os.close(result_r)
+            proc.stdout.close()
+            proc.stderr.close()
+            shutil.rmtree(scratch, ignore_errors=True)
+        outcome.duration_s = time.monotonic() - started
+        if proc.returncode is not None and proc.returncode < 0:
+            outcome.signal = -proc.returncode
+            outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU
+        else:
+            outcome.exit_code = proc.returncode
+        return outcome
