@@ -19,6 +19,7 @@ from web.app import create_app
 from web.settings import Settings
 from web.store import Submission
 
+collect_ignore = ["fixtures"]  # the fixture course's hidden tests run only inside the judge
 FIXTURE_COURSE = Path(__file__).parent / "fixtures" / "course"
 CASES = [(1, 2), (-5, -4)]
 

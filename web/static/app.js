@@ -119,15 +119,15 @@
     submitButton.disabled = true;
     const progress = el("ol", {class: "progress", "aria-label": T.running});
     reportBox.replaceChildren(progress);
-    let finished = 0;
+    let finished = 0, total = null;
     const source = new EventSource("/api/submissions/" + encodeURIComponent(id) + "/events");
     const on = (type, handler) => source.addEventListener(type, (ev) => handler(JSON.parse(ev.data)));
     on("queued", () => setStatus(T.queued, "busy"));
-    on("running", () => setStatus(T.running, "busy"));
+    on("running", (event) => { total = event.total_checks || total; setStatus(T.running, "busy"); });
     on("check", (event) => {
       finished += 1;
-      const total = event.total_checks ? "/" + event.total_checks : "";
-      setStatus(T.running + " " + finished + total + " " + T.checks_done, "busy");
+      total = event.total_checks || total;
+      setStatus(T.running + " " + finished + (total ? "/" + total : "") + " " + T.checks_done, "busy");
       progress.append(checkItem(event.check, false));
     });
     on("done", (event) => { source.close(); done(id, event.report); });

@@ -1,0 +1,70 @@
+"""The HTML pages: exercise list, exercise page, language switch, reference after acceptance."""
+
+from __future__ import annotations
+
+from tests.web.conftest import CORRECT, WRONG, wait_done
+
+URL = "/api/exercises/add-one/submissions"
+
+
+def test_list_shows_title_difficulty_tags_and_state(client):
+    html = client.get("/").text
+    assert "加一" in html and "warm-up" in html and "未开始" in html
+    wait_done(client, client.post(URL, json={"source": WRONG}).json()["id"])
+    assert "已尝试" in client.get("/").text
+    wait_done(client, client.post(URL, json={"source": CORRECT}).json()["id"])
+    assert "badge-solved" in client.get("/").text
+
+
+def test_language_switch_is_remembered(client):
+    assert 'lang="zh-CN"' in client.get("/").text
+    english = client.get("/exercises/add-one?lang=en").text
+    assert 'lang="en"' in english and "Add one" in english and "Submit" in english
+    assert "Write <code>add_one(x)</code>" in english  # the English statement
+    again = client.get("/exercises/add-one").text
+    assert "Reset to starter" in again and "写一个函数" not in again
+    assert "写一个函数" in client.get("/exercises/add-one?lang=zh").text
+
+
+def test_statement_is_markdown_with_highlighted_code(client):
+    html = client.get("/exercises/add-one?lang=en").text
+    assert "<h1>Add one</h1>" in html
+    assert '<span class="k">assert</span>' in html  # pygments
+    css = client.get("/assets/pygments.css")
+    assert css.status_code == 200 and ".md pre .k" in css.text
+
+
+def test_hints_are_all_hidden_at_first(client):
+    html = client.get("/exercises/add-one?lang=en").text
+    assert html.count('class="hint md" hidden') == 2
+    assert "Show next hint" in html
+
+
+def reference_block(client) -> str:
+    html = client.get("/exercises/add-one").text
+    return html.split('id="reference-code"', 1)[1].split("</pre>", 1)[0]
+
+
+def test_reference_appears_only_after_accepted(client):
+    assert "hidden><code></code>" in reference_block(client)
+    wait_done(client, client.post(URL, json={"source": WRONG}).json()["id"])
+    assert "hidden><code></code>" in reference_block(client)
+    wait_done(client, client.post(URL, json={"source": CORRECT}).json()["id"])
+    assert reference_block(client) == ' class="code" ><code>def add_one(x):\n    return x + 1\n</code>'
+
+
+def test_history_lists_previous_verdicts(client):
+    wait_done(client, client.post(URL, json={"source": WRONG}).json()["id"])
+    html = client.get("/exercises/add-one?lang=en").text
+    assert "v-WRONG_ANSWER" in html and "Wrong answer" in html
+    assert 'id="no-history" class="muted" hidden' in html
+
+
+def test_unknown_exercise_page_is_404(client):
+    response = client.get("/exercises/nope")
+    assert response.status_code == 404 and "text/html" in response.headers["content-type"]
+
+
+def test_static_bundle_is_served(client):
+    response = client.get("/static/editor.bundle.js")
+    assert response.status_code == 200 and "PracticeEditor" in response.text
