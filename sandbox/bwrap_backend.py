@@ -1,0 +1,205 @@
+"""Backend "bwrap": warm workers inside bubblewrap, one confined child per submission.
+
+The worker runs as root but without a user namespace (a user namespace would map the learner's
+uid back to real root), in its own net/pid/ipc/uts namespaces, on a read-only root that holds
+only /usr, the Python environment and the `judge` and `sandbox` packages. Each submission's child
+then gets its own namespaces, a fresh /tmp, a per-run cgroup and the slot's unprivileged uid
+(see `sandbox.worker`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from judge.exercise import Limits
+from sandbox import cgroups, launcher
+from sandbox.base import SandboxError
+from sandbox.settings import SandboxSettings
+from sandbox.warm import RunWatch, WarmSandbox, Worker
+
+CODE_DIR = "/opt/practice"
+PACKAGES = ("judge", "sandbox")
+CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
+MiB = 1024 * 1024
+
+
+def available() -> str | None:
+    """None if this backend can run here, else the reason it cannot."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed (apt-get install bubblewrap)"
+    if os.geteuid() != 0:
+        return "the bwrap backend runs as root (it drops each submission to an unprivileged uid)"
+    if cgroups.version() == 0:
+        return "no cgroup filesystem at /sys/fs/cgroup"
+    return None
+
+
+class CgroupWatch(RunWatch):
+    def __init__(self, cg: cgroups.Cgroup):
+        self.cg = cg
+
+    def kill(self) -> None:
+        self.cg.kill_all()
+
+    def cpu_seconds(self) -> float:
+        return self.cg.cpu_seconds()
+
+    def oom_kills(self) -> int:
+        return self.cg.oom_kills()
+
+    def finish(self) -> None:
+        self.cg.kill_all()
+        self.cg.remove()
+
+
+def _bind_system(argv: list[str]) -> None:
+    """/usr read-only, the merged-/usr links as on the host, and the few /etc files programs need."""
+    argv += ["--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "sbin", "lib", "lib32", "lib64"):
+        path = Path("/") / top
+        if path.is_symlink():
+            argv += ["--symlink", os.readlink(path), f"/{top}"]
+        elif path.is_dir():
+            argv += ["--ro-bind", str(path), f"/{top}"]
+    for etc in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+                "/etc/localtime", "/etc/nsswitch.conf"):
+        if os.path.exists(etc):
+            argv += ["--ro-bind", etc, etc]
+
+
+def _parent_dirs(argv: list[str]) -> list[str]:
+    """`--dir` options making every parent of a mount point world-readable (bwrap makes them 0700)."""
+    parents: set[str] = set()
+    for i, arg in enumerate(argv):
+        if arg in ("--ro-bind", "--bind", "--symlink"):
+            parts = Path(argv[i + 2]).parent.parts
+            parents |= {str(Path(*parts[:n])) for n in range(2, len(parts) + 1)}
+    opts = []
+    for d in sorted(parents, key=lambda p: (p.count("/"), p)):
+        opts += ["--perms", "0755", "--dir", d]
+    return opts
+
+
+def python_roots() -> list[str]:
+    """The folders the interpreter and its site-packages live in (bound read-only at the same path)."""
+    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
+    exe = os.path.realpath(sys.executable)
+    if not any(exe.startswith(r + os.sep) for r in roots):
+        roots.add(os.path.dirname(exe))
+    return sorted(r for r in roots if not any(r != o and r.startswith(o + os.sep) for o in roots))
+
+
+class BwrapWorker(Worker):
+    def __init__(self, slot: int, sandbox: "BwrapSandbox"):
+        super().__init__(slot)
+        self.sb = sandbox
+        self.uid = sandbox.settings.uid_base + slot
+        self.proc: subprocess.Popen | None = None
+        self.cg = sandbox.base_cgroup.child(f"slot-{slot}")
+        self.log = tempfile.TemporaryFile(prefix="practice-worker-")
+
+    def argv(self, ctl_fd: int) -> list[str]:
+        argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                "--unshare-pid", "--as-pid-1", "--hostname", "sandbox"]
+        for cap in CAPS:
+            argv += ["--cap-add", cap]
+        _bind_system(argv)
+        argv += ["--ro-bind", str(self.sb.etc_dir / "passwd"), "/etc/passwd",
+                 "--ro-bind", str(self.sb.etc_dir / "group"), "/etc/group"]
+        for root in python_roots():
+            argv += ["--ro-bind", root, root]
+        for pkg in PACKAGES:
+            argv += ["--ro-bind", str(self.sb.project_root / pkg), f"{CODE_DIR}/{pkg}"]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        for inside, host in self.cgroup_mounts().items():
+            argv += ["--bind", str(host), inside]
+        argv[1:1] = _parent_dirs(argv)
+        argv += ["--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
+        for key, value in self.sb.worker_env().items():
+            argv += ["--setenv", key, value]
+        from sandbox.worker import bootstrap
+
+        argv += [os.path.realpath(sys.executable), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd)]
+        return argv
+
+    def cgroup_mounts(self) -> dict[str, Path]:
+        if self.cg.version == 2:
+            return {"/sys/fs/cgroup": self.cg.dirs[""]}
+        return {f"/sys/fs/cgroup/{c}": d for c, d in self.cg.dirs.items()}
+
+    def launch(self) -> socket.socket:
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            argv = self.argv(theirs.fileno())
+            self.proc = launcher.call(lambda: subprocess.Popen(
+                argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                start_new_session=True))
+        finally:
+            theirs.close()
+        return mine
+
+    def startup_log(self) -> str:
+        self.log.seek(0)
+        return self.log.read()[-3000:].decode("utf-8", "replace")
+
+    def watch(self, limits: Limits) -> RunWatch:
+        run = self.cg.child(f"run-{self.runs}")
+        run.set_limits(limits.memory_mb * MiB, limits.pids, self.sb.settings.cpus)
+        return CgroupWatch(run)
+
+    def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
+        inside = {str(h): i for i, h in self.cgroup_mounts().items()}
+        run = watch.cg
+        procs = [f"{inside[str(f.parent.parent)]}/{f.parent.name}/cgroup.procs" for f in run.procs_files()]
+        return {"uid": self.uid, "cgroup_procs": procs, "hidden_mounts": sorted(inside.values(), reverse=True),
+                "tmp_mb": max(256, limits.memory_mb // 2), "env": {"PYTHONPATH": CODE_DIR}}
+
+    def terminate(self) -> None:
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        self.cg.kill_all()
+        self.cg.remove()
+        self.log.close()
+
+
+class BwrapSandbox(WarmSandbox):
+    """Warm bubblewrap workers; `PRACTICE_POOL_SIZE` of them, each reused for `PRACTICE_WORKER_RUNS` runs."""
+
+    name = "bwrap"
+
+    def __init__(self, pool_size: int | None = None, max_runs: int | None = None,
+                 settings: SandboxSettings | None = None):
+        reason = available()
+        if reason:
+            raise SandboxError(f"sandbox 'bwrap' is unavailable: {reason}")
+        self.settings = settings or SandboxSettings()
+        super().__init__(pool_size or self.settings.pool_size, max_runs or self.settings.worker_runs)
+        from judge.paths import PROJECT_ROOT
+
+        self.project_root = Path(PROJECT_ROOT)
+        self.base_cgroup = self.settings.base_cgroup()
+        self.etc_dir = self.settings.etc_dir()
+
+    def describe(self) -> str:
+        return (f"bwrap (bubblewrap {self.settings.bwrap_version()}, {self.pool_size} warm workers, "
+                f"cgroup v{self.base_cgroup.version}, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
+
+    def worker_env(self) -> dict[str, str]:
+        from judge.child import CACHE_ENV
+
+        return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+                "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", **CACHE_ENV}
+
+    def new_worker(self, slot: int) -> Worker:
+        return BwrapWorker(slot, self)

@@ -1,0 +1,227 @@
+"""Control groups for submissions: memory, pids and CPU limits, OOM and CPU accounting, kill-all.
+
+Works with cgroup v1 (one hierarchy per controller, as on the development machines) and v2 (one
+unified hierarchy, as on current servers). The trusted side creates one cgroup per run under a
+base that belongs to this server, reads its counters and kills whatever is left in it; the
+sandboxed worker only moves the submission into it (`join_files`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+import time
+from pathlib import Path
+
+from sandbox.base import SandboxError
+
+ROOT = Path("/sys/fs/cgroup")
+V1_CONTROLLERS = ("memory", "pids", "cpu", "cpuacct")
+
+
+def version() -> int:
+    """1 or 2, or 0 when no usable cgroup filesystem is mounted."""
+    if (ROOT / "cgroup.controllers").exists():
+        return 2
+    if (ROOT / "memory" / "memory.limit_in_bytes").exists() and (ROOT / "pids").is_dir():
+        return 1
+    return 0
+
+
+def _own_paths() -> dict[str, str]:
+    """This process's cgroup per v1 controller (key "" for the v2 hierarchy)."""
+    paths = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for name in controllers.split(",") if controllers else [""]:
+            paths[name] = path
+    return paths
+
+
+def _write(path: Path, value: str) -> None:
+    path.write_text(value)
+
+
+class Cgroup:
+    """One cgroup: a directory per controller on v1, a single directory on v2."""
+
+    def __init__(self, dirs: dict[str, Path], v: int):
+        self.dirs = dirs
+        self.version = v
+
+    @classmethod
+    def server_base(cls, name: str, override: str | None = None) -> "Cgroup":
+        """Create (or reuse) this server's base cgroup `name` under the server's own cgroup.
+
+        `override` (PRACTICE_CGROUP_ROOT) names a delegated cgroup, relative to the mount, to use instead.
+        """
+        v = version()
+        if v == 0:
+            raise SandboxError("no cgroup filesystem at /sys/fs/cgroup: mount cgroup v1 or v2 to use this sandbox")
+        own = _own_paths()
+        if v == 1:
+            dirs = {}
+            for c in V1_CONTROLLERS:
+                parent = override or own.get(c) or own.get("cpu,cpuacct") or "/"
+                dirs[c] = ROOT / c / parent.lstrip("/") / name
+        else:
+            dirs = {"": ROOT / (override or own.get("", "/")).lstrip("/") / name}
+        base = cls(dirs, v)
+        base._mkdirs()
+        if v == 2:
+            base._enable_v2_controllers()
+        return base
+
+    def child(self, name: str) -> "Cgroup":
+        """Create a child cgroup `name` (fresh counters); an old one of that name is removed first."""
+        sub = Cgroup({c: d / name for c, d in self.dirs.items()}, self.version)
+        if any(d.exists() for d in sub.dirs.values()):
+            sub.kill_all()
+            sub.remove()
+        sub._mkdirs()
+        if self.version == 2:
+            sub._enable_v2_controllers()
+        return sub
+
+    def _mkdirs(self) -> None:
+        for d in self.dirs.values():
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise SandboxError(f"cannot create cgroup {d}: {exc}; run the server as root "
+                                   "or set PRACTICE_CGROUP_ROOT to a delegated cgroup") from None
+
+    def _enable_v2_controllers(self) -> None:
+        d = self.dirs[""]
+        control = d.parent / "cgroup.subtree_control"
+        wanted = {"memory", "pids", "cpu"}
+        if wanted <= set(control.read_text().split()):
+            return
+        try:
+            _write(control, " ".join(f"+{c}" for c in sorted(wanted)))
+        except OSError as exc:
+            raise SandboxError(
+                f"cannot enable memory, pids and cpu controllers in {control}: {exc}. On cgroup v2 the "
+                "parent must have no processes of its own: start the server in a leaf cgroup and point "
+                "PRACTICE_CGROUP_ROOT at a delegated one (systemd: Delegate=yes)") from None
+
+    def set_limits(self, memory_bytes: int, pids: int, cpus: float) -> None:
+        """Memory (swap included), process count and CPU bandwidth for everything in the cgroup."""
+        quota = max(1000, int(cpus * 100_000))
+        if self.version == 1:
+            mem = self.dirs["memory"]
+            _write(mem / "memory.limit_in_bytes", str(memory_bytes))
+            if (mem / "memory.memsw.limit_in_bytes").exists():
+                _write(mem / "memory.memsw.limit_in_bytes", str(memory_bytes))
+            _write(self.dirs["pids"] / "pids.max", str(pids))
+            _write(self.dirs["cpu"] / "cpu.cfs_period_us", "100000")
+            _write(self.dirs["cpu"] / "cpu.cfs_quota_us", str(quota))
+        else:
+            d = self.dirs[""]
+            _write(d / "memory.max", str(memory_bytes))
+            if (d / "memory.swap.max").exists():
+                _write(d / "memory.swap.max", "0")
+            _write(d / "pids.max", str(pids))
+            _write(d / "cpu.max", f"{quota} 100000")
+
+    def procs_files(self) -> list[Path]:
+        """The `cgroup.procs` files a process writes "0" to in order to join (one per hierarchy)."""
+        seen, files = set(), []
+        for d in self.dirs.values():
+            real = d.resolve()
+            if real not in seen:
+                seen.add(real)
+                files.append(d / "cgroup.procs")
+        return files
+
+    def pids(self) -> set[int]:
+        found = set()
+        for f in self.procs_files():
+            try:
+                found |= {int(x) for x in f.read_text().split()}
+            except OSError:
+                pass
+        return found
+
+    def cpu_seconds(self) -> float:
+        """CPU time used by everything that ever ran in the cgroup."""
+        try:
+            if self.version == 1:
+                return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+            for line in (self.dirs[""] / "cpu.stat").read_text().splitlines():
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1]) / 1e6
+        except (OSError, ValueError):
+            pass
+        return 0.0
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel's OOM killer ended in the cgroup."""
+        if self.version == 1:
+            path, key = self.dirs["memory"] / "memory.oom_control", "oom_kill"
+        else:
+            path, key = self.dirs[""] / "memory.events", "oom_kill"
+        try:
+            for line in path.read_text().splitlines():
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def memory_failcnt(self) -> int:
+        """How often usage hit the limit (v1 failcnt, v2 'max' events)."""
+        try:
+            if self.version == 1:
+                return int((self.dirs["memory"] / "memory.failcnt").read_text())
+            for line in (self.dirs[""] / "memory.events").read_text().splitlines():
+                if line.startswith("max "):
+                    return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def kill_all(self, keep: frozenset[int] = frozenset(), timeout: float = 5.0) -> bool:
+        """SIGKILL every process in the cgroup (but `keep`) until none is left; False if some survive."""
+        if self.version == 2 and not keep and (self.dirs[""] / "cgroup.kill").exists():
+            try:
+                _write(self.dirs[""] / "cgroup.kill", "1")
+            except OSError:
+                pass
+        deadline = time.monotonic() + timeout
+        while True:
+            left = self.pids() - keep
+            if not left:
+                return True
+            if time.monotonic() > deadline:
+                return False
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.005)
+
+    def remove(self) -> None:
+        """Remove the (empty) cgroup, children first; a busy one is retried briefly, then left."""
+        for d in self.dirs.values():
+            if not d.exists():
+                continue
+            for sub in sorted((p for p in d.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+                _rmdir(sub)
+            _rmdir(d)
+
+
+def _rmdir(d: Path) -> None:
+    for _ in range(100):
+        try:
+            d.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY:
+                return
+            time.sleep(0.01)

@@ -1,0 +1,140 @@
+"""Confining one submission's process, step by step, just before learner code runs.
+
+Called in the forked child of a warm worker (`sandbox.worker`). Privileged steps (namespaces,
+mounts, cgroup, uid) only run where the worker is root, as in the bubblewrap backend; the
+Docker backend's worker is already unprivileged inside its container and skips them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import socket
+
+from sandbox import seccomp
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 2, 4, 8
+MS_REC, MS_PRIVATE = 0x4000, 1 << 18
+MNT_DETACH = 2
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+RESULT_FD = 3
+PATH = "/usr/local/bin:/usr/bin:/bin"
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(ret: int, what: str) -> None:
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare_all() -> None:
+    """New mount, pid, net, ipc and uts namespaces (the pid one applies to the next fork)."""
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+
+
+def mount(source: str, target: str, fstype: str | None, flags: int = 0, data: str | None = None) -> None:
+    _check(_libc.mount(source.encode(), target.encode(), fstype.encode() if fstype else None, flags,
+                       data.encode() if data else None), f"mount {target}")
+
+
+def private_mounts(uid: int, tmp_mb: int, hidden: list[str]) -> str:
+    """Fresh /tmp (holding the scratch dir), /dev/shm and /proc; `hidden` mounts detached. Returns scratch."""
+    mount("none", "/", None, MS_REC | MS_PRIVATE)
+    mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
+    if os.path.isdir("/dev/shm"):
+        mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64m,mode=1777")
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for path in hidden:
+        _libc.umount2(path.encode(), MNT_DETACH)
+    scratch = "/tmp/scratch"
+    os.mkdir(scratch, 0o700)
+    os.chown(scratch, uid, uid)
+    return scratch
+
+
+def join_cgroup(procs_files: list[str]) -> None:
+    for path in procs_files:
+        with open(path, "w") as f:
+            f.write("0")
+
+
+def drop_privileges(uid: int) -> None:
+    """Become `uid` (and group `uid`) with no supplementary groups and so no capabilities."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    if os.geteuid() == 0 or os.getegid() == 0:
+        raise OSError("privileges were not dropped")
+
+
+def set_rlimits(limits: dict) -> None:
+    """CPU seconds, file size, open files, no core dumps; NPROC as a second line behind the pids cgroup."""
+    cpu = max(1, int(limits["cpu_seconds"] + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    size = limits["file_size_mb"] * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    if os.geteuid() != 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits["pids"], limits["pids"]))
+
+
+def own_fds(result_fd: int, out_fd: int, err_fd: int) -> None:
+    """stdin from /dev/null, stdout/stderr to the capped pipes, the result pipe on fd 3, nothing else."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(err_fd, 2)
+    if result_fd != RESULT_FD:
+        os.dup2(result_fd, RESULT_FD)
+    os.set_inheritable(RESULT_FD, False)
+    os.closerange(RESULT_FD + 1, 65536)
+
+
+def clean_env(scratch: str, extra: dict[str, str]) -> None:
+    os.environ.clear()
+    os.environ.update({
+        "PATH": PATH, "HOME": scratch, "TMPDIR": "/tmp", "LANG": "C.UTF-8", "USER": "learner",
+        "LOGNAME": "learner", "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1",
+        "TORCHINDUCTOR_CACHE_DIR": "/tmp/inductor", "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
+        "TORCHINDUCTOR_AUTOGRAD_CACHE": "0", "TRITON_CACHE_DIR": "/tmp/triton",
+    })
+    os.environ.update(extra)
+
+
+def lower_oom_priority() -> None:
+    """Make the submission the OOM killer's first choice, before the worker."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write("1000")
+    except OSError:
+        pass
+
+
+def set_hostname() -> None:
+    try:
+        socket.sethostname("sandbox")
+    except OSError:
+        pass
+
+
+def lock_down() -> bool:
+    """no_new_privs and the seccomp filter: the last step before learner code."""
+    return seccomp.install()
+
+
+def subreaper() -> None:
+    _libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+def die_with_parent() -> None:
+    _libc.prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)

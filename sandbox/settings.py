@@ -1,0 +1,83 @@
+"""Settings of the hardened sandboxes, declared once; override each with `PRACTICE_<NAME>`.
+
+The backend itself is chosen by the front-ends (`--sandbox`, `PRACTICE_SANDBOX`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from sandbox import cgroups
+
+
+class SandboxSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PRACTICE_", extra="ignore")
+
+    pool_size: int = Field(2, ge=1, le=64, description="Warm workers kept ready (bwrap and docker).")
+    worker_runs: int = Field(500, ge=1, description="Submissions one bwrap worker serves before it is replaced.")
+    docker_runs: int = Field(20, ge=1, description="Submissions one Docker container serves before it is replaced.")
+    uid_base: int = Field(61000, ge=1000, description="Slot n runs submissions as uid/gid uid_base + n.")
+    cpus: float = Field(1.0, gt=0, description="CPU cores one submission may use at once (cgroup quota).")
+    cgroup_root: str | None = Field(
+        None, description="A delegated cgroup (path under /sys/fs/cgroup[/<controller>]) to create run cgroups "
+                          "in; default: the server's own cgroup.")
+    docker_image: str = Field("torch-practice-sandbox:latest", description="Image of the Docker backend's workers.")
+    docker_worker_mb: int = Field(
+        768, ge=256, description="Memory a Docker worker needs besides a submission's limit (torch imported).")
+    docker_runtime_dir: Path = Field(
+        Path(tempfile.gettempdir()) / "torch-practice-docker",
+        description="Host folder for the Docker workers' control sockets.")
+
+    def base_cgroup(self) -> cgroups.Cgroup:
+        return _base_cgroup(self.cgroup_root)
+
+    def etc_dir(self) -> Path:
+        return _etc_dir(self.uid_base)
+
+    def bwrap_version(self) -> str:
+        return _bwrap_version()
+
+
+@functools.lru_cache(maxsize=None)
+def _base_cgroup(root: str | None) -> cgroups.Cgroup:
+    """This server's cgroup for runs, `practice-<pid>`; those of dead servers are removed first."""
+    probe = cgroups.Cgroup.server_base(f"practice-{os.getpid()}", root)
+    for d in probe.dirs.values():
+        for stale in d.parent.glob("practice-*"):
+            pid = stale.name.removeprefix("practice-")
+            if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+                old = cgroups.Cgroup({"": stale}, probe.version)
+                old.kill_all(timeout=1)
+                old.remove()
+    return probe
+
+
+@functools.lru_cache(maxsize=None)
+def _etc_dir(uid_base: int) -> Path:
+    """passwd and group files naming root, nobody and the slot users, for tools that look uids up."""
+    d = Path(tempfile.mkdtemp(prefix="practice-etc-"))
+    users = ["root:x:0:0:root:/root:/usr/sbin/nologin", "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin"]
+    groups = ["root:x:0:", "nogroup:x:65534:"]
+    for n in range(64):
+        users.append(f"learner{n}:x:{uid_base + n}:{uid_base + n}:learner:/tmp/scratch:/usr/sbin/nologin")
+        groups.append(f"learner{n}:x:{uid_base + n}:")
+    (d / "passwd").write_text("\n".join(users) + "\n")
+    (d / "group").write_text("\n".join(groups) + "\n")
+    d.chmod(0o755)
+    return d
+
+
+@functools.lru_cache(maxsize=None)
+def _bwrap_version() -> str:
+    try:
+        out = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, timeout=10).stdout
+        return out.split()[-1] if out.split() else "?"
+    except (OSError, subprocess.TimeoutExpired):
+        return "?"

@@ -1,0 +1,218 @@
+"""The trusted side of a warm worker: start it, hand it a job, read the child's pipes, enforce limits.
+
+A backend (bubblewrap, Docker) subclasses `Worker` to say how a worker is started and how a run
+is watched (`RunWatch`: its cgroup's CPU and OOM counters and how to kill everything in it).
+`WarmSandbox` then runs jobs on workers from a shared `sandbox.pool.Pool`.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+import signal
+import socket
+import threading
+import time
+
+from judge.exercise import Limits
+from sandbox import channel
+from sandbox.base import OnMessage, RunOutcome, Sandbox, SandboxError
+from sandbox.pool import Pool, shared_pool
+from sandbox.streams import pump
+
+READY_TIMEOUT_S = 120.0
+EXIT_GRACE_S = 10.0
+
+
+class RunWatch(abc.ABC):
+    """What the trusted side can see of one run: counters, and a way to end every process of it."""
+
+    @abc.abstractmethod
+    def kill(self) -> None:
+        """SIGKILL every process of the run (never the worker)."""
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def oom_kills(self) -> int:
+        return 0
+
+    def finish(self) -> None:
+        """Kill leftovers and release the run's resources."""
+        self.kill()
+
+
+class Worker(abc.ABC):
+    """One warm worker process in a sandbox, owned by a pool slot."""
+
+    def __init__(self, slot: int):
+        self.slot = slot
+        self.runs = 0
+        self.ctl: socket.socket | None = None
+        self.info: dict = {}
+        self.broken = False
+
+    @abc.abstractmethod
+    def launch(self) -> socket.socket:
+        """Start the worker; return the trusted end of its control socket."""
+
+    @abc.abstractmethod
+    def watch(self, limits: Limits) -> RunWatch:
+        """Prepare one run (its cgroup); called before the request is sent."""
+
+    @abc.abstractmethod
+    def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
+        """Backend-specific fields of the run request (uid, cgroup files, mounts)."""
+
+    @abc.abstractmethod
+    def terminate(self) -> None:
+        """Stop the worker and everything in its sandbox."""
+
+    def start(self) -> None:
+        """Launch and wait until the worker has imported torch and says `ready`."""
+        self.ctl = self.launch()
+        self.ctl.settimeout(READY_TIMEOUT_S)
+        try:
+            msg, _ = channel.recv(self.ctl, limit=1 << 20)
+        except (channel.ChannelClosed, TimeoutError) as exc:
+            self.terminate()
+            raise SandboxError(f"worker did not start: {exc}; {self.startup_log()}") from None
+        if msg.get("op") != "ready":
+            self.terminate()
+            raise SandboxError(f"worker failed to start: {msg.get('error', msg)}; {self.startup_log()}")
+        self.ctl.settimeout(None)
+        self.info = msg
+
+    def startup_log(self) -> str:
+        return ""
+
+    def close(self) -> None:
+        if self.ctl is not None:
+            try:
+                channel.send(self.ctl, {"op": "stop"})
+            except channel.ChannelClosed:
+                pass
+            self.ctl.close()
+        self.terminate()
+
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None) -> RunOutcome:
+        """Run one job on this worker; marks the worker broken if it stops answering."""
+        outcome = RunOutcome()
+        watch = self.watch(limits)
+        pipes = [os.pipe() for _ in range(3)]  # result, stdout, stderr
+        started = time.monotonic()
+        killed = threading.Event()
+
+        def kill() -> None:
+            killed.set()
+            watch.kill()
+
+        try:
+            request = {"op": "run", "job": job_json, "limits": _limit_fields(limits),
+                       **self.request_fields(watch, limits)}
+            try:
+                channel.send(self.ctl, request, fds=[w for _, w in pipes])
+            except channel.ChannelClosed as exc:
+                self.broken = True
+                raise SandboxError(f"worker channel closed: {exc}") from None
+            finally:
+                for _, w in pipes:
+                    os.close(w)
+            self.runs += 1
+            pump(stdout_fd=pipes[1][0], stderr_fd=pipes[2][0], result_fd=pipes[0][0],
+                 deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
+                 outcome=outcome, on_message=on_message, kill=kill)
+            status = self._wait_exit(started + limits.time_seconds, outcome, kill)
+        finally:
+            for r, _ in pipes:
+                os.close(r)
+            try:
+                cpu, ooms = watch.cpu_seconds(), watch.oom_kills()
+            finally:
+                watch.finish()
+        outcome.duration_s = time.monotonic() - started
+        outcome.exit_code, outcome.signal = status.get("exit_code"), status.get("signal")
+        outcome.memory_exceeded = ooms > 0
+        outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU or cpu >= _cpu_limit(limits)
+        if status.get("error"):
+            outcome.stderr += f"\n[sandbox] {status['error']}"
+        return outcome
+
+    def _wait_exit(self, deadline: float, outcome: RunOutcome, kill) -> dict:
+        """The worker's `exited` report; kills the run at the deadline, gives up after a grace period."""
+        while True:
+            wait = deadline - time.monotonic()
+            if wait <= 0 and not outcome.timed_out:
+                outcome.timed_out = True
+                kill()
+                deadline = time.monotonic() + EXIT_GRACE_S
+                continue
+            if wait <= 0:
+                self.broken = True
+                return {"error": "the worker did not report how the run ended"}
+            self.ctl.settimeout(max(0.05, wait))
+            try:
+                msg, _ = channel.recv(self.ctl, limit=1 << 20)
+            except TimeoutError:
+                continue
+            except channel.ChannelClosed:
+                self.broken = True
+                return {"error": "the worker died during the run"}
+            finally:
+                if self.ctl.fileno() >= 0:
+                    self.ctl.settimeout(None)
+            if msg.get("op") == "exited":
+                return msg
+
+
+def _cpu_limit(limits: Limits) -> float:
+    return limits.cpu_seconds or 2 * limits.time_seconds
+
+
+def _limit_fields(limits: Limits) -> dict:
+    return {"cpu_seconds": _cpu_limit(limits), "file_size_mb": limits.file_size_mb, "pids": limits.pids,
+            "memory_mb": limits.memory_mb}
+
+
+class WarmSandbox(Sandbox):
+    """A sandbox whose runs go to warm workers from a pool shared by every instance of the same config."""
+
+    max_runs = 1000
+
+    def __init__(self, pool_size: int = 2, max_runs: int | None = None):
+        self.pool_size = pool_size
+        if max_runs is not None:
+            self.max_runs = max_runs
+        self._pool: Pool | None = None
+
+    @abc.abstractmethod
+    def new_worker(self, slot: int) -> Worker:
+        """An unstarted worker for pool slot `slot`."""
+
+    def pool_key(self) -> tuple:
+        return (type(self).__name__, self.pool_size, self.max_runs)
+
+    @property
+    def pool(self) -> Pool:
+        if self._pool is None:
+            self._pool = shared_pool(self.pool_key(), lambda: Pool(self.new_worker, self.pool_size, self.max_runs))
+        return self._pool
+
+    def warm_up(self, timeout: float = READY_TIMEOUT_S) -> None:
+        """Block until at least one worker is ready (raises SandboxError if workers cannot start)."""
+        self.pool.release(self.pool.acquire(timeout))
+
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None) -> RunOutcome:
+        worker = self.pool.acquire(READY_TIMEOUT_S)
+        try:
+            return worker.run(job_json, limits, on_message)
+        except BaseException:
+            worker.broken = True
+            raise
+        finally:
+            self.pool.release(worker)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.unref()
+            self._pool = None

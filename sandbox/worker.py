@@ -1,0 +1,199 @@
+"""The warm worker: runs inside the sandbox, imports torch once, forks one confined child per job.
+
+Started by a backend as `python -I -c <bootstrap>` with the control socket on `--ctl-fd`. It says
+`ready` once warm, then serves `run` requests. Each request carries the job and three pipe ends
+(result, stdout, stderr) that the trusted side reads directly, so nothing a submission writes
+passes through the worker. The worker reports only how the child ended; limits, OOM and output
+caps are judged by the trusted side from the cgroup and the pipes.
+
+As root (bubblewrap): worker -> keeper (new namespaces, child subreaper) -> submission (pid 1 of
+its own pid namespace, in its run cgroup, unprivileged uid, private /tmp). When the submission
+ends, the kernel kills everything else in its pid namespace.
+Unprivileged (Docker, worker is the container's pid 1): worker -> submission; afterwards the
+worker kills every other process in the container and empties /tmp and /dev/shm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import sys
+import traceback
+
+from sandbox import channel, confine
+
+PR_SET_DUMPABLE = 4
+
+
+def _status(code: int) -> dict:
+    if os.WIFSIGNALED(code):
+        return {"exit_code": None, "signal": os.WTERMSIG(code)}
+    return {"exit_code": os.WEXITSTATUS(code) if os.WIFEXITED(code) else None, "signal": None}
+
+
+def _run_job(job_json: str, scratch: str) -> None:
+    from judge.child import run_job
+    from judge.job import Job
+
+    run_job(Job.model_validate_json(job_json), confine.RESULT_FD, __import__("pathlib").Path(scratch))
+
+
+def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool) -> None:
+    """In the forked child: confine, then grade. Never returns."""
+    code = 70
+    try:
+        ctl.close()
+        confine.lower_oom_priority()
+        limits, uid = req["limits"], req["uid"]
+        if privileged:
+            confine.join_cgroup(req["cgroup_procs"])
+            confine.set_hostname()
+            scratch = confine.private_mounts(uid, req["tmp_mb"], req["hidden_mounts"])
+        else:
+            scratch = req["scratch"]
+        confine.own_fds(*fds)
+        os.setsid()
+        confine.set_rlimits(limits)
+        if privileged:
+            confine.drop_privileges(uid)
+        confine.clean_env(scratch, req.get("env", {}))
+        os.chdir(scratch)
+        os.umask(0o077)
+        if not confine.lock_down():
+            print("seccomp: no filter for this architecture", file=sys.stderr)
+        _run_job(req["job"], scratch)
+        code = 0
+    except BaseException:  # noqa: BLE001 - report anything, then exit without unwinding into the worker
+        try:
+            traceback.print_exc()
+        except BaseException:  # noqa: BLE001
+            pass
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(code)
+
+
+def _keeper(req: dict, fds: list[int], ctl: socket.socket) -> None:
+    """Root-side middle process: new namespaces, fork the submission, wait for all of it. Never returns."""
+    try:
+        confine.die_with_parent()
+        confine.subreaper()
+        confine.unshare_all()
+        pid = os.fork()
+        if pid == 0:
+            _submission(req, fds, ctl, privileged=True)
+        for fd in fds:
+            os.close(fd)
+        _, code = os.waitpid(pid, 0)
+        _reap_all()
+        status = _status(code)
+        os._exit(200 + status["signal"] if status["signal"] else min(status["exit_code"], 199))
+    except BaseException:  # noqa: BLE001
+        traceback.print_exc()
+        os._exit(255)
+
+
+def _reap_all() -> None:
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def _decode_keeper(code: int) -> dict:
+    status = _status(code)
+    if status["exit_code"] is not None and 200 <= status["exit_code"] < 255:
+        return {"exit_code": None, "signal": status["exit_code"] - 200}
+    if status["exit_code"] == 255 or status["signal"]:
+        return {"exit_code": None, "signal": None, "error": "the sandbox keeper failed"}
+    return status
+
+
+def _clean_dir(path: str) -> None:
+    for name in os.listdir(path):
+        full = os.path.join(path, name)
+        if os.path.isdir(full) and not os.path.islink(full):
+            shutil.rmtree(full, ignore_errors=True)
+        else:
+            try:
+                os.unlink(full)
+            except OSError:
+                pass
+
+
+def serve(ctl: socket.socket, privileged: bool) -> None:
+    """Answer run requests until the channel closes or a `stop` arrives."""
+    runs = 0
+    while True:
+        req, fds = channel.recv(ctl)
+        if req.get("op") == "stop":
+            return
+        runs += 1
+        if not privileged:
+            req["scratch"] = f"/tmp/run-{runs}"
+            os.mkdir(req["scratch"], 0o700)
+        pid = os.fork()
+        if pid == 0:
+            if privileged:
+                _keeper(req, fds, ctl)
+            _submission(req, fds, ctl, privileged=False)
+        for fd in fds:
+            os.close(fd)
+        _, code = os.waitpid(pid, 0)
+        status = _decode_keeper(code) if privileged else _status(code)
+        if not privileged:
+            os.kill(-1, signal.SIGKILL)  # pid 1 of the container: every other process
+            _reap_all()
+            for path in ("/tmp", "/dev/shm"):
+                if os.path.isdir(path):
+                    _clean_dir(path)
+        channel.send(ctl, {"op": "exited", **status})
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="sandbox.worker")
+    parser.add_argument("--ctl-fd", type=int, default=None, help="inherited control socket")
+    parser.add_argument("--ctl-path", default=None, help="Unix socket to connect to instead")
+    args = parser.parse_args(argv)
+    if args.ctl_path:
+        ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        ctl.connect(args.ctl_path)
+    else:
+        ctl = socket.socket(fileno=args.ctl_fd)
+    import ctypes
+
+    ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    privileged = os.geteuid() == 0
+    try:
+        from judge.child import prepare_worker
+
+        prepare_worker()
+    except BaseException as exc:  # noqa: BLE001
+        channel.send(ctl, {"op": "failed", "error": f"{type(exc).__name__}: {exc}"})
+        raise
+    channel.send(ctl, {"op": "ready", "pid": os.getpid(), "privileged": privileged,
+                       "seccomp": confine.seccomp.supported()})
+    try:
+        serve(ctl, privileged)
+    except channel.ChannelClosed:
+        pass
+
+
+def bootstrap(code_dir: str) -> str:
+    """The `-c` program that starts a worker from `code_dir` (python -I ignores PYTHONPATH)."""
+    return f"import sys; sys.path.insert(0, {json.dumps(code_dir)}); from sandbox.worker import main; main()"
+
+
+if __name__ == "__main__":
+    main()
