@@ -1,0 +1,1 @@
+"""The `practice` command: a front-end over the grading core."""

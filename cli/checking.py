@@ -1,0 +1,46 @@
+"""`practice check`: prove exercises and print each solution's expected and actual verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from judge.exercise import ExerciseError, find_exercise, load_course
+from judge.proving import Proof, prove, version_warning
+
+
+def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str) -> int:
+    """Exit status: 0 when every exercise holds, 1 when a proof fails, 2 when an exercise is malformed."""
+    from sandbox import get_sandbox
+
+    try:
+        exercises = [find_exercise(root, i) for i in ids] if ids else load_course(root)
+    except ExerciseError as exc:
+        console.print(f"[red]malformed exercise:[/] {escape(str(exc))}")
+        return 2
+    sandbox = get_sandbox(sandbox_name)
+    failed = 0
+    try:
+        for exercise in exercises:
+            console.rule(exercise.id)
+            warning = version_warning(exercise)
+            if warning:
+                console.print(f"[yellow]warning:[/] {escape(warning)}")
+            proofs = prove(exercise, sandbox=sandbox, on_proof=lambda p: _print_proof(console, p))
+            failed += sum(not p.ok for p in proofs)
+    finally:
+        sandbox.close()
+    console.print(f"[{'red' if failed else 'green'}]{failed} failing proof(s) across {len(exercises)} exercise(s)[/]")
+    return 1 if failed else 0
+
+
+def _print_proof(console: Console, proof: Proof) -> None:
+    mark = "[green]ok[/]  " if proof.ok else "[red]FAIL[/]"
+    expected = proof.expected.value + (f" @ {proof.expected_check}" if proof.expected_check else "")
+    actual = proof.report.verdict.value + (f" @ {proof.failing_check}" if proof.failing_check else "")
+    console.print(f"{mark} {proof.kind:<9} {escape(proof.path):<38} expected {escape(expected):<45} "
+                  f"got {escape(actual)}  [dim]{proof.report.duration_s:.1f}s[/]")
+    if not proof.ok:
+        console.print(f"      [red]{escape(proof.report.summary[:400])}[/]")

@@ -1,0 +1,66 @@
+"""Grade a learner's file from the terminal: a spinner with live checks, then the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from judge.exercise import Exercise
+from judge.report import ProgressEvent
+
+
+def _sandbox(name: str):
+    from sandbox import get_sandbox
+
+    return get_sandbox(name)
+
+
+def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,
+               as_json: bool = False) -> bool:
+    """Grade `path`, print the report (or its JSON), record progress; True when accepted."""
+    from cli.render import print_report
+    from judge.grading import grade
+
+    try:
+        source = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        console.print(f"[red]{path} is not UTF-8 text[/]")
+        return False
+    sandbox = _sandbox(sandbox_name)
+    try:
+        if as_json:
+            report = grade(exercise, source, sandbox=sandbox, filename=path.name)
+            print(report.model_dump_json(indent=2))
+        else:
+            done = []
+            with console.status(f"Grading {path.name} against {exercise.id} (torch is compiling)…") as status:
+                def on_event(event: ProgressEvent) -> None:
+                    if event.type == "check" and event.check is not None:
+                        done.append(event.check)
+                        failed = sum(not c.passed for c in done)
+                        status.update(f"Grading {path.name}: {len(done)} checks done, {failed} failed, "
+                                      f"last: {escape(event.check.name)}…")
+
+                report = grade(exercise, source, sandbox=sandbox, filename=path.name, on_event=on_event)
+            console.print()
+            print_report(console, report, path)
+    finally:
+        sandbox.close()
+    workspace.record(exercise.id, report.verdict.value)
+    return report.accepted
+
+
+def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str) -> None:
+    """Grade now and again on every save, until Ctrl+C."""
+    from watchfiles import watch
+
+    grade_file(console, exercise, path, workspace, sandbox_name)
+    console.print(f"[dim]Watching {path} — save to grade again, Ctrl+C to stop.[/]")
+    try:
+        for _ in watch(path, debounce=300):
+            console.rule(f"{path.name} changed")
+            grade_file(console, exercise, path, workspace, sandbox_name)
+    except KeyboardInterrupt:
+        pass

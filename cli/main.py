@@ -1,0 +1,199 @@
+"""`practice` / `python practice/judge.py`: translate options and errors, hand the work to the judge.
+
+    practice                          list exercises and your progress
+    practice EXERCISE [FILE]          grade FILE (default: your copy in the workspace)
+    practice hint EXERCISE            show the next hint
+    practice show EXERCISE            the statement, your file and the hints left
+    practice check [EXERCISE...]      instructors: prove every exercise
+    practice new ID                   instructors: scaffold an exercise
+    practice serve                    the web UI
+
+Exit codes: 0 accepted (or success), 1 not accepted, 2 usage or exercise error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from judge.exercise import ExerciseError, find_exercise, load_course
+from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
+from sandbox.base import BACKENDS
+
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+exercises_option = click.option("--exercises", "exercises_dir", type=click.Path(path_type=Path),
+                                 default=EXERCISES_DIR, envvar="PRACTICE_EXERCISES_DIR", show_default=True,
+                                 help="Folder of exercises.")
+workspace_option = click.option("--workspace", type=click.Path(path_type=Path), default=WORKSPACE_DIR,
+                                envvar="PRACTICE_WORKSPACE", show_default=True,
+                                help="Where your own copies of the exercises live.")
+sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default="none", envvar="PRACTICE_SANDBOX",
+                              show_default=True, help="How submissions run (none: a plain subprocess).")
+lang_option = click.option("--lang", type=click.Choice(["zh", "en"]), default="en", envvar="PRACTICE_LANG",
+                           show_default=True, help="Language of statements and hints.")
+
+
+class ExerciseGroup(click.Group):
+    """A group where an unknown command name is an exercise id: `practice ID [FILE]` means `practice grade ID`."""
+
+    def resolve_command(self, ctx, args):
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["grade", *args]
+        return super().resolve_command(ctx, args)
+
+
+def fail(message: str) -> None:
+    err_console.print(f"[red]error:[/] {message}")
+    sys.exit(2)
+
+
+def load(exercises_dir: Path, exercise_id: str):
+    try:
+        return find_exercise(exercises_dir, exercise_id)
+    except ExerciseError as exc:
+        fail(str(exc))
+
+
+@click.group(cls=ExerciseGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.pass_context
+def cli(ctx):
+    """A practice judge for torch.compile exercises. Run without arguments to list exercises."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(list_exercises)
+
+
+@cli.command("list")
+@exercises_option
+@workspace_option
+@lang_option
+def list_exercises(exercises_dir, workspace, lang):
+    """List exercises with your state: not started, failing, solved."""
+    from cli.render import print_exercise_list
+    from cli.workspace import Workspace
+
+    try:
+        course = load_course(exercises_dir)
+    except ExerciseError as exc:
+        fail(str(exc))
+    ws = Workspace(workspace)
+    print_exercise_list(console, [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e)) for e in course])
+    console.print("Grade one: [bold]python practice/judge.py EXERCISE [FILE][/]")
+
+
+@cli.command()
+@click.argument("exercise_id", metavar="EXERCISE")
+@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--watch", is_flag=True, help="Grade again on every save.")
+@exercises_option
+@workspace_option
+@sandbox_option
+@lang_option
+def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, lang):
+    """Grade FILE (default: your copy of the exercise in the workspace, created from the starter)."""
+    from cli.grading import grade_file, watch_file
+    from cli.workspace import Workspace
+
+    exercise = load(exercises_dir, exercise_id)
+    ws = Workspace(workspace)
+    if file is None:
+        file, created = ws.ensure(exercise)
+        if created and not as_json:
+            from cli.showing import show_exercise
+
+            show_exercise(console, exercise, file, lang, ws)
+    elif not file.is_file():
+        fail(f"{file}: no such file")
+    if watch:
+        watch_file(console, exercise, file, ws, sandbox)
+        return
+    accepted = grade_file(console, exercise, file, ws, sandbox, as_json)
+    sys.exit(0 if accepted else 1)
+
+
+@cli.command()
+@click.argument("exercise_id", metavar="EXERCISE")
+@exercises_option
+@workspace_option
+@lang_option
+def hint(exercise_id, exercises_dir, workspace, lang):
+    """Show the next hint for EXERCISE (hints go from gentle to explicit)."""
+    from cli.workspace import Workspace
+
+    exercise = load(exercises_dir, exercise_id)
+    index = Workspace(workspace).next_hint(exercise)
+    if index is None:
+        index = len(exercise.hints) - 1
+        console.print("[dim]That was the last hint; here it is again.[/]")
+    if index < 0:
+        fail(f"{exercise.id} has no hints")
+    console.print(f"[bold]Hint {index + 1}/{len(exercise.hints)}[/]: {exercise.hints[index].get(lang)}")
+
+
+@cli.command()
+@click.argument("exercise_id", metavar="EXERCISE")
+@exercises_option
+@workspace_option
+@lang_option
+def show(exercise_id, exercises_dir, workspace, lang):
+    """Show the statement of EXERCISE, your file and the hints."""
+    from cli.showing import show_exercise
+    from cli.workspace import Workspace
+
+    exercise = load(exercises_dir, exercise_id)
+    ws = Workspace(workspace)
+    path, _ = ws.ensure(exercise)
+    show_exercise(console, exercise, path, lang, ws)
+
+
+@cli.command()
+@click.argument("exercise_ids", nargs=-1, metavar="[EXERCISE...]")
+@exercises_option
+@sandbox_option
+def check(exercise_ids, exercises_dir, sandbox):
+    """Instructors: validate exercises (format, reference passes, starter and wrong solutions fail as pinned)."""
+    from cli.checking import check_exercises
+
+    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox))
+
+
+@cli.command()
+@click.argument("exercise_id", metavar="ID")
+@exercises_option
+def new(exercise_id, exercises_dir):
+    """Instructors: scaffold exercises/ID with every file and a failing hidden test to fill in."""
+    from cli.scaffold import scaffold
+
+    try:
+        folder = scaffold(exercises_dir, exercise_id)
+    except ExerciseError as exc:
+        fail(str(exc))
+    console.print(f"Created [bold]{folder}[/]. Fill in the files, then run: practice check {exercise_id}")
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, envvar="PRACTICE_HOST")
+@click.option("--port", default=8000, show_default=True, type=int, envvar="PRACTICE_PORT")
+@click.option("--data-dir", type=click.Path(path_type=Path), default=None, envvar="PRACTICE_DATA_DIR",
+              help="Where the database lives (default: ./data).")
+@click.option("--sandbox", "sandbox_name", type=click.Choice(BACKENDS), default=None, envvar="PRACTICE_SANDBOX",
+              help="How submissions run (default: bwrap).")
+@click.option("--reload-exercises", is_flag=True, help="Pick up edits to exercises/ without a restart.")
+def serve(host, port, data_dir, sandbox_name, reload_exercises):
+    """Serve the web UI."""
+    from cli.serve import serve as run_server
+
+    run_server(host=host, port=port, data_dir=data_dir, sandbox=sandbox_name, reload_exercises=reload_exercises)
+
+
+def main() -> None:
+    cli(prog_name="practice")
+
+
+if __name__ == "__main__":
+    main()

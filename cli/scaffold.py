@@ -1,0 +1,106 @@
+"""`practice new ID`: a new exercise folder with every file, ready to fill in and prove."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from judge.exercise import ID_PATTERN, ExerciseError
+
+EXERCISE_TOML = '''# Exercise format: every field is documented in judge/exercise.py.
+format_version = 1
+id = "{id}"
+order = {order}
+chapter = "torch.compile：Dynamo、AOTAutograd 与 Inductor"
+section = "TODO: the section this drills"
+difficulty = 2
+tags = []
+entry_point = "f"
+verified_torch = ["{torch}"]
+starter_verdict = "WRONG_ANSWER"   # the verdict the unchanged starter must get
+
+[title]
+zh = "TODO 中文标题"
+en = "TODO English title"
+
+[learn]
+zh = "TODO 学到什么"
+en = "TODO what the learner takes away"
+
+[limits]
+time_seconds = 60
+memory_mb = 2048
+
+[[hints]]
+zh = "TODO 温和的提示"
+en = "TODO a gentle hint"
+
+[[hints]]
+zh = "TODO 直接的提示"
+en = "TODO an explicit hint"
+
+[[wrong]]
+path = "wrong/plausible.py"
+verdict = "WRONG_ANSWER"
+check = "test_todo"
+why = "TODO: what is wrong with it"
+'''
+
+STARTER = '''import torch
+
+
+def f(x):
+    return x  # TODO: the code the learner starts from
+'''
+
+REFERENCE = '''import torch
+
+
+def f(x):
+    return x  # TODO: the reference solution
+'''
+
+WRONG = '''import torch
+
+
+def f(x):
+    return x  # TODO: a wrong but plausible solution
+'''
+
+TEST = '''"""Hidden tests for {id}. Fixtures: submission, entry, reference, starter (see judge/fixtures.py)."""
+
+import torch
+
+from judge.checks import assert_same, compile_one_graph
+
+
+def test_todo(entry, reference):
+    """TODO: the first check the learner sees"""
+    raise AssertionError("TODO: write the hidden tests for {id}")
+'''
+
+
+def scaffold(root: Path, exercise_id: str) -> Path:
+    """Create `root/exercise_id` from templates; ExerciseError if the id is invalid or taken."""
+    import torch
+
+    if not re.match(ID_PATTERN, exercise_id):
+        raise ExerciseError(f"'{exercise_id}' is not a valid id: use lowercase words joined by '-'")
+    folder = Path(root) / exercise_id
+    if folder.exists():
+        raise ExerciseError(f"{folder} already exists")
+    order = 1 + sum(1 for p in Path(root).glob("*/exercise.toml")) if Path(root).is_dir() else 1
+    files = {
+        "exercise.toml": EXERCISE_TOML.format(id=exercise_id, order=order, torch=torch.__version__.split("+")[0]),
+        "statement.md": f"# TODO 标题\n\nTODO：用本章的语气写题目。\n",
+        "statement.en.md": f"# TODO title\n\nTODO: the statement in English.\n",
+        "starter.py": STARTER,
+        "solutions/reference.py": REFERENCE,
+        "wrong/plausible.py": WRONG,
+        "tests/test_hidden.py": TEST.format(id=exercise_id),
+    }
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return folder

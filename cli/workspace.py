@@ -1,0 +1,68 @@
+"""The learner's workspace: their own copy of each exercise and what they have done so far."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judge.exercise import Exercise
+
+STATE_FILE = ".progress.json"
+
+
+class Workspace:
+    """`<root>/<exercise-id>.py` files (created from the starter on first use) and a small state file."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def file_for(self, exercise: Exercise) -> Path:
+        return self.root / f"{exercise.id.replace('-', '_')}.py"
+
+    def ensure(self, exercise: Exercise) -> tuple[Path, bool]:
+        """The learner's file for `exercise`, created from the starter if missing; (path, created)."""
+        path = self.file_for(exercise)
+        if path.exists():
+            return path, False
+        self.root.mkdir(parents=True, exist_ok=True)
+        path.write_text(exercise.read(exercise.starter), encoding="utf-8")
+        return path, True
+
+    def _load(self) -> dict:
+        try:
+            return json.loads((self.root / STATE_FILE).read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return {}
+
+    def _save(self, state: dict) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.root / (STATE_FILE + ".tmp")
+        tmp.write_text(json.dumps(state, indent=2, sort_keys=True), encoding="utf-8")
+        tmp.replace(self.root / STATE_FILE)
+
+    def record(self, exercise_id: str, verdict: str) -> None:
+        state = self._load()
+        entry = state.setdefault(exercise_id, {})
+        entry["last_verdict"] = verdict
+        entry["solved"] = entry.get("solved", False) or verdict == "ACCEPTED"
+        self._save(state)
+
+    def status(self, exercise: Exercise) -> str:
+        """'solved', 'failing' or 'not started'."""
+        entry = self._load().get(exercise.id, {})
+        if entry.get("solved"):
+            return "solved"
+        if "last_verdict" in entry:
+            return "failing"
+        return "not started"
+
+    def next_hint(self, exercise: Exercise) -> int | None:
+        """Reveal one more hint; its index, or None when every hint is already shown."""
+        state = self._load()
+        entry = state.setdefault(exercise.id, {})
+        shown = entry.get("hints_shown", 0)
+        if shown >= len(exercise.hints):
+            return None
+        entry["hints_shown"] = shown + 1
+        self._save(state)
+        return shown
