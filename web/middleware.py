@@ -2,7 +2,8 @@
 
 - Learners are anonymous: a signed cookie (HttpOnly, SameSite=Lax) carries a random id, put in
   `request.state.learner_id`.
-- Content-Security-Policy allows only the app's own scripts, styles and connections.
+- Content-Security-Policy allows only the app's own scripts, styles and connections (plus the
+  editor's one <style> element, admitted by a per-response nonce).
 - State-changing methods are refused (403) when the browser says the request is cross-site:
   an `Origin` that is not this host, or `Sec-Fetch-Site: cross-site|same-site`. Clients that are
   not browsers send neither and pass; SameSite keeps the cookie off cross-site requests anyway.
@@ -19,11 +20,11 @@ from itsdangerous import BadSignature, Signer
 
 COOKIE = "practice_learner"
 COOKIE_MAX_AGE = 365 * 24 * 3600
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+# The editor injects its own <style> element; a per-response nonce admits it and nothing else.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; img-src 'self' data:; "
        "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
        "frame-ancestors 'none'; form-action 'self'")
 SECURITY_HEADERS = [
-    (b"content-security-policy", CSP.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
@@ -44,11 +45,12 @@ class LearnerMiddleware:
         if scope["method"] not in SAFE_METHODS and _cross_site(headers):
             return await _forbidden(send)
         learner_id, is_new = self._learner(headers.get("cookie", ""))
-        scope.setdefault("state", {})["learner_id"] = learner_id
+        nonce = secrets.token_urlsafe(16)
+        scope.setdefault("state", {}).update(learner_id=learner_id, csp_nonce=nonce)
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
-                extra = list(SECURITY_HEADERS)
+                extra = [(b"content-security-policy", CSP.format(nonce=nonce).encode()), *SECURITY_HEADERS]
                 if is_new:
                     extra.append((b"set-cookie", self._cookie(learner_id).encode("latin-1")))
                 message = {**message, "headers": list(message.get("headers", [])) + extra}

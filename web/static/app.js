@@ -36,6 +36,7 @@
   const editor = window.PracticeEditor.create($("editor"), {
     doc: draft !== null ? draft : boot.starter,
     label: T.your_code,
+    nonce: boot.style_nonce,
     onChange: (text) => saveDraft(text),
     onSubmit: () => submit(),
   });

@@ -8,7 +8,7 @@ import {
 } from "@codemirror/view";
 import {defaultKeymap, history, historyKeymap, indentWithTab} from "@codemirror/commands";
 import {
-  indentOnInput, bracketMatching, syntaxHighlighting, defaultHighlightStyle, foldGutter,
+  indentOnInput, indentUnit, bracketMatching, syntaxHighlighting, defaultHighlightStyle, foldGutter,
 } from "@codemirror/language";
 import {closeBrackets, closeBracketsKeymap} from "@codemirror/autocomplete";
 import {searchKeymap, highlightSelectionMatches} from "@codemirror/search";
@@ -73,8 +73,9 @@ function create(parent, options) {
       highlightActiveLine(), highlightSelectionMatches(),
       syntaxHighlighting(defaultHighlightStyle, {fallback: true}),
       python(),
-      EditorState.tabSize.of(4),
+      EditorState.tabSize.of(4), indentUnit.of("    "),
       keymap.of([...closeBracketsKeymap, ...defaultKeymap, ...searchKeymap, ...historyKeymap, indentWithTab]),
+      options.nonce ? EditorView.cspNonce.of(options.nonce) : [],
       EditorView.contentAttributes.of({"aria-label": options.label || "code editor"}),
       EditorView.updateListener.of((u) => { if (u.docChanged) onChange(u.state.doc.toString()); }),
     ],

@@ -1,0 +1,98 @@
+"""Browser fixtures: the app served by uvicorn in a thread, Debian's chromium driven by Playwright.
+
+Screenshots go to test-artifacts/screenshots/ (override with PRACTICE_SCREENSHOTS).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("PRACTICE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SCREENSHOTS = Path(os.environ.get("PRACTICE_SCREENSHOTS",
+                                  Path(__file__).resolve().parents[3] / "test-artifacts" / "screenshots"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class LiveServer:
+    """An app served by uvicorn on a free loopback port, in a background thread."""
+
+    def __init__(self, app):
+        import uvicorn
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "LiveServer":
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.should_exit = True
+        self.thread.join(15)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} not installed (apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+class Shots:
+    """Numbered screenshots in a folder named after the test."""
+
+    def __init__(self, name: str):
+        self.folder = SCREENSHOTS / name
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir(parents=True)
+        self.count = 0
+
+    def __call__(self, page, step: str, full_page: bool = True) -> Path:
+        self.count += 1
+        path = self.folder / f"{self.count:02d}-{step}.png"
+        page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+
+@pytest.fixture
+def shots(request) -> Shots:
+    return Shots(request.node.name)
+
+
+@pytest.fixture
+def page_errors():
+    """Collects console errors (CSP violations show up here) and uncaught page errors."""
+    return []
+
+
+def open_page(browser, page_errors, width=1280, height=800):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.on("console", lambda msg: page_errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: page_errors.append(str(exc)))
+    return context, page
