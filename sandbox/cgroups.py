@@ -29,10 +29,10 @@ def version() -> int:
     return 0
 
 
-def _own_paths() -> dict[str, str]:
-    """This process's cgroup per v1 controller (key "" for the v2 hierarchy)."""
+def _own_paths(pid: int | str = "self") -> dict[str, str]:
+    """A process's cgroup per v1 controller (key "" for the v2 hierarchy)."""
     paths = {}
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
         for name in controllers.split(",") if controllers else [""]:
             paths[name] = path
@@ -73,6 +73,15 @@ class Cgroup:
             base._enable_v2_controllers()
         return base
 
+    @classmethod
+    def of_process(cls, pid: int) -> "Cgroup":
+        """The cgroup a process is in (e.g. a container's), without creating anything."""
+        v = version()
+        own = _own_paths(pid)
+        if v == 1:
+            return cls({c: ROOT / c / own.get(c, "/").lstrip("/") for c in V1_CONTROLLERS}, v)
+        return cls({"": ROOT / own.get("", "/").lstrip("/")}, v)
+
     def child(self, name: str) -> "Cgroup":
         """Create a child cgroup `name` (fresh counters); an old one of that name is removed first."""
         sub = Cgroup({c: d / name for c, d in self.dirs.items()}, self.version)
@@ -108,22 +117,42 @@ class Cgroup:
 
     def set_limits(self, memory_bytes: int, pids: int, cpus: float) -> None:
         """Memory (swap included), process count and CPU bandwidth for everything in the cgroup."""
+        self.set_memory(memory_bytes)
+        self.set_pids(pids)
         quota = max(1000, int(cpus * 100_000))
         if self.version == 1:
-            mem = self.dirs["memory"]
-            _write(mem / "memory.limit_in_bytes", str(memory_bytes))
-            if (mem / "memory.memsw.limit_in_bytes").exists():
-                _write(mem / "memory.memsw.limit_in_bytes", str(memory_bytes))
-            _write(self.dirs["pids"] / "pids.max", str(pids))
             _write(self.dirs["cpu"] / "cpu.cfs_period_us", "100000")
             _write(self.dirs["cpu"] / "cpu.cfs_quota_us", str(quota))
         else:
-            d = self.dirs[""]
-            _write(d / "memory.max", str(memory_bytes))
-            if (d / "memory.swap.max").exists():
-                _write(d / "memory.swap.max", "0")
-            _write(d / "pids.max", str(pids))
-            _write(d / "cpu.max", f"{quota} 100000")
+            _write(self.dirs[""] / "cpu.max", f"{quota} 100000")
+
+    def set_memory(self, memory_bytes: int) -> None:
+        """The memory limit, swap included (so no swap)."""
+        if self.version == 2:
+            _write(self.dirs[""] / "memory.max", str(memory_bytes))
+            if (self.dirs[""] / "memory.swap.max").exists():
+                _write(self.dirs[""] / "memory.swap.max", "0")
+            return
+        mem = self.dirs["memory"]
+        files = [mem / "memory.limit_in_bytes"]
+        if (mem / "memory.memsw.limit_in_bytes").exists():
+            files.append(mem / "memory.memsw.limit_in_bytes")
+        try:
+            for f in files:  # lowering: memory first, as memsw may never be below it
+                _write(f, str(memory_bytes))
+        except OSError:
+            for f in reversed(files):  # raising: memsw first
+                _write(f, str(memory_bytes))
+
+    def pids_current(self) -> int:
+        """Tasks (processes and threads) in the cgroup now."""
+        try:
+            return int((self.dirs["pids" if self.version == 1 else ""] / "pids.current").read_text())
+        except (OSError, ValueError):
+            return len(self.pids())
+
+    def set_pids(self, pids: int) -> None:
+        _write(self.dirs["pids" if self.version == 1 else ""] / "pids.max", str(pids))
 
     def procs_files(self) -> list[Path]:
         """The `cgroup.procs` files a process writes "0" to in order to join (one per hierarchy)."""
@@ -170,6 +199,14 @@ class Cgroup:
         except (OSError, ValueError):
             pass
         return 0
+
+    def memory_bytes(self) -> int:
+        """Memory charged to the cgroup now."""
+        name = "memory.usage_in_bytes" if self.version == 1 else "memory.current"
+        try:
+            return int((self.dirs["memory" if self.version == 1 else ""] / name).read_text())
+        except (OSError, ValueError):
+            return 0
 
     def memory_failcnt(self) -> int:
         """How often usage hit the limit (v1 failcnt, v2 'max' events)."""

@@ -29,6 +29,9 @@ class SandboxSettings(BaseSettings):
         None, description="A delegated cgroup (path under /sys/fs/cgroup[/<controller>]) to create run cgroups "
                           "in; default: the server's own cgroup.")
     docker_image: str = Field("torch-practice-sandbox:latest", description="Image of the Docker backend's workers.")
+    docker_self_contained: bool = Field(
+        False, description="The image carries its own Python and judge (sandbox/docker/Dockerfile); "
+                           "default: bind-mount the host's /usr, Python environment and code read-only.")
     docker_worker_mb: int = Field(
         768, ge=256, description="Memory a Docker worker needs besides a submission's limit (torch imported).")
     docker_runtime_dir: Path = Field(

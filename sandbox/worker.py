@@ -16,6 +16,7 @@ worker kills every other process in the container and empties /tmp and /dev/shm.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import shutil
@@ -120,6 +121,17 @@ def _decode_keeper(code: int) -> dict:
     return status
 
 
+def _kill_others(child: int) -> None:
+    """As the container's pid 1, kill(-1) ends every other process; elsewhere only the child's group."""
+    try:
+        if os.getpid() == 1:
+            os.kill(-1, signal.SIGKILL)
+        else:
+            os.killpg(child, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _clean_dir(path: str) -> None:
     for name in os.listdir(path):
         full = os.path.join(path, name)
@@ -153,7 +165,7 @@ def serve(ctl: socket.socket, privileged: bool) -> None:
         _, code = os.waitpid(pid, 0)
         status = _decode_keeper(code) if privileged else _status(code)
         if not privileged:
-            os.kill(-1, signal.SIGKILL)  # pid 1 of the container: every other process
+            _kill_others(pid)
             _reap_all()
             for path in ("/tmp", "/dev/shm"):
                 if os.path.isdir(path):
@@ -179,6 +191,7 @@ def main(argv: list[str] | None = None) -> None:
         from judge.child import prepare_worker
 
         prepare_worker()
+        gc.freeze()  # children's collections skip the warm heap instead of copying it page by page
     except BaseException as exc:  # noqa: BLE001
         channel.send(ctl, {"op": "failed", "error": f"{type(exc).__name__}: {exc}"})
         raise

@@ -1,0 +1,204 @@
+"""Backend "docker": the same warm worker in a container, started through the Docker SDK.
+
+Each container: no network, read-only root, tmpfs /tmp and /dev/shm, all capabilities dropped,
+no-new-privileges, a non-root uid per slot, memory = memory + swap, pids and CPU limits. The
+worker is the container's pid 1: it forks one child per submission and afterwards kills every
+other process in the container. The trusted side sets the container cgroup's memory and pids
+limits for each run, reads its OOM and CPU counters, and replaces the container after
+`PRACTICE_DOCKER_RUNS` submissions.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import socket
+import sys
+
+from judge.exercise import Limits
+from sandbox import cgroups
+from sandbox.base import SandboxError
+from sandbox.bwrap_backend import CODE_DIR, PACKAGES, python_roots
+from sandbox.settings import SandboxSettings
+from sandbox.warm import READY_TIMEOUT_S, RunWatch, WarmSandbox, Worker
+
+MiB = 1024 * 1024
+LABEL = "org.torch-practice.worker"
+HOST_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/nsswitch.conf")
+
+
+def _client():
+    import docker
+
+    try:
+        client = docker.from_env(timeout=60)
+        client.ping()
+        return client
+    except docker.errors.DockerException as exc:
+        raise SandboxError(f"sandbox 'docker' is unavailable: cannot reach the Docker engine ({exc}); "
+                           "start dockerd (see sandbox/setup_ci.sh)") from None
+
+
+def available(image: str | None = None) -> str | None:
+    """None if the engine answers and the worker image exists, else the reason."""
+    try:
+        client = _client()
+    except SandboxError as exc:
+        return str(exc)
+    import docker
+
+    try:
+        client.images.get(image or SandboxSettings().docker_image)
+    except docker.errors.ImageNotFound:
+        return f"image {image or SandboxSettings().docker_image} not found: build it with python -m sandbox.docker_image"
+    return None
+
+
+class ContainerWatch(RunWatch):
+    """One run in a long-lived container: counters are deltas, the worker (pid 1) is never killed."""
+
+    def __init__(self, cg: cgroups.Cgroup, worker_pid: int):
+        self.cg, self.keep = cg, frozenset({worker_pid})
+        self.cpu0, self.oom0 = cg.cpu_seconds(), cg.oom_kills()
+
+    def kill(self) -> None:
+        self.cg.kill_all(keep=self.keep)
+
+    def cpu_seconds(self) -> float:
+        return self.cg.cpu_seconds() - self.cpu0
+
+    def oom_kills(self) -> int:
+        return self.cg.oom_kills() - self.oom0
+
+
+class DockerWorker(Worker):
+    def __init__(self, slot: int, sandbox: "DockerSandbox"):
+        super().__init__(slot)
+        self.sb = sandbox
+        self.uid = sandbox.settings.uid_base + slot
+        self.container = None
+        self.cg: cgroups.Cgroup | None = None
+        self.pid = 0
+        self.sock_dir = sandbox.settings.docker_runtime_dir / f"slot-{slot}-{secrets.token_hex(4)}"
+
+    def _volumes(self) -> dict:
+        ro = {"mode": "ro"}
+        volumes = {str(self.sock_dir): {"bind": "/run/ctl", **ro}}
+        if not self.sb.settings.docker_self_contained:
+            volumes["/usr"] = {"bind": "/usr", **ro}
+            for root in python_roots():
+                volumes[root] = {"bind": root, **ro}
+            for pkg in PACKAGES:
+                volumes[str(self.sb.project_root / pkg)] = {"bind": f"{CODE_DIR}/{pkg}", **ro}
+            for path in HOST_FILES + ("/etc/alternatives",):
+                if os.path.exists(path):
+                    volumes[path] = {"bind": path, **ro}
+        return volumes
+
+    def launch(self) -> socket.socket:
+        from sandbox.worker import bootstrap
+
+        self.sock_dir.mkdir(parents=True, mode=0o755)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        path = str(self.sock_dir / "ctl.sock")
+        listener.bind(path)
+        os.chmod(path, 0o666)
+        listener.listen(1)
+        limits = Limits()
+        python = "python3" if self.sb.settings.docker_self_contained else os.path.realpath(sys.executable)
+        try:
+            self.container = self.sb.client.containers.run(
+                self.sb.settings.docker_image, [python, "-I", "-c", bootstrap(CODE_DIR), "--ctl-path", "/run/ctl/ctl.sock"],
+                detach=True, user=f"{self.uid}:{self.uid}", network_mode="none", read_only=True,
+                tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.memory_mb // 2}m,mode=1777",
+                       "/dev/shm": "rw,nosuid,nodev,noexec,size=64m,mode=1777"},
+                mem_limit=(self.sb.settings.docker_worker_mb + limits.memory_mb) * MiB,
+                memswap_limit=(self.sb.settings.docker_worker_mb + limits.memory_mb) * MiB,
+                pids_limit=limits.pids + 32, nano_cpus=int(self.sb.settings.cpus * 1e9),
+                cap_drop=["ALL"], security_opt=["no-new-privileges"], ipc_mode="private", hostname="sandbox",
+                volumes=self._volumes(), working_dir="/tmp", environment=self.sb.worker_env(),
+                labels={LABEL: str(os.getpid())}, init=False, stdin_open=False)
+            listener.settimeout(READY_TIMEOUT_S)
+            conn, _ = listener.accept()
+        except Exception as exc:  # noqa: BLE001 - docker errors, accept timeout
+            self.terminate()
+            raise SandboxError(f"docker worker did not start: {exc}; {self.startup_log()}") from None
+        finally:
+            listener.close()
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        self.container.reload()
+        self.pid = int(self.container.attrs["State"]["Pid"])
+        self.cg = cgroups.Cgroup.of_process(self.pid)
+        return conn
+
+    def startup_log(self) -> str:
+        try:
+            return self.container.logs(tail=40).decode("utf-8", "replace") if self.container else ""
+        except Exception:  # noqa: BLE001
+            return ""
+
+    def watch(self, limits: Limits) -> RunWatch:
+        self.cg.set_memory(self.cg.memory_bytes() + limits.memory_mb * MiB)
+        self.cg.set_pids(self.cg.pids_current() + limits.pids)
+        return ContainerWatch(self.cg, self.pid)
+
+    def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
+        return {"uid": self.uid, "env": {"PYTHONPATH": CODE_DIR}}
+
+    def terminate(self) -> None:
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+        shutil.rmtree(self.sock_dir, ignore_errors=True)
+
+
+class DockerSandbox(WarmSandbox):
+    """Warm worker containers; each is replaced after `PRACTICE_DOCKER_RUNS` submissions."""
+
+    name = "docker"
+
+    def __init__(self, pool_size: int | None = None, max_runs: int | None = None,
+                 settings: SandboxSettings | None = None):
+        self.settings = settings or SandboxSettings()
+        self.client = _client()
+        reason = available(self.settings.docker_image)
+        if reason:
+            raise SandboxError(f"sandbox 'docker' is unavailable: {reason}")
+        if cgroups.version() == 0:
+            raise SandboxError("sandbox 'docker' needs the host's cgroup filesystem at /sys/fs/cgroup")
+        super().__init__(pool_size or self.settings.pool_size, max_runs or self.settings.docker_runs)
+        from judge.paths import PROJECT_ROOT
+
+        self.project_root = PROJECT_ROOT
+        self.settings.docker_runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o755)
+        _remove_stale(self.client)
+
+    def describe(self) -> str:
+        return (f"docker (image {self.settings.docker_image}, {self.pool_size} warm containers, "
+                f"recycled after {self.max_runs} runs, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
+
+    def worker_env(self) -> dict[str, str]:
+        from judge.child import CACHE_ENV
+
+        return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+                "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", **CACHE_ENV}
+
+    def new_worker(self, slot: int) -> Worker:
+        return DockerWorker(slot, self)
+
+
+def _remove_stale(client) -> None:
+    """Remove worker containers left by servers that are gone."""
+    for container in client.containers.list(all=True, filters={"label": LABEL}):
+        owner = container.labels.get(LABEL, "")
+        if not (owner.isdigit() and os.path.exists(f"/proc/{owner}")):
+            try:
+                container.remove(force=True)
+            except Exception:  # noqa: BLE001
+                pass
