@@ -62,7 +62,9 @@ def _plain_config(mod) -> dict:
     for key, value in mod.get_config_copy().items():
         if isinstance(value, (bool, int, float, str, type(None))):
             values[key] = value
-        elif isinstance(value, (list, tuple, set, frozenset, dict)):
+        elif isinstance(value, (set, frozenset)):
+            values[key] = repr(sorted(map(repr, value)))  # a set's repr order is not stable across copies
+        elif isinstance(value, (list, tuple, dict)):
             values[key] = repr(value)
     return values
 
