@@ -13,12 +13,11 @@ import pytest
 import torch
 
 from judge.checks.failures import CheckFailure
-from judge.checks.graphs import graph_break_from_exception
+from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
 from judge.checks.locations import learner_location_from_traceback
 from judge.report import CheckResult, ErrorDiagnostic, Verdict
 
 MAX_TRACEBACK = 4000
-GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
 
 
 def classify(exc: BaseException, tb) -> tuple[Verdict, str, list]:
@@ -27,7 +26,7 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, str, list]:
         return exc.verdict, exc.message, exc.diagnostics
     if isinstance(exc, AssertionError):
         return Verdict.WRONG_ANSWER, _first_lines(str(exc)) or "a check failed", []
-    if isinstance(exc, torch._dynamo.exc.TorchDynamoException) and type(exc).__name__ in GRAPH_BREAK_ERRORS:
+    if is_graph_break_error(exc):
         diag = graph_break_from_exception(exc)
         where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "your code"
         return Verdict.GRAPH_BREAK, f"graph break at {where}: {diag.explanation}", [diag]

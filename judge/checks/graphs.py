@@ -31,6 +31,15 @@ _EXPLANATIONS = [
 ]
 
 
+GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
+
+
+def is_graph_break_error(exc: BaseException) -> bool:
+    """True for Dynamo's "cannot capture this" errors (not for failures of the code or the backend)."""
+    return isinstance(exc, torch._dynamo.exc.TorchDynamoException) and any(
+        cls.__name__ in GRAPH_BREAK_ERRORS for cls in type(exc).__mro__)
+
+
 def explain_reason(reason: str) -> str:
     """A learner-readable explanation of a Dynamo graph-break reason."""
     for pattern, text in _EXPLANATIONS:
@@ -45,7 +54,7 @@ def _short_reason(text: str) -> str:
     text = text.replace("Consider annotating your code using torch._check*().", "")
     for path, shown in LEARNER_FILES.items():
         text = text.replace(path, shown)
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.strip().startswith("Caused by")]
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.strip().startswith(("Caused by", "Encountered graph break when attempting"))]
     keep = [ln for ln in lines[:4] if not ln.startswith(("For more", "Developer debug", "Hint: Please report"))]
     return "\n".join(keep[:3])[:600]
 
@@ -112,8 +121,9 @@ def compile_one_graph(fn, *args, dynamic=None, backend="eager", what="torch.comp
     try:
         output = compiled(*args)
     except torch._dynamo.exc.TorchDynamoException as exc:
-        if isinstance(exc, torch._dynamo.exc.BackendCompilerFailed):
+        if not is_graph_break_error(exc):
             raise
+        fn(*args)  # code that fails eagerly too is a runtime error, not a graph break: let it raise
         diag = graph_break_from_exception(exc)
         raise GraphBreak(_graph_break_message(diag, what), [diag]) from None
     if len(recorder.graphs) != 1:

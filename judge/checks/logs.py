@@ -24,15 +24,21 @@ def artifact_log(artifact: str):
     """Within the block, collect records of the torch log artifact `artifact` into the yielded list."""
     handler = _ArtifactHandler(artifact)
     torch._logging.set_logs(**{artifact: True})
-    root = logging.getLogger("torch")
-    saved = list(root.handlers)
-    for h in saved:
-        root.removeHandler(h)
-    root.addHandler(handler)
+    # set_logs puts stream handlers on "torch" and on some sub-loggers (with propagate off): swap them for ours.
+    swapped = {}
+    for name in ["torch", *logging.root.manager.loggerDict]:
+        logger = logging.getLogger(name)
+        if (name == "torch" or name.startswith("torch.")) and logger.handlers:
+            swapped[name] = list(logger.handlers)
+            for h in swapped[name]:
+                logger.removeHandler(h)
+            logger.addHandler(handler)
     try:
         yield handler.records
     finally:
-        root.removeHandler(handler)
-        for h in saved:
-            root.addHandler(h)
+        for name, handlers in swapped.items():
+            logger = logging.getLogger(name)
+            logger.removeHandler(handler)
+            for h in handlers:
+                logger.addHandler(h)
         torch._logging.set_logs()

@@ -26,7 +26,7 @@ class CompileCounter(RecordingBackend):
                 for inputs in self.example_inputs]
 
 
-_GUARD_LINE = re.compile(r"^\s*-\s*(?:\d+/\d+:\s*)?(.+)$", re.M)
+_GUARD_LINE = re.compile(r"^\s*-\s*\d+/\d+:\s*(.+)$", re.M)  # "- 0/1: <guard>"; not the stack lines
 
 
 @contextlib.contextmanager
@@ -38,7 +38,7 @@ def recompile_log():
         for record in records:
             text = record.getMessage()
             found = _GUARD_LINE.findall(text)
-            reasons.extend(line.strip() for line in found) if found else reasons.append(text.strip()[:300])
+            reasons.extend(line.split("  #")[0].strip() for line in found if line.strip())
 
 
 def assert_compiles(counter: CompileCounter, *, at_most: int, what: str = "your code",

@@ -1,0 +1,83 @@
+"""The exercise format: a valid folder loads, each malformed one names the file, the field and the fix."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from judge.exercise import ExerciseError, find_exercise, load_course, load_exercise
+
+FAKE = Path(__file__).parent.parent / "fake_course" / "add-one"
+
+
+@pytest.fixture
+def folder(tmp_path) -> Path:
+    target = tmp_path / "add-one"
+    shutil.copytree(FAKE, target)
+    return target
+
+
+def edit(folder: Path, old: str, new: str) -> None:
+    toml = folder / "exercise.toml"
+    text = toml.read_text()
+    assert old in text, f"fixture lacks {old!r}"
+    toml.write_text(text.replace(old, new, 1))
+
+
+def test_valid_folder_loads(folder):
+    exercise = load_exercise(folder)
+    assert exercise.id == "add-one" and exercise.entry_point == "f"
+    assert exercise.test_files() == ["tests/test_add.py"]
+    assert exercise.hints[0].get("zh") == "加一。"
+    assert exercise.limits.time_seconds == 40 and exercise.cpu_seconds == 80
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("format_version = 1", "format_version = 2", "format_version: this judge reads format_version = 1, got 2"),
+    ('entry_point = "f"\n', "", "entry_point: required field is missing"),
+    ('entry_point = "f"', 'entry_point = "not valid"', "entry_point: String should match pattern"),
+    ("difficulty = 1", "difficulty = 9", "difficulty: Input should be less than or equal to 5"),
+    ('starter_verdict = "WRONG_ANSWER"', 'starter_verdict = "NOPE"', "starter_verdict: Input should be"),
+    ('id = "add-one"', 'id = "other"', "id 'other' must equal the folder name 'add-one'"),
+    ("tags = [\"fake\"]", "tags = [\"fake\"]\ncolour = 3", "colour: unknown field"),
+    ('path = "wrong/add_two.py"', 'path = "wrong/missing.py"', "wrong[0].path: wrong/missing.py does not exist"),
+    ('verdict = "WRONG_ANSWER"\ncheck', 'verdict = "ACCEPTED"\ncheck', "listed as wrong but pinned to ACCEPTED"),
+    ("[limits]\ntime_seconds = 40", "[limits]\ntime_seconds = -1", "limits.time_seconds: Input should be greater"),
+    ("[title]", "[title\n", "not valid TOML"),
+])
+def test_malformed_field_is_named(folder, old, new, expected):
+    edit(folder, old, new)
+    with pytest.raises(ExerciseError) as info:
+        load_exercise(folder)
+    message = str(info.value)
+    assert str(folder / "exercise.toml") in message
+    assert expected in message
+
+
+def test_missing_toml(tmp_path):
+    with pytest.raises(ExerciseError, match="exercise.toml: missing"):
+        load_exercise(tmp_path)
+
+
+def test_missing_statement_file(folder):
+    (folder / "statement.en.md").unlink()
+    with pytest.raises(ExerciseError, match="statement_en: statement.en.md does not exist"):
+        load_exercise(folder)
+
+
+def test_no_hidden_tests(folder):
+    shutil.rmtree(folder / "tests")
+    with pytest.raises(ExerciseError, match="no hidden tests"):
+        load_exercise(folder)
+
+
+def test_course_order_and_unknown_id(fake_course):
+    assert [e.id for e in load_course(fake_course)] == ["add-one", "broken-tests"]
+    with pytest.raises(ExerciseError, match="unknown exercise 'nope'; known: add-one, broken-tests"):
+        find_exercise(fake_course, "nope")
+
+
+def test_every_shipped_exercise_loads():
+    course = load_course(Path(__file__).parent.parent.parent / "exercises")
+    assert course[0].id == "graph-break-step"
+    assert len({e.order for e in course}) == len(course), "two exercises share an order"

@@ -1,0 +1,144 @@
+"""Every verdict, produced end to end by grading a submission of the fake course in a fresh process."""
+
+import textwrap
+
+import pytest
+
+from judge.grading import grade
+from judge.report import Verdict
+
+HEADER = "import torch\n\n"
+CASES = {
+    "accepted": (Verdict.ACCEPTED, None, "def f(x):\n    return x + 1\n"),
+    "wrong_answer": (Verdict.WRONG_ANSWER, "test_values", "def f(x):\n    return x + 2\n"),
+    "graph_break": (Verdict.GRAPH_BREAK, "test_one_graph", "def f(x):\n    print('hi')\n    return x + 1\n"),
+    "recompile": (Verdict.RECOMPILE, "test_compiles_at_most_twice", """
+        calls = {"n": 0}
+
+        def f(x):
+            calls["n"] += 1
+            return x + 1 + 0 * calls["n"]
+        """),
+    "compile_error": (Verdict.COMPILE_ERROR, "test_one_graph", """
+        @torch.library.custom_op("fakecourse::opaque", mutates_args=())
+        def opaque(x: torch.Tensor) -> torch.Tensor:
+            return x + 1
+
+        def f(x):
+            return opaque(x)
+        """),
+    "runtime_error": (Verdict.RUNTIME_ERROR, "test_one_graph", "def f(x):\n    raise ValueError('boom')\n"),
+    "crash": (Verdict.RUNTIME_ERROR, None, """
+        import ctypes
+
+        def f(x):
+            ctypes.string_at(0)
+        """),
+    "syntax_error": (Verdict.LOAD_ERROR, None, "def f(x)\n    return x + 1\n"),
+    "missing_entry": (Verdict.LOAD_ERROR, None, "def g(x):\n    return x + 1\n"),
+    "import_raises": (Verdict.LOAD_ERROR, None, "raise RuntimeError('at import')\n"),
+    "exit_at_import": (Verdict.LOAD_ERROR, None, "import sys\nsys.exit(0)\n"),
+    "hard_exit": (Verdict.RUNTIME_ERROR, None, "import os\nos._exit(0)\n"),
+    "config_change": (Verdict.FORBIDDEN, None, """
+        torch._dynamo.config.cache_size_limit = 1000
+
+        def f(x):
+            return x + 1
+        """),
+    "config_change_at_runtime": (Verdict.FORBIDDEN, "test_one_graph", """
+        def f(x):
+            torch._dynamo.config.recompile_limit = 1000
+            return x + 1
+        """),
+    "disabled": (Verdict.FORBIDDEN, None, "@torch.compiler.disable\ndef f(x):\n    return x + 1\n"),
+    "replaces_torch": (Verdict.FORBIDDEN, None, """
+        torch.allclose = lambda *a, **k: True
+
+        def f(x):
+            return x + 1
+        """),
+    "busy_loop": (Verdict.TIME_LIMIT, None, "def f(x):\n    while True:\n        pass\n"),
+    "memory_bomb": (Verdict.MEMORY_LIMIT, None, "def f(x):\n    return torch.empty(2**40) + 1\n"),
+    "list_bomb": (Verdict.MEMORY_LIMIT, None, "def f(x):\n    keep = [0] * (2**36)\n    return x + 1\n"),
+    "output_flood": (Verdict.OUTPUT_LIMIT, None, """
+        while True:
+            print("spam " * 100)
+        """),
+    "fake_report": (Verdict.WRONG_ANSWER, "test_values", """
+        import json
+        print(json.dumps({"type": "done", "verdict": "ACCEPTED"}))
+
+        def f(x):
+            return x + 2
+        """),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_verdict(add_one, name):
+    verdict, check, body = CASES[name]
+    report = grade(add_one, HEADER + textwrap.dedent(body))
+    assert report.verdict is verdict, report.summary
+    if check:
+        assert report.first_failure().name == check
+    assert report.summary
+
+
+def test_graph_break_names_the_learners_line(add_one):
+    report = grade(add_one, HEADER + "def f(x):\n    y = x * 2\n    print('hi')\n    return y - x + 1\n",
+                   filename="mine.py")
+    diag = report.first_failure().diagnostics[0]
+    assert diag.kind == "graph_break"
+    assert (diag.location.file, diag.location.line, diag.location.text) == ("mine.py", 5, "print('hi')")
+    assert "line 5" in report.summary
+
+
+def test_wrong_answer_shows_case_and_first_mismatch(add_one):
+    report = grade(add_one, HEADER + "def f(x):\n    return x + 2\n")
+    diag = report.first_failure().diagnostics[0]
+    assert diag.kind == "mismatch" and diag.case == "x [1] float32"
+    assert diag.first_mismatches[0].index == [0]
+    assert diag.max_abs_error == pytest.approx(1.0)
+
+
+def test_recompile_reports_the_failed_guard(add_one):
+    body = "calls = {'n': 0}\n\ndef f(x):\n    calls['n'] += 1\n    return x + 1 + 0 * calls['n']\n"
+    diag = grade(add_one, HEADER + body).first_failure().diagnostics[0]
+    assert diag.kind == "recompile" and diag.compiles > 2 and diag.guard_failures
+
+
+def test_syntax_error_has_line_and_column(add_one):
+    report = grade(add_one, HEADER + "def f(x):\n    return x +\n")
+    loc = report.diagnostics[0].location
+    assert (loc.line, loc.column) == (4, 15)
+    assert "line 4" in report.summary
+
+
+def test_broken_exercise_is_internal_error(fake_course):
+    from judge.exercise import load_exercise
+
+    exercise = load_exercise(fake_course / "broken-tests")
+    report = grade(exercise, exercise.read("solutions/reference.py"))
+    assert report.verdict is Verdict.INTERNAL_ERROR
+
+
+def test_live_events_arrive_in_order(add_one):
+    events = []
+    grade(add_one, HEADER + "def f(x):\n    return x + 1\n", on_event=events.append)
+    kinds = [e.type for e in events]
+    assert kinds[0] == "running" and kinds[-1] == "done"
+    assert [e.check.name for e in events if e.type == "check"] == [
+        "test_one_graph", "test_values", "test_compiles_at_most_twice"]
+    assert events[-1].report.verdict is Verdict.ACCEPTED
+
+
+def test_hidden_tests_are_gone_before_the_submission_runs(add_one):
+    body = """
+        import glob, os
+        leaked = glob.glob(os.path.join(os.path.dirname(__file__), "**", "*.py"), recursive=True)
+
+        def f(x):
+            assert not [p for p in leaked if "test_add" in p or "reference" in p], leaked
+            return x + 1
+        """
+    assert grade(add_one, HEADER + textwrap.dedent(body)).verdict is Verdict.ACCEPTED
