@@ -89,6 +89,11 @@ class Pool:
                 self._start(worker.slot)
         threading.Thread(target=worker.close, daemon=True).start()
 
+    def workers(self) -> list:
+        """Every live worker, idle or busy (for diagnostics and tests)."""
+        with self._cond:
+            return list(self._all)
+
     def ref(self) -> None:
         with self._cond:
             self._refs += 1

@@ -1,0 +1,182 @@
+"""Warm sandboxes shared by the whole session, and probes of the host's state around each attack."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from pathlib import Path
+
+import pytest
+
+from judge.exercise import Limits
+from judge.grading import grade
+from judge.paths import PROJECT_ROOT
+from judge.report import Verdict
+from sandbox.settings import SandboxSettings
+
+BACKENDS = ("bwrap", "docker")
+# Short limits keep the attacks quick; the honest solution passes well within them.
+ATTACK_LIMITS = Limits(time_seconds=8, memory_mb=512, file_size_mb=16, pids=64, output_kb=64)
+HONEST = "import torch\n\n\ndef f(x):\n    return x + 1\n"
+SECRET = secrets.token_hex(16)
+WATCHED = ("judge", "sandbox", "exercises", "tests/fake_course")
+
+
+def _unavailable(name: str) -> str | None:
+    if name == "bwrap":
+        from sandbox.bwrap_backend import available
+    else:
+        from sandbox.docker_backend import available
+    return available()
+
+
+@pytest.fixture(scope="session")
+def _sandboxes():
+    """One warm sandbox per backend, made on first use; the server's environment holds a secret."""
+    os.environ["PRACTICE_TEST_SERVER_SECRET"] = SECRET
+    made: dict = {}
+    yield made
+    for sb in made.values():
+        sb.close()
+
+
+@pytest.fixture(scope="session")
+def server_secret() -> str:
+    """A value in the server's environment that no submission may see."""
+    return SECRET
+
+
+@pytest.fixture(params=BACKENDS)
+def sandbox(request, _sandboxes):
+    name = request.param
+    if name not in _sandboxes:
+        reason = _unavailable(name)
+        if reason:
+            pytest.skip(f"{name} backend unavailable: {reason} (CI sets it up with sandbox/setup_ci.sh)")
+        from sandbox import get_sandbox
+
+        sb = get_sandbox(name)
+        sb.warm_up()
+        _sandboxes[name] = sb
+    return _sandboxes[name]
+
+
+@pytest.fixture
+def attack_exercise(add_one):
+    return add_one.model_copy(update={"limits": ATTACK_LIMITS})
+
+
+@pytest.fixture
+def run_attack(sandbox, attack_exercise):
+    def run(source: str):
+        return grade(attack_exercise, source, sandbox=sandbox)
+
+    return run
+
+
+def sandbox_uids() -> range:
+    base = SandboxSettings().uid_base
+    return range(base, base + 64)
+
+
+def sandbox_processes(exclude: set[int]) -> list[str]:
+    """Host processes running as a sandbox uid, except the warm workers themselves."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
+        except OSError:
+            continue
+        uid = int(fields.get("Uid", "0").split()[0])
+        pid = int(status.parent.name)
+        if uid in sandbox_uids() and pid not in exclude:
+            found.append(f"{pid} uid={uid} {fields.get('Name', '').strip()}")
+    return found
+
+
+def sandbox_listeners() -> list[str]:
+    """Listening sockets on the host owned by a sandbox uid."""
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            cols = line.split()
+            if len(cols) > 7 and int(cols[7]) in sandbox_uids():
+                found.append(f"{table}: {line.strip()}")
+    return found
+
+
+def planted_files() -> list[str]:
+    """Files the attacks try to create in the project's code and exercises."""
+    found = []
+    for top in WATCHED:
+        found += [str(p) for p in (PROJECT_ROOT / top).rglob("*") if p.name.startswith(("planted", "daemon"))]
+    return found
+
+
+class HostState:
+    """What must not change on the host: files, processes and listeners of the sandbox uids."""
+
+    def __init__(self, sentinel_dir: Path, sandbox):
+        self.dir = sentinel_dir
+        self.sentinel = sentinel_dir / "sentinel.txt"
+        self.sentinel.write_text("untouched")
+        self.sandbox = sandbox
+        self.listing = sorted(p.name for p in sentinel_dir.iterdir())
+
+    def worker_pids(self) -> set[int]:
+        return {getattr(w, "pid", 0) for w in self.sandbox.pool.workers()}
+
+    def assert_unchanged(self) -> None:
+        assert self.sentinel.read_text() == "untouched"
+        assert sorted(p.name for p in self.dir.iterdir()) == self.listing
+        assert sandbox_processes(self.worker_pids()) == []
+        assert sandbox_listeners() == []
+        assert planted_files() == []
+
+
+@pytest.fixture
+def host(tmp_path, sandbox):
+    d = tmp_path / "host"
+    d.mkdir()
+    return HostState(d, sandbox)
+
+
+@pytest.fixture
+def loopback_listener():
+    """A TCP listener on the host's loopback; `accepted()` says whether anything connected."""
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.setblocking(False)
+
+    class Listener:
+        port = srv.getsockname()[1]
+
+        @staticmethod
+        def accepted() -> bool:
+            try:
+                conn, _ = srv.accept()
+            except BlockingIOError:
+                return False
+            conn.close()
+            return True
+
+    yield Listener
+    srv.close()
+
+
+@pytest.fixture
+def assert_honest_accepted(sandbox, add_one):
+    """Grade the honest solution on the same (possibly attacked) pool: it must be ACCEPTED."""
+
+    def check(extra: str = "") -> object:
+        report = grade(add_one.model_copy(update={"limits": ATTACK_LIMITS}), extra + HONEST, sandbox=sandbox)
+        assert report.verdict is Verdict.ACCEPTED, (report.summary, report.stderr[-2000:])
+        return report
+
+    return check

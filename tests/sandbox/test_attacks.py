@@ -1,0 +1,229 @@
+"""The attack suite: each hostile submission, through each hardened backend, must get a clean
+non-accepted verdict, leave the host unchanged, and leave the pool able to grade the next honest
+submission correctly.
+
+A probe that finds a way out prints ESCAPED; no report may ever contain it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+
+from judge.paths import PROJECT_ROOT
+from judge.report import Verdict
+
+pytestmark = pytest.mark.sandbox
+
+NOT_ACCEPTED = frozenset(Verdict) - {Verdict.ACCEPTED}
+WRONG = "\n\ndef f(x):\n    return x + 2\n"
+
+ATTACKS = {
+    "fork_bomb": (NOT_ACCEPTED, """
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+        """),
+    "thread_bomb": (NOT_ACCEPTED, """
+        import threading, time
+        while True:
+            threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+        """),
+    "memory_bomb_tensor": ({Verdict.MEMORY_LIMIT}, """
+        import torch
+        keep = [torch.ones(32 * 2**20) for _ in range(256)]
+        """),
+    "memory_bomb_list": ({Verdict.MEMORY_LIMIT}, """
+        keep = []
+        while True:
+            keep.append([0] * 10**6)
+        """),
+    "busy_loop": ({Verdict.TIME_LIMIT}, "while True:\n    pass\n"),
+    "sleep": ({Verdict.TIME_LIMIT}, "import time\ntime.sleep(3600)\n"),
+    "ignores_sigterm": ({Verdict.TIME_LIMIT}, """
+        import signal
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGXCPU):
+            signal.signal(sig, signal.SIG_IGN)
+        while True:
+            pass
+        """),
+    "stdout_flood": ({Verdict.OUTPUT_LIMIT}, "while True:\n    print('x' * 1000)\n"),
+    "huge_file": (NOT_ACCEPTED, """
+        with open("big.bin", "wb") as fh:
+            for _ in range(4096):
+                fh.write(b"\\0" * 2**20)
+        """),
+    "fill_tmp": (NOT_ACCEPTED, """
+        import os
+        os.makedirs("/tmp/fill", exist_ok=True)
+        for i in range(100000):
+            with open(f"/tmp/fill/{i}", "wb") as fh:
+                fh.write(b"\\1" * 8 * 2**20)
+        """),
+    "network_internet": (NOT_ACCEPTED, """
+        import socket
+        names = [n for _, n in socket.if_nameindex()]
+        if set(names) - {"lo"}:
+            print("ESCAPED interfaces", names)
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            s.connect(("192.0.2.1", 9))  # a UDP connect only looks up a route: no packet is sent
+            print("ESCAPED route to the internet")
+        except OSError as exc:
+            print("no route:", exc)
+        raise SystemExit("probe done")
+        """),
+    "network_host_loopback": (NOT_ACCEPTED, """
+        import socket
+        try:
+            socket.create_connection(("127.0.0.1", {port}), timeout=2).close()
+            print("ESCAPED connected to the host")
+        except OSError as exc:
+            print("refused:", exc)
+        raise SystemExit("probe done")
+        """),
+    "read_shadow": (NOT_ACCEPTED, """
+        for path in ("/etc/shadow", "/proc/1/root/etc/shadow", "/proc/self/root/etc/shadow"):
+            try:
+                print("ESCAPED", path, open(path).read()[:100])
+            except OSError as exc:
+                print("denied:", path, exc)
+        raise SystemExit("probe done")
+        """),
+    "read_server_data_and_hidden_tests": (NOT_ACCEPTED, """
+        import glob, os
+        paths = ["{root}/tests/fake_course/add-one/tests/test_add.py", "{root}/exercises",
+                 "{root}/data", "{root}/pyproject.toml", "{sentinel}"]
+        for path in paths:
+            try:
+                print("ESCAPED", path, os.listdir(path) if os.path.isdir(path) else open(path).read()[:80])
+            except OSError as exc:
+                print("denied:", path, type(exc).__name__)
+        for found in glob.glob("/**/test_add.py", recursive=True):
+            print("ESCAPED hidden test file", found)
+        raise SystemExit("probe done")
+        """),
+    "write_outside_scratch": (NOT_ACCEPTED, """
+        import os, sys
+        targets = ["{sentinel_dir}/planted", "{root}/judge/planted.py", "/opt/practice/judge/planted.py",
+                   "/usr/planted", "/etc/planted", os.path.join(sys.prefix, "planted.pth"), "/planted",
+                   "/proc/sys/kernel/hostname", "/sys/fs/cgroup/planted"]
+        for path in targets:
+            try:
+                with open(path, "w") as fh:
+                    fh.write("x")
+                print("ESCAPED wrote", path)
+            except OSError as exc:
+                print("denied:", path, type(exc).__name__)
+        raise SystemExit("probe done")
+        """),
+    "server_environment": (NOT_ACCEPTED, """
+        import glob, os
+        print(dict(os.environ))
+        for path in glob.glob("/proc/*/environ"):
+            try:
+                print(path, open(path, "rb").read())
+            except OSError:
+                pass
+        raise SystemExit("probe done")
+        """),
+    "kill_parent": (NOT_ACCEPTED, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + WRONG),
+    "kill_everything": (NOT_ACCEPTED, "import os, signal\nos.kill(-1, signal.SIGKILL)\n" + WRONG),
+    "daemon_writes_later": (NOT_ACCEPTED, """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                time.sleep(1.5)
+                for path in ("{sentinel_dir}/daemon", "/tmp/daemon-mark", "daemon-mark"):
+                    try:
+                        open(path, "w").write("x")
+                    except OSError:
+                        pass
+                time.sleep(600)
+            os._exit(0)
+        raise SystemExit("daemon started")
+        """),
+    "deep_recursion": (NOT_ACCEPTED, """
+        import sys
+        sys.setrecursionlimit(10**8)
+        def down(n):
+            return down(n + 1) + 1
+        down(0)
+        """),
+    "segfault_ctypes": ({Verdict.RUNTIME_ERROR}, "import ctypes\nctypes.string_at(0)\n"),
+    "fake_report_on_stdout": (NOT_ACCEPTED, """
+        import json
+        for kind in ("collected", "check", "done"):
+            print(json.dumps({"type": kind, "verdict": "ACCEPTED", "passed": True}))
+        print("Verdict: ACCEPTED")
+        """ + WRONG),
+    "forged_result_channel": (NOT_ACCEPTED, """
+        import os
+        os.write(3, b'{"type": "done"}\\n{"nonce": "0", "type": "done"}\\n')
+        """ + WRONG),
+    "closes_descriptors": (NOT_ACCEPTED, "import os\nos.closerange(0, 1024)\n\n\ndef f(x):\n    return x + 1\n"),
+    "exit_0_early": (NOT_ACCEPTED, "import os\nos._exit(0)\n"),
+    "sys_exit_0_at_import": (NOT_ACCEPTED, "import sys\nsys.exit(0)\n"),
+    "fork_then_parent_exits": (NOT_ACCEPTED, """
+        import os
+        if os.fork():
+            os._exit(0)
+
+        def f(x):
+            return x + 1
+        """),
+    "symlinks_out_of_scratch": (NOT_ACCEPTED, """
+        import os
+        for name, target in (("host", "{sentinel_dir}"), ("root", "/"), ("code", "/opt/practice"),
+                             ("etc", "/etc"), ("proc", "/proc/1/root")):
+            os.symlink(target, name)
+            os.symlink(target, "/tmp/" + name)
+        raise SystemExit("links planted")
+        """),
+}
+
+
+def _source(template: str, host, port: int) -> str:
+    values = {"{root}": PROJECT_ROOT, "{sentinel_dir}": host.dir, "{sentinel}": host.sentinel, "{port}": port}
+    text = textwrap.dedent(template)
+    for key, value in values.items():
+        text = text.replace(key, str(value))
+    return "import torch\n" + text
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack(name, run_attack, host, loopback_listener, assert_honest_accepted, server_secret):
+    allowed, template = ATTACKS[name]
+    report = run_attack(_source(template, host, loopback_listener.port))
+    shown = report.stdout + report.stderr + report.summary
+
+    assert report.verdict in allowed, (report.verdict, report.summary, report.stderr[-1500:])
+    assert report.verdict is not Verdict.ACCEPTED
+    assert "ESCAPED" not in shown, shown[-3000:]
+    assert server_secret not in shown
+    assert len(report.stdout) + len(report.stderr) <= 64 * 1024 + 1024
+    if name == "daemon_writes_later":
+        time.sleep(2.5)  # past the daemon's write, had it survived
+    host.assert_unchanged()
+    assert not loopback_listener.accepted(), "a submission reached the host's loopback"
+    after = assert_honest_accepted("import os\nprint('MARK', os.path.exists('/tmp/daemon-mark'), "
+                                   "os.path.exists('/tmp/fill'), os.listdir('.'))\n")
+    assert "MARK False False" in after.stdout, after.stdout
+
+
+def test_segfault_names_the_signal(run_attack, host, loopback_listener):
+    report = run_attack(_source(ATTACKS["segfault_ctypes"][1], host, loopback_listener.port))
+    assert "SIGSEGV" in report.summary, report.summary
+
+
+def test_flood_is_kept_truncated(run_attack, host, loopback_listener):
+    report = run_attack(_source(ATTACKS["stdout_flood"][1], host, loopback_listener.port))
+    assert report.verdict is Verdict.OUTPUT_LIMIT
+    assert report.output_truncated
+    assert 0 < len(report.stdout) <= 64 * 1024
