@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up (first run) and serve the web UI with embedded defaults: SQLite in ./data, the bwrap sandbox.
+# Extra arguments go to `practice serve` (e.g. --port 8080, --sandbox docker).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+bash scripts/install.sh
+exec "${PYTHON:-python3}" -m cli.main serve "$@"

@@ -1,0 +1,117 @@
+"""The learner's and instructor's CLI, driven through click's runner and as a script."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from judge.exercise import load_exercise
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@pytest.fixture
+def run(fake_course, tmp_path):
+    runner = CliRunner()
+
+    def invoke(*args):
+        env = {"PRACTICE_EXERCISES_DIR": str(fake_course), "PRACTICE_WORKSPACE": str(tmp_path / "ws"),
+               "COLUMNS": "200"}
+        return runner.invoke(cli, list(args), env=env, catch_exceptions=False)
+
+    return invoke
+
+
+def test_list_shows_states(run, tmp_path):
+    result = run("list")
+    assert result.exit_code == 0
+    assert "add-one" in result.output and "not started" in result.output
+
+
+def test_grade_workspace_copy_created_from_starter_then_solved(run, tmp_path, fake_course):
+    result = run("add-one", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.output)["verdict"] == "WRONG_ANSWER"
+    mine = tmp_path / "ws" / "add_one.py"
+    assert mine.read_text() == (fake_course / "add-one" / "starter.py").read_text()
+    assert "failing" in run("list").output
+    mine.write_text(mine.read_text().replace("x + 2", "x + 1"))
+    result = run("add-one")
+    assert result.exit_code == 0 and "ACCEPTED" in result.output
+    assert "solved" in run("list").output
+
+
+def test_grade_file_prints_graph_break_line(run, tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("import torch\n\ndef f(x):\n    print('dbg')\n    return x + 1\n")
+    result = run("add-one", str(path))
+    assert result.exit_code == 1
+    assert "GRAPH_BREAK" in result.output and "line 4" in result.output and "print('dbg')" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (("nope",), "unknown exercise 'nope'"),
+    (("add-one", "/no/such/file.py"), "no such file"),
+    (("hint", "nope"), "unknown exercise"),
+])
+def test_usage_errors_exit_2(args, message, fake_course, tmp_path):
+    runner = CliRunner()
+    env = {"PRACTICE_EXERCISES_DIR": str(fake_course), "PRACTICE_WORKSPACE": str(tmp_path)}
+    result = runner.invoke(cli, list(args), env=env)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_hints_come_one_at_a_time(run):
+    first = run("hint", "add-one", "--lang", "zh")
+    assert first.exit_code == 0 and "Hint 1/1" in first.output and "加一" in first.output
+    again = run("hint", "add-one")
+    assert "last hint" in again.output
+
+
+def test_check_proves_the_fake_exercise(run):
+    result = run("check", "add-one")
+    assert result.exit_code == 0, result.output
+    assert "reference" in result.output and "expected ACCEPTED" in result.output
+    assert "wrong/add_two.py" in result.output and "WRONG_ANSWER @ test_values" in result.output
+
+
+def test_check_fails_on_a_broken_exercise(run):
+    result = run("check", "broken-tests")
+    assert result.exit_code == 1
+    assert "FAIL" in result.output
+
+
+def test_new_scaffolds_a_loadable_exercise_whose_test_fails(tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(cli, ["new", "my-exercise", "--exercises", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    exercise = load_exercise(tmp_path / "my-exercise")
+    assert exercise.entry_point == "f" and exercise.test_files() == ["tests/test_hidden.py"]
+    checked = runner.invoke(cli, ["check", "my-exercise", "--exercises", str(tmp_path)])
+    assert checked.exit_code == 1 and "TODO: write the hidden tests" in checked.output
+    again = runner.invoke(cli, ["new", "my-exercise", "--exercises", str(tmp_path)])
+    assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_malformed_exercise_is_a_clear_error(tmp_path, fake_course):
+    import shutil
+
+    shutil.copytree(fake_course / "add-one", tmp_path / "add-one")
+    toml = tmp_path / "add-one" / "exercise.toml"
+    toml.write_text(toml.read_text().replace("difficulty = 1", "difficulty = 0"))
+    result = CliRunner().invoke(cli, ["check", "--exercises", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "difficulty" in result.output and "exercise.toml" in result.output
+
+
+def test_script_runs_from_anywhere(fake_course, tmp_path):
+    proc = subprocess.run([sys.executable, str(ROOT / "practice" / "judge.py"), "list", "--exercises",
+                           str(fake_course), "--workspace", str(tmp_path)], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "add-one" in proc.stdout
