@@ -1,0 +1,12 @@
+import math
+
+import torch
+
+
+def fast_gelu_ext(x):                  # pretend this is an unregistered C/pybind kernel
+    vals = [0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0))) for v in x.detach().flatten().tolist()]
+    return torch.tensor(vals, dtype=x.dtype).view(x.shape)
+
+
+def block(x, w):
+    return fast_gelu_ext(x @ w) + 1.0

@@ -1,0 +1,89 @@
+"""Sizes in a captured graph: the shapes of its inputs, and data-dependent (unbacked) sizes with their lines.
+
+Dynamo names a size it cannot know before running the code an *unbacked* symbol (`u0`, `u1`, ...): it comes
+from `.item()`, `int(tensor)`, `nonzero()`, boolean indexing and the like. A dynamic but input-derived size is
+a *backed* symbol (`s0`, `s27`, ...).
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+import torch.fx
+
+from judge.checks.failures import GraphBreak
+from judge.checks.locations import is_learner_file, location
+from judge.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
+
+_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _value(node: torch.fx.Node):
+    return node.meta.get("example_value", node.meta.get("val"))
+
+
+def _size(dim) -> int | str:
+    return dim if isinstance(dim, int) else str(dim)
+
+
+def input_shapes(gm: torch.fx.GraphModule) -> list[list[int | str]]:
+    """The shapes of the graph's tensor inputs, symbolic sizes as their names, e.g. [[8, 's27', 16]]."""
+    shapes = []
+    for node in gm.graph.nodes:
+        value = _value(node)
+        if node.op == "placeholder" and isinstance(value, torch.Tensor):
+            shapes.append([_size(d) for d in value.shape])
+    return shapes
+
+
+def _unbacked(value) -> set[str]:
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_unbacked(v) for v in value)) if value else set()
+    if isinstance(value, (torch.Tensor, torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return {str(s) for s in free_unbacked_symbols(value)}
+    return set()
+
+
+def learner_line(node: torch.fx.Node) -> SourceLocation | None:
+    """The learner's line that produced `node` (from its recorded stack trace), or None."""
+    found = [location(f, int(n)) for f, n in _FILE_LINE.findall(node.meta.get("stack_trace") or "")
+             if is_learner_file(f)]
+    return found[-1] if found else None
+
+
+def unbacked_origins(gm: torch.fx.GraphModule) -> list[tuple[str, torch.fx.Node]]:
+    """Each unbacked symbol of the graph with the node that first produced it, in graph order."""
+    seen: set[str] = set()
+    origins = []
+    for node in gm.graph.nodes:
+        for name in sorted(_unbacked(_value(node)) - seen):
+            seen.add(name)
+            origins.append((name, node))
+    return origins
+
+
+def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: str = "the captured graph") -> None:
+    """Fail with GRAPH_BREAK if a graph has a data-dependent size, naming the learner's line that made it."""
+    for gm in graphs:
+        origins = unbacked_origins(gm)
+        if not origins:
+            continue
+        name, node = origins[0]
+        loc = learner_line(node)
+        where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
+        symbols = ", ".join(n for n, _ in origins[:6]) + (", ..." if len(origins) > 6 else "")
+        op = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
+        diags = [GraphBreakDiagnostic(
+            reason=f"data-dependent size {name} from {op}",
+            explanation="a size computed from a tensor's values (.item(), int(t), nonzero, boolean indexing) "
+                        "is unknown until the code runs",
+            location=loc, user_stack=[loc] if loc else [])]
+        diags.append(GraphDiagnostic(title="captured graph", code=gm.code.strip(), highlight=[node.name]))
+        raise GraphBreak(
+            f"{what} has sizes that depend on tensor values ({symbols}), first created{where} by `{op}`. "
+            "Without fullgraph Dynamo breaks the graph there; torch 2.13 can capture it as an 'unbacked' "
+            "size, but every shape after it is unknown to the compiler. Keep the shapes fixed "
+            "(for example, a mask over all positions instead of a slice of data-dependent length).", diags)
