@@ -1,0 +1,5 @@
+import torch
+
+
+def silu_pass(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    return gm                                   # TODO

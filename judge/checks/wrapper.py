@@ -1,0 +1,59 @@
+"""What Inductor's generated `call()` does outside the kernels it generated (extern and fallback calls).
+
+Inductor's output code has one `call(args)` per graph: it allocates buffers, runs the generated kernels
+(`cpp_fused_*` on the CPU) and calls everything it could not generate itself: `extern_kernels.mm`,
+fallback ATen ops (`aten.sort.default(...)`) and custom ops (`torch.ops.ext.rmsnorm.default(...)`).
+Those opaque calls are where fusion stops. Use with `judge.checks.inductor_code`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from judge.checks.failures import WrongAnswer
+from judge.report import GraphDiagnostic
+
+# A call of something Inductor did not generate: extern_kernels.mm(, torch.ops.ns.op.default(, aten.op.default(
+_OPAQUE = re.compile(r"\b((?:extern_kernels|torch\.ops|aten)(?:\.\w+)+)\s*\(")
+# Wrapper plumbing that is not a computation.
+_PLUMBING = ("torch.ops.inductor.", "torch.ops.aten._assert", "aten._assert")
+
+
+def call_bodies(codes: list[str]) -> list[str]:
+    """The body of each generated `def call(self, args)` (one per compiled graph), comments removed."""
+    bodies = []
+    for code in codes:
+        lines = code.splitlines()
+        for i, line in enumerate(lines):
+            if line.strip() != "def call(self, args):":
+                continue
+            indent = len(line) - len(line.lstrip())
+            body = []
+            for inner in lines[i + 1:]:
+                if inner.strip() and len(inner) - len(inner.lstrip()) <= indent:
+                    break
+                code_part = inner.split("#", 1)[0].rstrip()
+                if code_part.strip():
+                    body.append(code_part)
+            bodies.append("\n".join(body))
+    return bodies
+
+
+def opaque_calls(codes: list[str]) -> list[str]:
+    """Calls in `call()` that run outside generated kernels, e.g. ['extern_kernels.mm', 'torch.ops.ext.rms.default']."""
+    found = []
+    for body in call_bodies(codes):
+        found.extend(name for name in _OPAQUE.findall(body) if not name.startswith(_PLUMBING))
+    return found
+
+
+def assert_no_opaque_calls(codes: list[str], what: str = "your function") -> None:
+    """Fail with WRONG_ANSWER if Inductor's `call()` runs anything besides its generated kernels."""
+    calls = opaque_calls(codes)
+    if not calls:
+        return
+    diag = GraphDiagnostic(title="Inductor's call()", code="\n\n".join(call_bodies(codes)), highlight=calls)
+    raise WrongAnswer(
+        f"Inductor compiled {what} but its call() still runs {', '.join(sorted(set(calls)))} outside the "
+        "kernels it generated. Inductor cannot see inside such a call (a custom op, a matmul or an op without "
+        "a lowering), so nothing fuses across it. Write that part with plain tensor operations.", [diag])
