@@ -53,7 +53,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
             course.close()
             store.close()
 
-    app = FastAPI(title="torch-practice", version="1", lifespan=lifespan,
+    app = FastAPI(title="torch-practice", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   description="Practice judge for torch.compile exercises. Learners are identified by a cookie.")
     app.state.settings, app.state.course, app.state.store = settings, course, store
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name

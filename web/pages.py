@@ -56,6 +56,12 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
     })
 
 
+@router.get("/docs", response_class=HTMLResponse)
+def api_docs(request: Request) -> HTMLResponse:
+    """FastAPI's OpenAPI page, with Swagger UI served from /static (no CDN, no inline script)."""
+    return templates.TemplateResponse(request, "docs.html", {})
+
+
 @router.get("/assets/pygments.css")
 def highlight_css() -> Response:
     return Response(pygments_css(), media_type="text/css", headers={"Cache-Control": "public, max-age=3600"})

@@ -68,3 +68,10 @@ def test_unknown_exercise_page_is_404(client):
 def test_static_bundle_is_served(client):
     response = client.get("/static/editor.bundle.js")
     assert response.status_code == 200 and "PracticeEditor" in response.text
+
+
+def test_api_docs_page_is_self_hosted(client):
+    html = client.get("/docs").text
+    assert "/static/swagger/swagger-ui-bundle.js" in html and "/static/docs.js" in html
+    assert "http" not in html.replace('"/openapi.json"', "")
+    assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200

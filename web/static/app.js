@@ -78,6 +78,7 @@
   // ---- submitting -------------------------------------------------------------------------------
   const status = $("status"), reportBox = $("report"), submitButton = $("submit");
   let grading = false;
+  submitButton.addEventListener("click", () => submit());
 
   function setStatus(text, cls) {
     status.textContent = text;
@@ -177,13 +178,19 @@
     const head = el("div", {class: "check-head"},
       el("span", {class: check.passed ? "mark ok" : "mark bad", "aria-label": check.passed ? T.passed : T.failed},
          check.passed ? "\u2713" : "\u2717"),
-      el("span", {class: "check-name"}, check.title || check.name),
+      el("span", {class: "check-name"}, checkTitle(check)),
       check.verdict ? el("span", {class: "verdict-tag v-" + check.verdict}, verdictText(check.verdict)) : null,
       el("span", {class: "muted small"}, check.duration_s.toFixed(2) + " s"));
     const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")}, head);
     if (full && check.message) item.append(el("p", {class: "message"}, check.message));
     if (full) check.diagnostics.forEach((d) => item.append(diagnostic(d, marks)));
     return item;
+  }
+
+  // Parametrized checks share a title; their name's [case] tells them apart.
+  function checkTitle(check) {
+    const param = /\[[^\]]*\]$/.exec(check.name);
+    return check.title ? check.title + (param ? " " + param[0] : "") : check.name;
   }
 
   function where(loc) {
@@ -194,8 +201,9 @@
 
   function diagnostic(d, marks) {
     if (d.kind === "graph_break") {
-      if (d.location && marks && (!d.location.file || d.location.file.endsWith(LEARNER_FILE))) {
-        marks.push({line: d.location.line, reason: d.reason});
+      if (d.location && marks && (!d.location.file || d.location.file.endsWith(LEARNER_FILE)) &&
+          !marks.some((m) => m.line === d.location.line)) {
+        marks.push({line: d.location.line, reason: (d.explanation ? d.explanation + "\n\n" : "") + d.reason});
       }
       return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at), where(d.location),
         el("p", {class: "reason"}, d.reason), d.explanation ? el("p", {}, d.explanation) : null);

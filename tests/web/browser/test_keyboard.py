@@ -82,3 +82,13 @@ def test_phone_width_stacks_and_fits(browser, live, shots, page_errors):
     assert page.locator("#submit").is_visible()
     assert page_errors == []
     context.close()
+
+
+def test_api_docs_render_without_csp_errors(browser, live, shots, page_errors):
+    context, page = open_page(browser, page_errors)
+    page.goto(live.url + "/docs")
+    page.wait_for_selector(".opblock")
+    assert page.locator(".opblock").count() >= 7
+    shots(page, "docs")
+    assert page_errors == []
+    context.close()

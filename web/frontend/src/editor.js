@@ -21,7 +21,7 @@ class BreakMarker extends GutterMarker {
   eq(other) { return other.reason === this.reason; }
   toDOM() {
     const el = document.createElement("span");
-    el.className = "cm-break-marker";
+    el.className = this.reason ? "cm-break-marker" : "cm-break-spacer";  // the spacer only sizes the gutter
     el.textContent = "\u25CF";
     el.title = this.reason;            // textContent/title: never parsed as HTML
     el.setAttribute("aria-label", this.reason);
