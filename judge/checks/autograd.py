@@ -1,0 +1,37 @@
+"""Gradients: run a function forward and backward and compare outputs and gradients."""
+
+from __future__ import annotations
+
+import torch
+
+from judge.checks.numerics import assert_same
+
+
+def value_and_grads(fn, *inputs: torch.Tensor):
+    """`(output, grads)`: `fn` on fresh leaf copies of `inputs`, then backward of the output's sum.
+
+    Each grad is the gradient for the input at the same position (None when none flowed to it).
+    """
+    leaves = [t.detach().clone().requires_grad_(t.is_floating_point()) for t in inputs]
+    output = fn(*leaves)
+    if output.requires_grad:  # otherwise no gradient reaches any input: every grad stays None
+        output.sum().backward()
+    return output.detach(), [leaf.grad for leaf in leaves]
+
+
+def assert_same_value_and_grads(fn, expected_fn, *inputs: torch.Tensor, case: str, names=None,
+                                rtol: float | None = None, atol: float | None = None) -> None:
+    """Fail with WrongAnswer unless `fn` matches `expected_fn` in its output and in every input's gradient.
+
+    NaN in one and not the other is a mismatch; `names` label the inputs in messages ("s", "x", ...).
+    """
+    names = list(names or [f"input {i}" for i in range(len(inputs))])
+    out, grads = value_and_grads(fn, *inputs)
+    ref_out, ref_grads = value_and_grads(expected_fn, *inputs)
+    assert_same(out, ref_out, case=case, rtol=rtol, atol=atol, what="output")
+    for name, grad, ref_grad in zip(names, grads, ref_grads):
+        if ref_grad is None:
+            continue
+        if grad is None:
+            assert_same(None, ref_grad, case=case, what=f"gradient of {name}")
+        assert_same(grad, ref_grad, case=case, rtol=rtol, atol=atol, what=f"gradient of {name}")

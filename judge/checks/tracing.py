@@ -1,0 +1,28 @@
+"""Errors raised while Dynamo traces the learner's code that are not Dynamo's own exception types.
+
+Some tracing failures surface as plain Python errors (an IndexError when an unbacked SymInt from
+`int(tensor)` is used as an index); Dynamo appends "from user code:" and the learner's line.
+"""
+
+from __future__ import annotations
+
+from judge.checks.failures import GraphBreak
+from judge.checks.graphs import graph_break_from_exception
+
+USER_CODE_MARKER = "from user code:"
+
+
+def raised_while_tracing(exc: BaseException) -> bool:
+    """True when `exc` was raised by Dynamo while tracing user code (its message names the user line)."""
+    return USER_CODE_MARKER in str(exc)
+
+
+def as_graph_break(exc: BaseException, *, what: str, explanation: str | None = None) -> GraphBreak:
+    """A GraphBreak naming the learner's line of a tracing failure, with `explanation` if given."""
+    diag = graph_break_from_exception(exc)
+    if explanation:
+        diag.explanation = explanation
+    first = str(exc).split(USER_CODE_MARKER)[0].strip().splitlines()
+    diag.reason = f"{type(exc).__name__}: {first[0] if first else ''}"[:600]
+    where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "your code"
+    return GraphBreak(f"{what}: Dynamo could not trace {where}: {diag.explanation}", [diag])
