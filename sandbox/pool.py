@@ -7,6 +7,7 @@ submission waits only for its own grading (and for a free slot when all are busy
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 import time
 from typing import Callable
@@ -14,6 +15,7 @@ from typing import Callable
 from sandbox.base import SandboxError
 
 RETRY_AFTER_S = 5.0
+log = logging.getLogger(__name__)
 
 
 class Pool:
@@ -79,6 +81,9 @@ class Pool:
     def release(self, worker) -> None:
         """Give a worker back; a broken or worn-out one is closed and its slot refilled."""
         retire = worker.broken or worker.runs >= self.max_runs
+        if retire:
+            log.info("retiring sandbox worker in slot %d after %d runs%s", worker.slot, worker.runs,
+                     " (broken)" if worker.broken else "")
         with self._cond:
             if not retire and not self._closed:
                 self._idle.append(worker)
@@ -88,6 +93,13 @@ class Pool:
             if not self._closed:
                 self._start(worker.slot)
         threading.Thread(target=worker.close, daemon=True).start()
+
+    def settle(self, timeout: float) -> None:
+        """Wait until no slot is starting a worker (for tests that look at every worker process)."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._starting and time.monotonic() < deadline:
+                self._cond.wait(min(1.0, max(0.01, deadline - time.monotonic())))
 
     def workers(self) -> list:
         """Every live worker, idle or busy (for diagnostics and tests)."""

@@ -140,14 +140,15 @@ class Worker(abc.ABC):
 
     def _wait_exit(self, deadline: float, outcome: RunOutcome, kill) -> dict:
         """The worker's `exited` report; kills the run at the deadline, gives up after a grace period."""
+        grace_end = time.monotonic() + EXIT_GRACE_S if (outcome.timed_out or outcome.output_exceeded) else None
         while True:
-            wait = deadline - time.monotonic()
-            if wait <= 0 and not outcome.timed_out:
+            now = time.monotonic()
+            if grace_end is None and now >= deadline:
                 outcome.timed_out = True
                 kill()
-                deadline = time.monotonic() + EXIT_GRACE_S
-                continue
-            if wait <= 0:
+                grace_end = now + EXIT_GRACE_S
+            wait = (grace_end or deadline) - now
+            if grace_end is not None and wait <= 0:
                 self.broken = True
                 return {"error": "the worker did not report how the run ended"}
             self.ctl.settimeout(max(0.05, wait))

@@ -129,6 +129,7 @@ class HostState:
         self.listing = sorted(p.name for p in sentinel_dir.iterdir())
 
     def worker_pids(self) -> set[int]:
+        self.sandbox.pool.settle(120)
         return {getattr(w, "pid", 0) for w in self.sandbox.pool.workers()}
 
     def assert_unchanged(self) -> None:
