@@ -41,6 +41,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "truncated": {"zh": "（已截断）", "en": "(truncated)"},
     "line": {"zh": "第 {n} 行", "en": "line {n}"},
     "graph_break_at": {"zh": "图中断", "en": "Graph break"},
+    "dynamo_reason": {"zh": "Dynamo 给出的原因", "en": "Dynamo's reason"},
     "case": {"zh": "输入", "en": "Input case"},
     "max_abs_error": {"zh": "最大绝对误差", "en": "max abs error"},
     "max_rel_error": {"zh": "最大相对误差", "en": "max rel error"},

@@ -92,6 +92,7 @@
     editor.setMarks([]);
     reportBox.replaceChildren();
     setStatus(T.queued, "busy");
+    status.scrollIntoView({block: "nearest"});
     try {
       const response = await fetch("/api/exercises/" + encodeURIComponent(boot.exercise_id) + "/submissions", {
         method: "POST", headers: {"Content-Type": "application/json"}, credentials: "same-origin",
@@ -167,23 +168,29 @@
     setStatus(verdictText(report.verdict), ok ? "ok" : "bad");
     const marks = [];
     const parts = [el("p", {class: "summary"}, report.summary)];
-    if (report.checks.length) parts.push(el("ol", {class: "checks"}, report.checks.map((c) => checkItem(c, true, marks))));
-    report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks)));
+    const first = report.checks.find((c) => !c.passed);
+    if (report.checks.length) parts.push(el("ol", {class: "checks"},
+      report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
+    report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));
     parts.push(rawOutput(report));
     reportBox.replaceChildren(...parts);
     editor.setMarks(marks);
   }
 
-  function checkItem(check, full, marks) {
+  // full: the first failure is shown open; later failures fold into a <details> (often the same cause).
+  function checkItem(check, full, marks, folded) {
     const head = el("div", {class: "check-head"},
       el("span", {class: check.passed ? "mark ok" : "mark bad", "aria-label": check.passed ? T.passed : T.failed},
          check.passed ? "\u2713" : "\u2717"),
       el("span", {class: "check-name"}, checkTitle(check)),
       check.verdict ? el("span", {class: "verdict-tag v-" + check.verdict}, verdictText(check.verdict)) : null,
       el("span", {class: "muted small"}, check.duration_s.toFixed(2) + " s"));
-    const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")}, head);
-    if (full && check.message) item.append(el("p", {class: "message"}, check.message));
-    if (full) check.diagnostics.forEach((d) => item.append(diagnostic(d, marks)));
+    const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")});
+    if (!full || check.passed) { item.append(head); return item; }
+    const body = [check.message ? el("p", {class: "message"}, check.message) : null,
+                  ...check.diagnostics.map((d) => diagnostic(d, marks, check.message))].filter(Boolean);
+    if (folded) item.append(el("details", {}, el("summary", {}, head), body));
+    else item.append(head, ...body);
     return item;
   }
 
@@ -199,14 +206,16 @@
       loc.text ? el("code", {}, loc.text) : null);
   }
 
-  function diagnostic(d, marks) {
+  // shown: text already on screen (the check's message), so an explanation is not repeated.
+  function diagnostic(d, marks, shown) {
     if (d.kind === "graph_break") {
       if (d.location && marks && (!d.location.file || d.location.file.endsWith(LEARNER_FILE)) &&
           !marks.some((m) => m.line === d.location.line)) {
         marks.push({line: d.location.line, reason: (d.explanation ? d.explanation + "\n\n" : "") + d.reason});
       }
-      return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at), where(d.location),
-        el("p", {class: "reason"}, d.reason), d.explanation ? el("p", {}, d.explanation) : null);
+      const explain = d.explanation && !(shown || "").includes(d.explanation) ? el("p", {}, d.explanation) : null;
+      return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at), where(d.location), explain,
+        el("details", {}, el("summary", {}, T.dynamo_reason), el("p", {class: "reason"}, d.reason)));
     }
     if (d.kind === "mismatch") {
       const stats = [];
