@@ -28,4 +28,5 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     shown = "localhost" if settings.host in ("127.0.0.1", "0.0.0.0", "::") else settings.host
     click.echo(f"torch-practice: http://{shown}:{settings.port}/  (sandbox: {app.state.sandbox_name}, "
                f"data: {settings.data_dir.resolve()}, {settings.workers} worker(s)); Ctrl+C stops")
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info")
+    # Open event streams would otherwise hold a Ctrl+C until their grading ends.
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=5)

@@ -35,3 +35,21 @@ def test_original_step_gets_graph_break_on_the_item_line(tmp_path):
         assert stored["status"] == "done" and stored["report"] == report
         assert client.get(f"/api/exercises/{BOOK_EXERCISE}/solution").status_code == 403
         assert client.get("/api/exercises").json()[0]["state"] == "attempted"
+
+
+@pytest.mark.sandbox
+def test_default_sandbox_is_bwrap_and_accepts_the_reference(tmp_path):
+    import shutil
+
+    if not shutil.which("bwrap"):
+        pytest.skip("bubblewrap is not installed")
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), workers=1, secret_key="bw")
+    app = create_app(settings)
+    assert app.state.sandbox_name == "bwrap"
+    reference = (settings.exercises_dir / BOOK_EXERCISE / "solutions" / "reference.py").read_text()
+    with TestClient(app) as client:
+        created = client.post(f"/api/exercises/{BOOK_EXERCISE}/submissions", json={"source": reference}).json()
+        report = read_events(client, created["events_url"])[-1]["report"]
+        assert report["verdict"] == "ACCEPTED", report["summary"]
+        assert report["sandbox"].startswith("bwrap")
+        assert client.get(f"/api/exercises/{BOOK_EXERCISE}/solution").status_code == 200

@@ -66,6 +66,12 @@ def test_keyboard_only_solve(browser, live, shots, page_errors):
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
     assert "cm-content" not in focused(page)
+    # The raw output is one click away, and shown as text: the fake run printed "<b>printed</b>".
+    raw = page.locator("details.raw")
+    raw.locator("summary").focus()
+    page.keyboard.press("Enter")
+    assert raw.locator("pre").first.inner_text() == "<b>printed</b>"
+    assert raw.locator("b").count() == 0
     assert page_errors == []
     context.close()
 

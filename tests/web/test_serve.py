@@ -1,0 +1,51 @@
+"""`cli.serve.serve`: options over settings, the printed URL, startup errors as click errors."""
+
+from __future__ import annotations
+
+import click
+import pytest
+
+from cli.serve import serve
+from tests.web.conftest import FIXTURE_COURSE
+
+
+@pytest.fixture
+def ran(monkeypatch):
+    calls = []
+    monkeypatch.setattr("uvicorn.run", lambda app, **kw: calls.append((app, kw)))
+    monkeypatch.setenv("PRACTICE_EXERCISES_DIR", str(FIXTURE_COURSE))
+    return calls
+
+
+def test_serve_builds_the_app_and_prints_the_url(ran, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
+    serve(host="127.0.0.1", port=8123, data_dir=tmp_path, sandbox="none", reload_exercises=False)
+    (app, kw), = ran
+    assert kw["host"] == "127.0.0.1" and kw["port"] == 8123
+    assert app.state.sandbox_name == "none" and app.state.settings.data_dir == tmp_path
+    assert "http://localhost:8123/" in capsys.readouterr().out
+
+
+def test_unset_options_fall_back_to_env(ran, tmp_path, monkeypatch):
+    monkeypatch.setenv("PRACTICE_PORT", "8124")
+    monkeypatch.setenv("PRACTICE_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("PRACTICE_SANDBOX", "none")
+    monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
+    serve(reload_exercises=False)
+    (app, kw), = ran
+    assert kw["port"] == 8124 and app.state.settings.data_dir == tmp_path
+
+
+def test_unsandboxed_without_permission_is_a_click_error(ran, tmp_path, monkeypatch):
+    monkeypatch.delenv("PRACTICE_ALLOW_UNSANDBOXED", raising=False)
+    with pytest.raises(click.ClickException, match="PRACTICE_ALLOW_UNSANDBOXED"):
+        serve(port=8125, data_dir=tmp_path, sandbox="none")
+    assert ran == []
+
+
+def test_broken_course_is_a_click_error(ran, tmp_path, monkeypatch):
+    (tmp_path / "course" / "bad").mkdir(parents=True)
+    monkeypatch.setenv("PRACTICE_EXERCISES_DIR", str(tmp_path / "course"))
+    monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
+    with pytest.raises(click.ClickException, match="exercise.toml"):
+        serve(port=8126, data_dir=tmp_path, sandbox="none")
