@@ -24,6 +24,7 @@ MS_REC, MS_PRIVATE = 0x4000, 1 << 18
 MNT_DETACH = 2
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
 RESULT_FD = 3
 PATH = "/usr/local/bin:/usr/bin:/bin"
 
@@ -84,8 +85,10 @@ def set_rlimits(limits: dict) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
     resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if os.geteuid() != 0:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["pids"], limits["pids"]))
+    # Counted per uid (root ignores it); the slot's uid is the submission's alone but for the
+    # Docker worker itself, hence the margin.
+    nproc = limits["pids"] + 16
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 
 def own_fds(result_fd: int, out_fd: int, err_fd: int) -> None:
@@ -128,7 +131,12 @@ def set_hostname() -> None:
 
 
 def lock_down() -> bool:
-    """no_new_privs and the seccomp filter: the last step before learner code."""
+    """no_new_privs and the seccomp filter: the last step before learner code.
+
+    The process is made dumpable again first (the worker is not; a uid change clears it too), so
+    that its own /proc files belong to it; only its own descendants share its uid.
+    """
+    _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     return seccomp.install()
 
 

@@ -1,0 +1,167 @@
+"""The sandbox's parts on their own: the control channel, the pool, the seccomp filter, cgroups."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from sandbox import cgroups, channel, seccomp
+from sandbox.base import SandboxError
+from sandbox.pool import Pool
+
+
+def test_channel_carries_messages_and_descriptors():
+    a, b = socket.socketpair()
+    r, w = os.pipe()
+    channel.send(a, {"op": "run", "job": "x" * 100_000}, fds=[w])
+    os.close(w)
+    msg, fds = channel.recv(b)
+    assert msg == {"op": "run", "job": "x" * 100_000}
+    os.write(fds[0], b"through the passed pipe")
+    os.close(fds[0])
+    assert os.read(r, 100) == b"through the passed pipe"
+    a.close()
+    with pytest.raises(channel.ChannelClosed):
+        channel.recv(b)
+
+
+def test_channel_rejects_oversized_and_non_object_messages():
+    a, b = socket.socketpair()
+    channel.send(a, {"big": "y" * 2000})
+    with pytest.raises(channel.ChannelClosed, match="over the limit"):
+        channel.recv(b, limit=1000)
+    a2, b2 = socket.socketpair()
+    a2.sendall(len(b"[1]").to_bytes(4, "big") + b"[1]")
+    with pytest.raises(channel.ChannelClosed, match="not an object"):
+        channel.recv(b2)
+
+
+class FakeWorker:
+    def __init__(self, slot: int, fail: bool = False):
+        self.slot, self.runs, self.broken, self.fail, self.closed = slot, 0, False, fail, False
+
+    def start(self) -> None:
+        if self.fail:
+            raise SandboxError("cannot start")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_pool_reuses_workers_and_replaces_worn_out_and_broken_ones():
+    made = []
+
+    def make(slot):
+        made.append(FakeWorker(slot))
+        return made[-1]
+
+    pool = Pool(make, size=2, max_runs=2)
+    first = pool.acquire(5)
+    first.runs = 1
+    pool.release(first)
+    pool.settle(5)
+    assert len(made) == 2
+    again = pool.acquire(5)
+    other = pool.acquire(5)
+    assert {again, other} == set(made)
+    again.runs, other.broken = 2, True
+    pool.release(again)
+    pool.release(other)
+    pool.settle(5)
+    assert len(made) == 4 and len(pool.workers()) == 2
+    deadline = time.monotonic() + 5
+    while not (made[0].closed and made[1].closed) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert made[0].closed and made[1].closed
+    pool.shutdown()
+    assert all(w.closed for w in made)
+
+
+def test_pool_reports_why_workers_cannot_start():
+    pool = Pool(lambda slot: FakeWorker(slot, fail=True), size=2, max_runs=5)
+    with pytest.raises(SandboxError, match="cannot start"):
+        pool.acquire(10)
+    pool.shutdown()
+
+
+def test_pool_waits_for_a_busy_worker():
+    pool = Pool(FakeWorker, size=1, max_runs=10)
+    worker = pool.acquire(5)
+    threading.Timer(0.2, pool.release, args=(worker,)).start()
+    assert pool.acquire(5) is worker
+    with pytest.raises(SandboxError, match="became free"):
+        pool.acquire(0.2)
+    pool.shutdown()
+
+
+SECCOMP_PROBE = textwrap.dedent("""
+    import ctypes, errno, os, threading
+    from sandbox import seccomp
+    assert seccomp.install()
+    libc = ctypes.CDLL(None, use_errno=True)
+    results = {}
+    for name, call in {"unshare": lambda: libc.unshare(0x10000000),
+                       "ptrace": lambda: libc.ptrace(0, 0, 0, 0),
+                       "mount": lambda: libc.mount(b"none", b"/tmp", b"tmpfs", 0, None),
+                       "clone_newuser": lambda: libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0),
+                       "x32": lambda: libc.syscall(0x40000000 + 39)}.items():
+        results[name] = (call(), ctypes.get_errno())
+    t = threading.Thread(target=lambda: results.__setitem__("thread", "ran"))
+    t.start(); t.join()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(7)
+    results["fork"] = os.WEXITSTATUS(os.waitpid(pid, 0)[1])
+    print(results)
+""")
+
+
+@pytest.mark.skipif(not seccomp.supported(), reason="the seccomp table covers x86_64 only")
+def test_seccomp_denies_escapes_and_allows_threads_and_fork():
+    out = subprocess.run([sys.executable, "-c", SECCOMP_PROBE], capture_output=True, text=True, timeout=60,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    assert out.returncode == 0, out.stderr
+    results = eval(out.stdout)  # noqa: S307 - our own probe's dict literal
+    for name in ("unshare", "ptrace", "mount", "clone_newuser", "x32"):
+        assert results[name] == (-1, 1), (name, results[name])  # EPERM
+    assert results["thread"] == "ran" and results["fork"] == 7
+
+
+@pytest.mark.sandbox
+@pytest.mark.skipif(os.geteuid() != 0 or cgroups.version() == 0, reason="needs root and a cgroup filesystem")
+def test_cgroup_limits_counts_and_kills_everything_in_it():
+    from sandbox.settings import SandboxSettings
+
+    run = SandboxSettings().base_cgroup().child(f"test-{os.getpid()}")
+    try:
+        run.set_limits(64 * 1024 * 1024, 16, 0.5)
+        procs = [str(f) for f in run.procs_files()]
+
+        def join():
+            for path in procs:
+                with open(path, "w") as fh:
+                    fh.write("0")
+
+        hog = subprocess.Popen([sys.executable, "-c", "x = bytearray(256 * 2**20)"], preexec_fn=join)
+        assert hog.wait(60) == -9
+        assert run.oom_kills() >= 1
+        sleepers = subprocess.Popen(["sh", "-c", "sleep 600 & sleep 600 & wait"], preexec_fn=join)
+        deadline = time.monotonic() + 10
+        while len(run.pids()) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(run.pids()) == 3
+        assert run.kill_all()
+        assert sleepers.wait(10) == -9
+        assert run.pids() == set()
+        assert run.cpu_seconds() > 0
+    finally:
+        run.kill_all()
+        run.remove()
+    assert not any(d.exists() for d in run.dirs.values())
