@@ -25,6 +25,7 @@ class Snapshot:
     def __init__(self):
         self.configs = {name: _plain_config(mod) for name, mod in _configs().items()}
         self.functions = {(owner.__name__, attr): getattr(owner, attr) for owner, attr in _GUARDED_FUNCTIONS}
+        self.stance = _stance()
         import judge.checks as checks
 
         self.checks = {name: getattr(checks, name) for name in checks.__all__}
@@ -32,6 +33,8 @@ class Snapshot:
     def changes(self) -> list[str]:
         """What differs now, as 'torch._dynamo.config.x: False -> True' lines; empty when nothing did."""
         found = []
+        if _stance() != self.stance:
+            found.append(f"torch.compiler.set_stance: {self.stance} -> {_stance()}")
         for name, mod in _configs().items():
             now = _plain_config(mod)
             for key, before in self.configs[name].items():
@@ -55,6 +58,14 @@ class Snapshot:
                     setattr(mod, key, value)
                 except Exception:  # noqa: BLE001 - read-only entries are fine to skip
                     pass
+
+
+def _stance() -> str:
+    """The current torch.compiler stance (e.g. 'force_eager' would make every compile a no-op)."""
+    from torch._dynamo import eval_frame
+
+    current = eval_frame._stance
+    return f"{current.stance}" + (f" (backend={current.backend})" if current.backend else "")
 
 
 def _plain_config(mod) -> dict:

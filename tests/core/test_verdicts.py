@@ -51,6 +51,18 @@ CASES = {
             return x + 1
         """),
     "disabled": (Verdict.FORBIDDEN, None, "@torch.compiler.disable\ndef f(x):\n    return x + 1\n"),
+    "allow_in_graph": (Verdict.FORBIDDEN, None, """
+        def f(x):
+            return x + 1
+
+        torch._dynamo.allow_in_graph(f)
+        """),
+    "force_eager_stance": (Verdict.FORBIDDEN, None, """
+        torch.compiler.set_stance("force_eager")
+
+        def f(x):
+            return x + 1
+        """),
     "replaces_torch": (Verdict.FORBIDDEN, None, """
         torch.allclose = lambda *a, **k: True
 
