@@ -1,0 +1,46 @@
+"""Hidden tests for ragged-mean: no data-dependent sizes in the graph, same means as the loop under dynamic=True."""
+
+import torch
+
+from judge.checks import assert_same, compile_one_graph, describe_tensor
+from judge.checks.shapes import assert_no_unbacked_symbols
+
+
+def batch(b, t, d, lengths, dtype=torch.float32):
+    return torch.randn(b, t, d, dtype=dtype), torch.tensor(lengths, dtype=torch.int64)
+
+
+def case_of(x, lengths):
+    return f"{describe_tensor('x', x)}, lengths {lengths.tolist()}"
+
+
+def compiled(entry):
+    return torch.compile(entry, fullgraph=True, dynamic=True, backend="aot_eager")
+
+
+def test_no_data_dependent_sizes(entry):
+    """Compiled with fullgraph=True and dynamic=True, the graph has no data-dependent (unbacked) sizes"""
+    captured = compile_one_graph(entry, *batch(4, 6, 8, [6, 2, 3, 1]), dynamic=True)
+    assert_no_unbacked_symbols(captured.graphs, what="the graph of seq_mean")
+
+
+def test_same_as_loop(entry, starter):
+    """Under dynamic=True the compiled seq_mean equals the loop for several shapes and lengths"""
+    fn = compiled(entry)
+    for args in [batch(4, 6, 8, [6, 2, 3, 1]), batch(3, 9, 5, [1, 9, 4]), batch(1, 1, 3, [1]),
+                 batch(6, 17, 2, torch.randint(1, 18, (6,)).tolist())]:
+        assert_same(fn(*args), starter.seq_mean(*args), case=case_of(*args))
+
+
+def test_empty_sequence(entry, starter):
+    """A sequence of length 0 gives a row of NaN, as the original's empty mean does"""
+    fn = compiled(entry)
+    for args in [batch(3, 5, 4, [5, 0, 2]), batch(2, 4, 3, [0, 0])]:
+        assert_same(fn(*args), starter.seq_mean(*args), case=case_of(*args) + " (a length-0 sequence)")
+
+
+def test_float64(entry, starter):
+    """float64 inputs give float64 means equal to the original"""
+    fn = compiled(entry)
+    for args in [batch(4, 7, 3, [7, 0, 1, 4], torch.float64), batch(2, 3, 6, [3, 2], torch.float64)]:
+        assert_same(fn(*args), starter.seq_mean(*args), case=case_of(*args))
