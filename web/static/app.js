@@ -293,7 +293,19 @@
     status.scrollIntoView({block: "nearest"});
   });
 
-  // A submission still grading (e.g. the page was reloaded) is followed again.
+  // After a reload: a submission still grading is followed again; otherwise the latest result is shown,
+  // with gutter marks only while the editor still holds the code that was graded.
   const pending = historyList.querySelector(".v-queued, .v-running");
+  const latest = historyList.querySelector("li");
   if (pending) follow(pending.closest("li").dataset.id);
+  else if (latest) showLatest(latest.dataset.id);
+
+  async function showLatest(id) {
+    const response = await fetch("/api/submissions/" + encodeURIComponent(id));
+    if (!response.ok || grading) return;
+    const body = await response.json();
+    if (body.status !== "done") return;
+    showReport(body.report);
+    if (body.source !== editor.getValue()) editor.setMarks([]);
+  }
 })();

@@ -103,6 +103,9 @@ def test_solve_then_break_then_english_then_reload(browser, live, shots, page_er
     assert "# my draft" in page.locator(".cm-content").inner_text()
     assert draft(page).endswith("# my draft")
     assert page.locator("html").get_attribute("lang") == "en"
+    page.wait_for_selector(".status.bad")  # the latest result is shown again...
+    assert page.locator("#status").inner_text() == "Graph break"
+    assert page.locator(".cm-break-marker").count() == 0  # ...but the edited draft is not marked
     shots(page, "reloaded-draft-kept")
 
     page.set_viewport_size({"width": 390, "height": 844})
