@@ -52,14 +52,15 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
     return report.accepted
 
 
-def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str) -> None:
-    """Grade now and again on every save, until Ctrl+C."""
+def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,
+               stop_event=None) -> None:
+    """Grade now and again on every save, until Ctrl+C (or until `stop_event` is set)."""
     from watchfiles import watch
 
     grade_file(console, exercise, path, workspace, sandbox_name)
     console.print(f"[dim]Watching {path} — save to grade again, Ctrl+C to stop.[/]")
     try:
-        for _ in watch(path, debounce=300):
+        for _ in watch(path, debounce=300, stop_event=stop_event):
             console.rule(f"{path.name} changed")
             grade_file(console, exercise, path, workspace, sandbox_name)
     except KeyboardInterrupt:

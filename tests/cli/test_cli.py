@@ -115,3 +115,33 @@ def test_script_runs_from_anywhere(fake_course, tmp_path):
                           cwd=tmp_path, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "add-one" in proc.stdout
+
+
+def test_watch_grades_again_on_save(add_one, tmp_path):
+    import threading
+    import time
+
+    from rich.console import Console
+
+    from cli.grading import watch_file
+    from cli.workspace import Workspace
+
+    path = tmp_path / "mine.py"
+    path.write_text("import torch\n\ndef f(x):\n    return x + 2\n")
+    ws = Workspace(tmp_path / "ws")
+    stop = threading.Event()
+    console = Console(file=open(tmp_path / "out.txt", "w"), width=200)
+    thread = threading.Thread(target=watch_file, args=(console, add_one, path, ws, "none", stop), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 300
+    while ws.status(add_one) == "not started" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert ws.status(add_one) == "failing"
+    time.sleep(1)  # let the watcher start before the save
+    path.write_text("import torch\n\ndef f(x):\n    return x + 1\n")
+    while ws.status(add_one) != "solved" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    stop.set()
+    thread.join(timeout=30)
+    assert ws.status(add_one) == "solved"
+    assert (tmp_path / "out.txt").read_text().count("mine.py changed") == 1
