@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -35,15 +36,17 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     course = Course(settings.exercises_dir, reload=settings.reload_exercises)
     store = Store(settings.resolved_database_url())
     hub = EventHub()
-    close_grader = None
+    close_grader = warm = None
     if queue is None:
         if grade is None:
-            grade, close_grader = make_grade_fn(course, sandbox_name)
+            grade, warm, close_grader = make_grade_fn(course, sandbox_name)
         queue = EmbeddedQueue(store, hub, grade, settings.workers)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         queue.start()
+        if warm is not None:
+            threading.Thread(target=warm, name="sandbox-warm-up", daemon=True).start()
         try:
             yield
         finally:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import shutil
+import importlib
+import logging
 import threading
 from typing import Callable
 
@@ -13,30 +14,43 @@ from web.queue import GradeFn, internal_error
 from web.settings import Settings
 from web.store import Submission
 
+log = logging.getLogger(__name__)
+
 
 class StartupError(Exception):
     """The app cannot start as configured; the message says what to change."""
 
 
+def unavailable(name: str) -> str | None:
+    """None if backend `name` can run here, else the reason it cannot (from the backend's `available()`)."""
+    if name == "none":
+        return None
+    return importlib.import_module(f"sandbox.{name}_backend").available()
+
+
 def choose_sandbox(settings: Settings) -> str:
-    """The backend name to use: bwrap when available for 'auto'; 'none' only when explicitly allowed."""
+    """The backend to use: bwrap when available for 'auto'; 'none' only when explicitly allowed."""
     name = settings.sandbox
     if name == "auto":
-        if shutil.which("bwrap"):
+        reason = unavailable("bwrap")
+        if reason is None:
             return "bwrap"
         if not settings.allow_unsandboxed:
-            raise StartupError("no sandbox available: install bubblewrap (apt-get install bubblewrap), "
-                               "use --sandbox docker, or set PRACTICE_ALLOW_UNSANDBOXED=1 to run submissions "
-                               "unsandboxed (never on a shared server)")
+            raise StartupError(f"no sandbox available ({reason}); use --sandbox docker, or set "
+                               "PRACTICE_ALLOW_UNSANDBOXED=1 to run submissions unsandboxed (never on a shared server)")
+        log.warning("bwrap unavailable (%s): grading unsandboxed, as PRACTICE_ALLOW_UNSANDBOXED allows", reason)
         return "none"
     if name == "none" and not settings.allow_unsandboxed:
         raise StartupError("sandbox 'none' runs submissions as this user; set PRACTICE_ALLOW_UNSANDBOXED=1 "
                            "to allow it (never on a shared server)")
+    reason = unavailable(name)
+    if reason is not None:
+        raise StartupError(f"sandbox '{name}' is unavailable: {reason}")
     return name
 
 
-def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[[], None]]:
-    """A grade function for the queue (one sandbox per worker thread) and a function that closes them."""
+def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[[], None], Callable[[], None]]:
+    """A grade function for the queue (one sandbox per worker thread), a warm-up, and a close function."""
     from judge import grade  # imported late: the core pulls in torch-related modules
 
     local = threading.local()
@@ -61,10 +75,17 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
 
         return grade(exercise, submission.source, sandbox=sandbox(), on_event=on_event)
 
+    def warm() -> None:
+        """Start warm workers before the first submission (backends without them do nothing)."""
+        try:
+            getattr(sandbox(), "warm_up", lambda: None)()
+        except Exception:  # the first submission reports the problem as its verdict
+            log.exception("sandbox warm-up failed")
+
     def close() -> None:
         with lock:
             for box in made:
                 box.close()
             made.clear()
 
-    return grade_submission, close
+    return grade_submission, warm, close

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,7 +24,7 @@ class Settings(BaseSettings):
         None, description="Any SQLAlchemy URL; default: sqlite:///<data_dir>/practice.db.")
     exercises_dir: Path = Field(EXERCISES_DIR, description="The course: one folder per exercise.")
     reload_exercises: bool = Field(False, description="Pick up edits to the exercises folder without a restart.")
-    sandbox: str = Field(
+    sandbox: Literal["auto", "bwrap", "docker", "none"] = Field(
         "auto", description="Sandbox backend: auto (bwrap when available) | bwrap | docker | none.")
     allow_unsandboxed: bool = Field(
         False, description="Allow sandbox 'none' (runs submissions as this user); for tests and local use only.")

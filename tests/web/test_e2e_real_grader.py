@@ -39,10 +39,11 @@ def test_original_step_gets_graph_break_on_the_item_line(tmp_path):
 
 @pytest.mark.sandbox
 def test_default_sandbox_is_bwrap_and_accepts_the_reference(tmp_path):
-    import shutil
+    from web.grading import unavailable
 
-    if not shutil.which("bwrap"):
-        pytest.skip("bubblewrap is not installed")
+    reason = unavailable("bwrap")
+    if reason:
+        pytest.skip(reason)
     settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), workers=1, secret_key="bw")
     app = create_app(settings)
     assert app.state.sandbox_name == "bwrap"

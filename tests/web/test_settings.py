@@ -9,7 +9,7 @@ import pytest
 
 from tests.web.conftest import FIXTURE_COURSE
 from web.course import Course
-from web.grading import StartupError, choose_sandbox
+from web.grading import StartupError, choose_sandbox, unavailable
 from web.settings import Settings
 
 
@@ -34,24 +34,47 @@ def test_secret_key_is_generated_once_and_kept(tmp_path):
     assert (tmp_path / "secret_key").stat().st_mode & 0o077 == 0
 
 
-@pytest.mark.parametrize("name, allow, which, expected", [
-    ("auto", False, "/usr/bin/bwrap", "bwrap"),
-    ("auto", True, "/usr/bin/bwrap", "bwrap"),
-    ("auto", True, None, "none"),
+BWRAP_MISSING = "bubblewrap is not installed"
+
+
+@pytest.mark.parametrize("name, allow, bwrap, expected", [
+    ("auto", False, None, "bwrap"),
+    ("auto", True, None, "bwrap"),
+    ("auto", True, BWRAP_MISSING, "none"),
     ("none", True, None, "none"),
     ("docker", False, None, "docker"),
     ("bwrap", False, None, "bwrap"),
 ])
-def test_sandbox_choice(monkeypatch, name, allow, which, expected):
-    monkeypatch.setattr("web.grading.shutil.which", lambda _cmd: which)
+def test_sandbox_choice(monkeypatch, name, allow, bwrap, expected):
+    monkeypatch.setattr("web.grading.unavailable", lambda n: bwrap if n == "bwrap" else None)
     assert choose_sandbox(Settings(sandbox=name, allow_unsandboxed=allow)) == expected
 
 
-@pytest.mark.parametrize("name, which", [("none", "/usr/bin/bwrap"), ("auto", None)])
-def test_unsandboxed_is_refused_unless_allowed(monkeypatch, name, which):
-    monkeypatch.setattr("web.grading.shutil.which", lambda _cmd: which)
+@pytest.mark.parametrize("name, bwrap", [("none", None), ("auto", BWRAP_MISSING)])
+def test_unsandboxed_is_refused_unless_allowed(monkeypatch, name, bwrap):
+    monkeypatch.setattr("web.grading.unavailable", lambda n: bwrap if n == "bwrap" else None)
     with pytest.raises(StartupError, match="PRACTICE_ALLOW_UNSANDBOXED"):
         choose_sandbox(Settings(sandbox=name, allow_unsandboxed=False))
+
+
+def test_an_unavailable_backend_is_refused_at_startup(monkeypatch):
+    monkeypatch.setattr("web.grading.unavailable", lambda n: "the engine does not answer" if n == "docker" else None)
+    with pytest.raises(StartupError, match="'docker' is unavailable: the engine does not answer"):
+        choose_sandbox(Settings(sandbox="docker"))
+
+
+def test_unknown_sandbox_name_is_a_settings_error():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        Settings(sandbox="chroot")
+
+
+def test_unavailable_asks_the_backend():
+    from sandbox import bwrap_backend
+
+    assert unavailable("none") is None
+    assert unavailable("bwrap") == bwrap_backend.available()
 
 
 def wait_for(predicate, timeout=15.0) -> bool:
