@@ -47,7 +47,7 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
     return page(request, "exercise.html", {
         "exercise": exercise,
         "statement_html": markdown_html(exercise.statement_text(lang)),
-        "hints": [h.get(lang) for h in exercise.hints],
+        "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
         "history": store.history(who, exercise.id),
         "reference": exercise.read(exercise.reference) if accepted else None,
         "boot": {"exercise_id": exercise.id, "starter": exercise.read(exercise.starter), "accepted": accepted,

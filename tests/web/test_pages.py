@@ -38,6 +38,7 @@ def test_hints_are_all_hidden_at_first(client):
     html = client.get("/exercises/add-one?lang=en").text
     assert html.count('class="hint md" hidden') == 2
     assert "Show next hint" in html
+    assert "It is <code>return x + 1</code>." in html  # hints are Markdown
 
 
 def reference_block(client) -> str:

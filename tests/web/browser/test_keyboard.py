@@ -72,6 +72,15 @@ def test_keyboard_only_solve(browser, live, shots, page_errors):
     page.keyboard.press("Enter")
     assert raw.locator("pre").first.inner_text() == "<b>printed</b>"
     assert raw.locator("b").count() == 0
+    # A previous submission opens from the history, with its code one (confirmed) step away.
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.locator("#history .view-submission").first.focus()
+    page.keyboard.press("Enter")
+    load = page.get_by_role("button", name="载入这份代码")
+    load.focus()
+    page.keyboard.press("Enter")
+    assert "return x + 1" in page.locator(".cm-content").inner_text()
+    shots(page, "history-opened")
     assert page_errors == []
     context.close()
 
