@@ -29,7 +29,7 @@ def test_tampered_cookie_gets_a_new_learner(client):
     assert response.headers["set-cookie"].startswith(f"{COOKIE}=")
 
 
-@pytest.mark.parametrize("path", ["/", "/exercises/add-one", "/api/exercises", "/healthz", "/static/app.js"])
+@pytest.mark.parametrize("path", ["/", "/exercises/add-one", "/api/exercises", "/healthz", "/static/app.js", "/docs"])
 def test_csp_allows_only_own_scripts(client, path):
     headers = client.get(path).headers
     csp = headers["content-security-policy"]

@@ -1,0 +1,123 @@
+// Report rendering: turns the judge's Report JSON into DOM nodes for the exercise page.
+// Everything from a submission is written with textContent (via el()), never parsed as HTML.
+(function () {
+  "use strict";
+
+  // T: the UI strings; rawOutputChars: how much raw output to show; learnerFile: the file whose lines are marked.
+  function make(T, rawOutputChars, learnerFile) {
+
+    function el(tag, attrs, ...children) {
+      const node = document.createElement(tag);
+      for (const [k, v] of Object.entries(attrs || {})) {
+        if (v === null || v === undefined || v === false) continue;
+        if (k === "class") node.className = v; else node.setAttribute(k, v === true ? "" : String(v));
+      }
+      for (const child of children.flat()) {
+        if (child === null || child === undefined || child === false) continue;
+        node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+      }
+      return node;
+    }
+    const fmt = (text, vars) => text.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? vars[k] : ""));
+    const verdictText = (v) => T["verdict_" + v] || v;
+
+    // The report as nodes, and the gutter marks [{line, reason}] for the learner's graph breaks.
+    function render(report) {
+      const marks = [];
+      const parts = [el("p", {class: "summary"}, report.summary)];
+      const first = report.checks.find((c) => !c.passed);
+      if (report.checks.length) parts.push(el("ol", {class: "checks"},
+        report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
+      report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));
+      parts.push(rawOutput(report));
+      return {parts, marks};
+    }
+
+    // full: the first failure is shown open; later failures fold into a <details> (often the same cause).
+    function checkItem(check, full, marks, folded) {
+      const head = el("div", {class: "check-head"},
+        el("span", {class: check.passed ? "mark ok" : "mark bad", "aria-label": check.passed ? T.passed : T.failed},
+           check.passed ? "\u2713" : "\u2717"),
+        el("span", {class: "check-name"}, checkTitle(check)),
+        check.verdict ? el("span", {class: "verdict-tag v-" + check.verdict}, verdictText(check.verdict)) : null,
+        el("span", {class: "muted small"}, check.duration_s.toFixed(2) + " s"));
+      const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")});
+      if (!full || check.passed) { item.append(head); return item; }
+      const body = [check.message ? el("p", {class: "message"}, check.message) : null,
+                    ...check.diagnostics.map((d) => diagnostic(d, marks, check.message))].filter(Boolean);
+      if (folded) item.append(el("details", {}, el("summary", {}, head), body));
+      else item.append(head, ...body);
+      return item;
+    }
+
+    // Parametrized checks share a title; their name's [case] tells them apart.
+    function checkTitle(check) {
+      const param = /\[[^\]]*\]$/.exec(check.name);
+      return check.title ? check.title + (param ? " " + param[0] : "") : check.name;
+    }
+
+    function where(loc) {
+      if (!loc) return null;
+      return el("div", {class: "where"}, el("span", {class: "line-no"}, fmt(T.line, {n: loc.line})),
+        loc.text ? el("code", {}, loc.text) : null);
+    }
+
+    // shown: text already on screen (the check's message), so an explanation is not repeated.
+    function diagnostic(d, marks, shown) {
+      if (d.kind === "graph_break") {
+        if (d.location && marks && (!d.location.file || d.location.file.endsWith(learnerFile)) &&
+            !marks.some((m) => m.line === d.location.line)) {
+          marks.push({line: d.location.line, reason: (d.explanation ? d.explanation + "\n\n" : "") + d.reason});
+        }
+        const explain = d.explanation && !(shown || "").includes(d.explanation) ? el("p", {}, d.explanation) : null;
+        return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at), where(d.location), explain,
+          el("details", {}, el("summary", {}, T.dynamo_reason), el("p", {class: "reason"}, d.reason)));
+      }
+      if (d.kind === "mismatch") {
+        const stats = [];
+        if (d.max_abs_error !== null && d.max_abs_error !== undefined) stats.push(T.max_abs_error + " " + d.max_abs_error.toPrecision(4));
+        if (d.max_rel_error !== null && d.max_rel_error !== undefined) stats.push(T.max_rel_error + " " + d.max_rel_error.toPrecision(4));
+        if (d.mismatch_count !== null && d.mismatch_count !== undefined) stats.push(T.mismatched + " " + d.mismatch_count + (d.total ? "/" + d.total : ""));
+        const rows = d.first_mismatches.map((m) => el("tr", {}, el("td", {}, "[" + m.index.join(", ") + "]"),
+          el("td", {}, String(m.expected)), el("td", {}, String(m.actual))));
+        return el("div", {class: "diag mismatch"},
+          el("p", {}, el("strong", {}, T.case + ": "), d.case, " (" + d.what + ")"),
+          stats.length ? el("p", {class: "small"}, stats.join(" · ")) : null,
+          rows.length ? el("table", {class: "mismatches"}, el("thead", {}, el("tr", {},
+            el("th", {}, T.index), el("th", {}, T.expected), el("th", {}, T.actual))), el("tbody", {}, rows)) : null);
+      }
+      if (d.kind === "recompile") {
+        return el("div", {class: "diag recompile"}, el("p", {}, T.compiles + ": " + d.compiles + " / " + d.limit),
+          d.guard_failures.length ? el("ul", {}, d.guard_failures.map((g) => el("li", {}, el("code", {}, g)))) : null);
+      }
+      if (d.kind === "graph") {
+        return el("details", {class: "diag graph"}, el("summary", {}, d.title), el("pre", {class: "code"}, d.code));
+      }
+      if (d.kind === "error") {
+        return el("div", {class: "diag error"}, el("p", {}, el("strong", {}, d.exc_type + ": "), d.message),
+          where(d.location),
+          d.traceback ? el("details", {}, el("summary", {}, T.traceback), el("pre", {class: "code"}, d.traceback)) : null);
+      }
+      return el("pre", {class: "code"}, JSON.stringify(d, null, 2));
+    }
+
+    function clip(text) {
+      const limit = rawOutputChars;
+      return text.length > limit ? text.slice(0, limit) + "\n" + T.truncated : text;
+    }
+
+    function rawOutput(report) {
+      const body = [];
+      if (report.stdout) body.push(el("h3", {}, "stdout"), el("pre", {class: "code"}, clip(report.stdout)));
+      if (report.stderr) body.push(el("h3", {}, "stderr"), el("pre", {class: "code"}, clip(report.stderr)));
+      if (!body.length) body.push(el("p", {class: "muted"}, "(empty)"));
+      const note = report.output_truncated ? " " + T.truncated : "";
+      return el("details", {class: "raw"}, el("summary", {}, T.raw_output + note), body,
+        el("p", {class: "muted small"}, "torch " + report.torch_version + " · " + report.sandbox + " · " + report.duration_s.toFixed(1) + " s"));
+    }
+
+    return {el, fmt, verdictText, render, checkItem};
+  }
+
+  window.PracticeReport = {make};
+})();
