@@ -1,0 +1,57 @@
+"""The grader's model for piecewise-split: L layers, each calling the opaque op practice::attention."""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+@torch.library.custom_op("practice::attention", mutates_args=())
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    """Causal attention, opaque to the compiler (stands in for a paged-KV attention kernel)."""
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+@attention.register_fake
+def _(q, k, v):
+    return torch.empty_like(q)
+
+
+class Layer(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.norm = nn.RMSNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.o = nn.Linear(d, d)
+        self.mlp = nn.Linear(d, d)
+
+    def forward(self, x):
+        q, k, v = self.qkv(self.norm(x)).chunk(3, dim=-1)
+        x = x + self.o(torch.ops.practice.attention(q, k, v))
+        return x + F.silu(self.mlp(x))
+
+
+class Model(nn.Module):
+    """Embedding-like input projection, L layers, and a pooling head that uses plain SDPA (not the op)."""
+
+    def __init__(self, layers, d=16):
+        super().__init__()
+        self.inp = nn.Linear(d, d)
+        self.layers = nn.ModuleList(Layer(d) for _ in range(layers))
+        self.query = nn.Parameter(torch.randn(1, 1, d))
+
+    def forward(self, x):
+        x = self.inp(x)
+        for layer in self.layers:
+            x = layer(x)
+        q = self.query.expand(x.shape[0], 1, x.shape[-1])
+        return F.scaled_dot_product_attention(q, x, x).squeeze(1)   # pooling: stays in a compiled piece
+
+
+def make(layers, dtype=torch.float32):
+    torch.manual_seed(layers)
+    return Model(layers).to(dtype).eval()
+
+
+def is_attention(node) -> bool:
+    return node.op == "call_function" and node.target in (torch.ops.practice.attention,
+                                                          torch.ops.practice.attention.default)
