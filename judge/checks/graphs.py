@@ -93,7 +93,7 @@ def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
     if not stack:
         stack = _learner_lines_in_text(str(exc))
     reason = _short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
-    return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(str(exc)),
+    return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
                                 location=stack[-1] if stack else None, user_stack=stack)
 
 
