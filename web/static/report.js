@@ -24,8 +24,10 @@
     // The report as nodes, and the gutter marks [{line, reason}] for the learner's graph breaks.
     function render(report) {
       const marks = [];
-      const parts = [el("p", {class: "summary"}, report.summary)];
       const first = report.checks.find((c) => !c.passed);
+      // The summary usually repeats the first failure's message, which is shown below anyway.
+      const repeats = first && first.message && report.summary.endsWith(first.message);
+      const parts = repeats ? [] : [el("p", {class: "summary"}, report.summary)];
       if (report.checks.length) parts.push(el("ol", {class: "checks"},
         report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
       report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));
