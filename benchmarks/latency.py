@@ -11,6 +11,8 @@ that has been up for a while; the fresh way starts `python -m judge.child` for e
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import statistics
 import sys
 import time
@@ -21,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from judge import grade, load_exercise  # noqa: E402
 from judge.paths import EXERCISES_DIR  # noqa: E402
 from judge.report import Verdict  # noqa: E402
-from sandbox import get_sandbox  # noqa: E402
+from sandbox import Sandbox, get_sandbox  # noqa: E402
 
 EXERCISE = "graph-break-step"
 
@@ -41,6 +43,25 @@ def honest_solution(exercise) -> str:
     return exercise.read(exercise.reference)
 
 
+class Recording(Sandbox):
+    """Passes runs through to a backend and keeps each run's CPU time (cgroup, or reaped children)."""
+
+    def __init__(self, inner: Sandbox):
+        self.inner, self.cpu = inner, []
+        self.name = inner.name
+
+    def run(self, job_json, limits, on_message=None):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        outcome = self.inner.run(job_json, limits, on_message)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        reaped = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        self.cpu.append(outcome.cpu_s if outcome.cpu_s is not None else reaped)
+        return outcome
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+
 def timed(sandbox, exercise, source: str, runs: int) -> list[float]:
     times = []
     for _ in range(runs):
@@ -50,6 +71,11 @@ def timed(sandbox, exercise, source: str, runs: int) -> list[float]:
         if report.verdict is not Verdict.ACCEPTED:
             raise SystemExit(f"expected ACCEPTED, got {report.verdict.value}: {report.summary}\n{report.stderr[-2000:]}")
     return times
+
+
+def line(label: str, times: list[float], cpu: list[float]) -> str:
+    return (f"{label} median {statistics.median(times):.3f} s over {len(times)} runs "
+            f"(min {min(times):.3f}, max {max(times):.3f}; CPU median {statistics.median(cpu):.3f} s)")
 
 
 def main() -> int:
@@ -62,26 +88,28 @@ def main() -> int:
     exercise = load_exercise(EXERCISES_DIR / EXERCISE)
     source = honest_solution(exercise)
 
-    warm = get_sandbox(args.sandbox)
+    backend = get_sandbox(args.sandbox)
+    warm = Recording(backend)
     try:
         started = time.perf_counter()
-        warm.warm_up()
+        backend.warm_up()
         ready = time.perf_counter() - started
-        timed(warm, exercise, source, 1)  # first run also fills the second slot in the background
-        warm.pool.settle(120)
+        backend.pool.settle(120)
+        timed(warm, exercise, source, 1)  # not counted: the first fork of each worker touches more pages
+        warm.cpu.clear()
         warm_times = timed(warm, exercise, source, args.runs)
     finally:
-        warm.close()
-    fresh = get_sandbox("none")
+        backend.close()
+    fresh = Recording(get_sandbox("none"))
     fresh_times = timed(fresh, exercise, source, args.fresh_runs)
 
     warm_median, fresh_median = statistics.median(warm_times), statistics.median(fresh_times)
-    print(f"exercise: {EXERCISE}; warm backend: {args.sandbox} (first worker ready in {ready:.1f} s)")
-    print(f"warm pool   median {warm_median:.3f} s over {len(warm_times)} runs "
-          f"(min {min(warm_times):.3f}, max {max(warm_times):.3f})")
-    print(f"fresh proc  median {fresh_median:.3f} s over {len(fresh_times)} runs "
-          f"(min {min(fresh_times):.3f}, max {max(fresh_times):.3f})")
-    print(f"ratio fresh/warm: {fresh_median / warm_median:.1f}x")
+    print(f"exercise: {EXERCISE}; warm backend: {args.sandbox} (pool ready in {ready:.1f} s); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(line("warm pool  ", warm_times, warm.cpu))
+    print(line("fresh proc ", fresh_times, fresh.cpu))
+    print(f"ratio fresh/warm: {fresh_median / warm_median:.1f}x (wall), "
+          f"{statistics.median(fresh.cpu) / max(1e-9, statistics.median(warm.cpu)):.1f}x (CPU)")
     return 0
 
 

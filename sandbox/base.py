@@ -36,6 +36,7 @@ class RunOutcome:
     stdout: str = ""
     stderr: str = ""
     duration_s: float = 0.0
+    cpu_s: float | None = None  # CPU time of the run's processes, where the backend can measure it
 
 
 class Sandbox(abc.ABC):

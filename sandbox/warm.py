@@ -133,6 +133,7 @@ class Worker(abc.ABC):
         outcome.duration_s = time.monotonic() - started
         outcome.exit_code, outcome.signal = status.get("exit_code"), status.get("signal")
         outcome.memory_exceeded = ooms > 0
+        outcome.cpu_s = round(cpu, 3)
         outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU or cpu >= _cpu_limit(limits)
         if status.get("error"):
             outcome.stderr += f"\n[sandbox] {status['error']}"

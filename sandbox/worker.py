@@ -173,6 +173,29 @@ def serve(ctl: socket.socket, privileged: bool) -> None:
         channel.send(ctl, {"op": "exited", **status})
 
 
+def _warm_imports() -> None:
+    """Import what every grading imports (pytest's built-in plugins, AOTAutograd) and run AOTAutograd
+    once, single-threaded and without Inductor, so that children skip ~0.5 s of CPU."""
+    import importlib
+
+    import torch
+    from _pytest.config import default_plugins
+
+    for name in [f"_pytest.{p}" for p in default_plugins] + ["pdb", "sympy.combinatorics", "judge.fixtures",
+                                                            "judge.loaded", "judge.tamper"]:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+    def step(x, w):
+        h = x @ w
+        return torch.relu(torch.where(h.sum() > 0, h * 2, h))
+
+    torch.compile(step, backend="aot_eager", fullgraph=True)(torch.randn(4, 4), torch.randn(4, 4))
+    torch._dynamo.reset()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="sandbox.worker")
     parser.add_argument("--ctl-fd", type=int, default=None, help="inherited control socket")
@@ -191,6 +214,7 @@ def main(argv: list[str] | None = None) -> None:
         from judge.child import prepare_worker
 
         prepare_worker()
+        _warm_imports()
         gc.freeze()  # children's collections skip the warm heap instead of copying it page by page
     except BaseException as exc:  # noqa: BLE001
         channel.send(ctl, {"op": "failed", "error": f"{type(exc).__name__}: {exc}"})
