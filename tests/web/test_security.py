@@ -73,7 +73,7 @@ def test_submission_content_is_escaped_in_the_history_and_api(client):
     assert "<script>alert(1)" not in html and "onerror=alert" not in html
 
 
-def test_boot_data_cannot_close_its_script_tag(client, settings, tmp_path):
+def test_boot_data_cannot_close_its_script_tag(client):
     # The starter travels in a JSON <script> block; tojson escapes <, > and &.
     html = client.get("/exercises/add-one").text
     block = html.split('<script type="application/json" id="boot">', 1)[1].split("</script>", 1)[0]
