@@ -1,0 +1,94 @@
+"""Hidden tests for graph-break-three: no break at all, no host sync, same numbers on both branches."""
+
+import torch
+
+from judge.checks import (GraphBreak, assert_no_host_sync, assert_same, compile_one_graph, describe_tensor,
+                          find_graph_breaks)
+
+
+def scaled_inputs(max_abs, shape=(6, 16, 8), dtype=torch.float32):
+    """Random x, w with x @ w scaled so that its largest absolute value is about `max_abs`, at a positive entry."""
+    b, k, n = shape
+    x, w = torch.randn(b, k, dtype=dtype), torch.randn(k, n, dtype=dtype)
+    h = (x @ w).flatten()
+    peak = h[h.abs().argmax()]
+    return x * (max_abs / peak), w
+
+
+def picked_inputs(corner, dtype=torch.float32):
+    """Rows of x pick rows of an integer w, so x @ w is exact: the largest |h| is `corner` (10 or -20)."""
+    x = torch.zeros(3, 4, dtype=dtype)
+    x[0, 0] = x[1, 1] = x[2, 2] = 1
+    w = torch.randint(-9, 10, (4, 5)).to(dtype)
+    w[0, 0] = corner
+    return x, w
+
+
+def compiled(entry):
+    return torch.compile(entry, fullgraph=True, backend="aot_eager")
+
+
+def case_of(x, w, note):
+    return f"{describe_tensor('x', x)}, {describe_tensor('w', w)} ({note})"
+
+
+def test_no_graph_breaks(entry):
+    """Dynamo's graph-break log shows no break at all (the print on the first line included)"""
+    x, w = scaled_inputs(20)
+    breaks = find_graph_breaks(entry, x, w)
+    if breaks:
+        where = [f"line {b.location.line} (`{b.location.text}`)" if b.location else "outside your file"
+                 for b in breaks]
+        raise GraphBreak(f"Dynamo broke the graph {len(breaks)} time(s): " + "; ".join(where)
+                         + f". First: {breaks[0].explanation}", breaks)
+
+
+def test_one_graph(entry):
+    """torch.compile(forward, fullgraph=True) captures exactly one graph"""
+    compile_one_graph(entry, *scaled_inputs(20))
+
+
+def test_no_host_sync(entry):
+    """The captured graph reads no tensor value into Python (.item(), .tolist())"""
+    captured = compile_one_graph(entry, *scaled_inputs(5))
+    assert_no_host_sync(captured.graphs, what="your forward's graph")
+
+
+def test_branch_taken(entry, starter):
+    """Equal to the original when max |x @ w| > 10 (the original divides by 10)"""
+    fn = compiled(entry)
+    for shape in [(6, 16, 8), (1, 4, 3), (32, 64, 16)]:
+        x, w = scaled_inputs(20, shape)
+        assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| about 20, at a positive entry"))
+
+
+def test_branch_not_taken(entry, starter):
+    """Equal to the original when max |x @ w| < 10 (h is left as it is)"""
+    fn = compiled(entry)
+    for shape in [(6, 16, 8), (2, 3, 5)]:
+        x, w = scaled_inputs(5, shape)
+        assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| about 5, at a positive entry"))
+
+
+def test_large_negative(entry, starter):
+    """Equal to the original when the largest |value| is negative (-20) and every positive one is below 10"""
+    x, w = picked_inputs(-20)
+    assert_same(compiled(entry)(x, w), starter.forward(x, w),
+                case=case_of(x, w, "x @ w has -20; its positive values are all below 10"))
+
+
+def test_max_exactly_10(entry, starter):
+    """Equal to the original when max |x @ w| is exactly 10 (the original does not divide)"""
+    x, w = picked_inputs(10)
+    assert (x @ w).abs().max().item() == 10, "test inputs are broken"
+    assert_same(compiled(entry)(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
+
+
+def test_float64(entry, starter):
+    """float64 inputs give float64 results equal to the original, on both branches and at 10"""
+    fn = compiled(entry)
+    for max_abs in (20, 5):
+        x, w = scaled_inputs(max_abs, dtype=torch.float64)
+        assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, f"max |x @ w| about {max_abs}"))
+    x, w = picked_inputs(10, dtype=torch.float64)
+    assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
