@@ -8,6 +8,7 @@ Docker backend's worker is already unprivileged inside its container and skips t
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import resource
 import socket
@@ -26,6 +27,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 PR_SET_DUMPABLE = 4
 RESULT_FD = 3
+SETUP_FD = 4
 PATH = "/usr/local/bin:/usr/bin:/bin"
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -91,16 +93,14 @@ def set_rlimits(limits: dict) -> None:
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 
-def own_fds(result_fd: int, out_fd: int, err_fd: int) -> None:
-    """stdin from /dev/null, stdout/stderr to the capped pipes, the result pipe on fd 3, nothing else."""
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.dup2(out_fd, 1)
-    os.dup2(err_fd, 2)
-    if result_fd != RESULT_FD:
-        os.dup2(result_fd, RESULT_FD)
-    os.set_inheritable(RESULT_FD, False)
-    os.closerange(RESULT_FD + 1, 65536)
+def own_fds(result_fd: int, out_fd: int, err_fd: int, setup_fd: int) -> None:
+    """stdin from /dev/null, stdout/stderr to the capped pipes, the result pipe on fd 3, the worker's
+    setup pipe on fd 4 (closed before learner code), nothing else."""
+    sources = [os.open(os.devnull, os.O_RDONLY), out_fd, err_fd, result_fd, setup_fd]
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in sources]  # clear of targets 0..4
+    for target, fd in enumerate(high):
+        os.dup2(fd, target, inheritable=target <= 2)
+    os.closerange(SETUP_FD + 1, 65536)
 
 
 def clean_env(scratch: str, extra: dict[str, str]) -> None:

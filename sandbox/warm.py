@@ -131,6 +131,10 @@ class Worker(abc.ABC):
             finally:
                 watch.finish()
         outcome.duration_s = time.monotonic() - started
+        if status.get("setup_ok") is False:
+            self.broken = True
+            raise SandboxError(f"the sandbox could not be set up for the run: {outcome.stderr[-1500:]} "
+                               f"{self.startup_log()[-1500:]}".strip())
         outcome.exit_code, outcome.signal = status.get("exit_code"), status.get("signal")
         outcome.memory_exceeded = ooms > 0
         outcome.cpu_s = round(cpu, 3)

@@ -66,6 +66,8 @@ def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool)
         os.umask(0o077)
         if not confine.lock_down():
             print("seccomp: no filter for this architecture", file=sys.stderr)
+        os.write(confine.SETUP_FD, b"1")  # tells the worker the sandbox is complete; learner code next
+        os.close(confine.SETUP_FD)
         _run_job(req["job"], scratch)
         code = 0
     except BaseException:  # noqa: BLE001 - report anything, then exit without unwinding into the worker
@@ -155,8 +157,11 @@ def serve(ctl: socket.socket, privileged: bool) -> None:
         if not privileged:
             req["scratch"] = f"/tmp/run-{runs}"
             os.mkdir(req["scratch"], 0o700)
+        setup_r, setup_w = os.pipe()
+        fds.append(setup_w)
         pid = os.fork()
         if pid == 0:
+            os.close(setup_r)
             if privileged:
                 _keeper(req, fds, ctl)
             _submission(req, fds, ctl, privileged=False)
@@ -164,6 +169,12 @@ def serve(ctl: socket.socket, privileged: bool) -> None:
             os.close(fd)
         _, code = os.waitpid(pid, 0)
         status = _decode_keeper(code) if privileged else _status(code)
+        os.set_blocking(setup_r, False)
+        try:
+            status["setup_ok"] = os.read(setup_r, 1) == b"1"
+        except BlockingIOError:
+            status["setup_ok"] = False
+        os.close(setup_r)
         if not privileged:
             _kill_others(pid)
             _reap_all()

@@ -22,6 +22,12 @@ HONEST = "import torch\n\n\ndef f(x):\n    return x + 1\n"
 SECRET = secrets.token_hex(16)
 WATCHED = ("judge", "sandbox", "exercises", "tests/fake_course")
 
+# Parallel test processes (pytest-xdist) each get their own sandbox uids, so that the "no process of
+# a sandbox uid is left" checks of one process never see another's submissions.
+_xdist = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _xdist.startswith("gw") and _xdist[2:].isdigit():
+    os.environ["PRACTICE_UID_BASE"] = str(62000 + 100 * int(_xdist[2:]))
+
 
 def _unavailable(name: str) -> str | None:
     if name == "bwrap":

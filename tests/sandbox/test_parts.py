@@ -165,3 +165,30 @@ def test_cgroup_limits_counts_and_kills_everything_in_it():
         run.kill_all()
         run.remove()
     assert not any(d.exists() for d in run.dirs.values())
+
+
+@pytest.mark.sandbox
+def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(add_one):
+    """A failure before learner code runs raises SandboxError (INTERNAL_ERROR upstream), never a learner verdict."""
+    from sandbox import bwrap_backend
+
+    reason = bwrap_backend.available()
+    if reason:
+        pytest.skip(f"bwrap backend unavailable: {reason}")
+
+    class MissingCgroup(bwrap_backend.BwrapWorker):
+        def request_fields(self, watch, limits):
+            return {**super().request_fields(watch, limits), "cgroup_procs": ["/nonexistent/cgroup.procs"]}
+
+    class BrokenSetup(bwrap_backend.BwrapSandbox):
+        def new_worker(self, slot):
+            return MissingCgroup(slot, self)
+
+    from judge.grading import grade
+
+    sb = BrokenSetup(pool_size=1)
+    try:
+        with pytest.raises(SandboxError, match="could not be set up"):
+            grade(add_one, "def f(x):\n    return x + 1\n", sandbox=sb)
+    finally:
+        sb.close()
