@@ -96,6 +96,19 @@ class MessageParser:
 BACKENDS = ("none", "bwrap", "docker")
 
 
+def unavailable_reason(name: str) -> str | None:
+    """None if backend `name` can run on this machine now, else why not (for 'auto' and startup messages)."""
+    if name == "bwrap":
+        from sandbox.bwrap_backend import available
+
+        return available()
+    if name == "docker":
+        from sandbox.docker_backend import available
+
+        return available()
+    return None if name == "none" else f"unknown sandbox '{name}'"
+
+
 def get_sandbox(name: str, **options) -> Sandbox:
     """Build the backend called `name` ("none", "bwrap" or "docker")."""
     if name == "none":

@@ -13,6 +13,7 @@ from judge.exercise import Limits
 from judge.grading import grade
 from judge.paths import PROJECT_ROOT
 from judge.report import Verdict
+from sandbox.base import unavailable_reason
 from sandbox.settings import SandboxSettings
 
 BACKENDS = ("bwrap", "docker")
@@ -27,14 +28,6 @@ WATCHED = ("judge", "sandbox", "exercises", "tests/fake_course")
 _xdist = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _xdist.startswith("gw") and _xdist[2:].isdigit():
     os.environ["PRACTICE_UID_BASE"] = str(62000 + 100 * int(_xdist[2:]))
-
-
-def _unavailable(name: str) -> str | None:
-    if name == "bwrap":
-        from sandbox.bwrap_backend import available
-    else:
-        from sandbox.docker_backend import available
-    return available()
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +50,7 @@ def server_secret() -> str:
 def sandbox(request, _sandboxes):
     name = request.param
     if name not in _sandboxes:
-        reason = _unavailable(name)
+        reason = unavailable_reason(name)
         if reason:
             pytest.skip(f"{name} backend unavailable: {reason} (CI sets it up with sandbox/setup_ci.sh)")
         from sandbox import get_sandbox
