@@ -68,10 +68,25 @@ class Cgroup:
         else:
             dirs = {"": ROOT / (override or own.get("", "/")).lstrip("/") / name}
         base = cls(dirs, v)
+        if v == 2 and not override:
+            base._leave_parent_if_needed()
         base._mkdirs()
         if v == 2:
             base._enable_v2_controllers()
         return base
+
+    def _leave_parent_if_needed(self) -> None:
+        """v2 allows controllers in a cgroup's children only when it has no processes of its own: move
+        this server into a leaf `server-<pid>` beside the base (what a delegated systemd unit expects)."""
+        parent = self.dirs[""].parent
+        if {"memory", "pids", "cpu"} <= set((parent / "cgroup.subtree_control").read_text().split()):
+            return
+        leaf = parent / f"server-{os.getpid()}"
+        try:
+            leaf.mkdir(exist_ok=True)
+            _write(leaf / "cgroup.procs", str(os.getpid()))
+        except OSError:
+            pass  # _enable_v2_controllers says what to do
 
     @classmethod
     def of_process(cls, pid: int) -> "Cgroup":

@@ -53,11 +53,12 @@ def _base_cgroup(root: str | None) -> cgroups.Cgroup:
     """This server's cgroup for runs, `practice-<pid>`; those of dead servers are removed first."""
     probe = cgroups.Cgroup.server_base(f"practice-{os.getpid()}", root)
     for d in probe.dirs.values():
-        for stale in d.parent.glob("practice-*"):
-            pid = stale.name.removeprefix("practice-")
+        for stale in [*d.parent.glob("practice-*"), *d.parent.glob("server-*")]:
+            pid = stale.name.split("-", 1)[1]
             if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
                 old = cgroups.Cgroup({"": stale}, probe.version)
-                old.kill_all(timeout=1)
+                if stale.name.startswith("practice-"):  # submissions a crashed server left behind
+                    old.kill_all(timeout=1)
                 old.remove()
     return probe
 
