@@ -5,6 +5,8 @@ from pathlib import Path
 import pytest
 
 FAKE_COURSE = Path(__file__).parent / "fake_course"
+# The fake course's hidden tests run inside the judge, never directly.
+collect_ignore = ["fake_course"]
 
 
 @pytest.fixture(scope="session")
