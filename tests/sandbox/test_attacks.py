@@ -15,7 +15,8 @@ import pytest
 from judge.paths import PROJECT_ROOT
 from judge.report import Verdict
 
-pytestmark = pytest.mark.sandbox
+# One xdist worker runs the whole suite, so the warm pools are started once.
+pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 NOT_ACCEPTED = frozenset(Verdict) - {Verdict.ACCEPTED}
 WRONG = "\n\ndef f(x):\n    return x + 2\n"

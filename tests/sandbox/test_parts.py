@@ -16,6 +16,8 @@ from sandbox import cgroups, channel, seccomp
 from sandbox.base import SandboxError
 from sandbox.pool import Pool
 
+pytestmark = pytest.mark.xdist_group("sandbox")
+
 
 def test_channel_carries_messages_and_descriptors():
     a, b = socket.socketpair()
