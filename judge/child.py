@@ -88,10 +88,7 @@ def _grade(job, channel: Channel, scratch: Path) -> None:
 
     def after_collection(names: list[str]) -> bool:
         channel.send("collected", names=names)
-        from judge.loaded import load_module
-
-        LOADED.reference = load_module("reference", hidden / _find(job.files, "solutions/reference.py", "solutions/"))
-        LOADED.starter = load_module("starter", hidden / "starter.py") if "starter.py" in job.files else None
+        LOADED.sources.update({"reference": job.files[job.reference], "starter": job.files[job.starter]})
         state["snapshot"] = tamper.Snapshot()  # taken before the learner's code is imported
         shutil.rmtree(hidden, ignore_errors=True)
         return _load_submission(job, learner_path, channel, state["snapshot"])
@@ -112,12 +109,6 @@ def _grade(job, channel: Channel, scratch: Path) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     channel.send("done")
-
-
-def _find(files: dict, preferred: str, prefix: str) -> str:
-    if preferred in files:
-        return preferred
-    return next(rel for rel in files if rel.startswith(prefix))
 
 
 def _load_submission(job, learner_path: Path, channel: Channel, snapshot) -> bool:

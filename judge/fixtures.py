@@ -6,8 +6,8 @@
 
 - `submission`: the learner's module (already imported once, before the first test).
 - `entry`: the learner's entry point (the exercise's `entry_point`).
-- `reference`: the exercise's reference solution as a module.
-- `starter`: the starter (the original code) as a module.
+- `reference`: the exercise's reference solution as a module (imported on first use).
+- `starter`: the starter (the original code) as a module (imported on first use).
 Dynamo is reset and its counters cleared around every test; the random seed is fixed per test.
 """
 
@@ -31,12 +31,12 @@ def entry(submission):
 
 @pytest.fixture
 def reference():
-    return LOADED.reference
+    return LOADED.exercise_module("reference")
 
 
 @pytest.fixture
 def starter():
-    return LOADED.starter
+    return LOADED.exercise_module("starter")
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,8 @@ class Job(BaseModel):
     filename: str = Field("solution.py", description="How the learner's file is named in messages.")
     files: dict[str, str] = Field(description="Exercise files by relative path: tests/*, solutions/*, starter.py.")
     tests: list[str]
+    reference: str = Field("solutions/reference.py", description="Key of the reference solution in `files`.")
+    starter: str = Field("starter.py", description="Key of the starter in `files`.")
     limits: Limits
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
@@ -39,5 +41,7 @@ def make_job(exercise: Exercise, source: str, filename: str = "solution.py") -> 
         filename=filename,
         files={rel: exercise.read(rel) for rel in sorted(rels)},
         tests=exercise.test_files(),
+        reference=exercise.reference,
+        starter=exercise.starter,
         limits=exercise.limits,
     )

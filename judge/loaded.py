@@ -1,10 +1,11 @@
-"""The modules the child harness loaded for this run (the learner's, the reference, the starter)."""
+"""The modules of this run: the learner's (imported once, up front) and the exercise's own (on demand)."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
-from dataclasses import dataclass
+import types
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
@@ -12,12 +13,36 @@ from types import ModuleType
 @dataclass
 class Loaded:
     submission: ModuleType | None = None
-    reference: ModuleType | None = None
-    starter: ModuleType | None = None
     entry_point: str = ""
+    # name -> source text of an exercise module ("reference", "starter"), kept in memory because the hidden
+    # folder is deleted before the learner's code runs. They are imported only when a test asks: importing
+    # the reference first could register custom ops the learner must register themselves.
+    sources: dict[str, str] = field(default_factory=dict)
+    modules: dict[str, ModuleType] = field(default_factory=dict)
+
+    def exercise_module(self, name: str) -> ModuleType:
+        """The exercise's `name` module ("reference" or "starter"), imported from memory on first use."""
+        if name not in self.modules:
+            if name not in self.sources:
+                raise LookupError(f"this exercise has no {name} module")
+            self.modules[name] = load_source(name, self.sources[name])
+        return self.modules[name]
 
 
 LOADED = Loaded()
+
+
+def load_source(name: str, text: str) -> ModuleType:
+    """Import `text` as module `name` (registered in sys.modules)."""
+    module = types.ModuleType(name)
+    module.__file__ = f"<exercise {name}>"
+    sys.modules[name] = module
+    try:
+        exec(compile(text, module.__file__, "exec"), module.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return module
 
 
 def load_module(name: str, path: Path) -> ModuleType:

@@ -29,7 +29,7 @@ def test_valid_folder_loads(folder):
     assert exercise.id == "add-one" and exercise.entry_point == "f"
     assert exercise.test_files() == ["tests/test_add.py"]
     assert exercise.hints[0].get("zh") == "加一。"
-    assert exercise.limits.time_seconds == 40 and exercise.cpu_seconds == 80
+    assert exercise.limits.time_seconds == 120 and exercise.cpu_seconds == 240
 
 
 @pytest.mark.parametrize("old, new, expected", [
@@ -42,7 +42,7 @@ def test_valid_folder_loads(folder):
     ("tags = [\"fake\"]", "tags = [\"fake\"]\ncolour = 3", "colour: unknown field"),
     ('path = "wrong/add_two.py"', 'path = "wrong/missing.py"', "wrong[0].path: wrong/missing.py does not exist"),
     ('verdict = "WRONG_ANSWER"\ncheck', 'verdict = "ACCEPTED"\ncheck', "listed as wrong but pinned to ACCEPTED"),
-    ("[limits]\ntime_seconds = 40", "[limits]\ntime_seconds = -1", "limits.time_seconds: Input should be greater"),
+    ("[limits]\ntime_seconds = 120", "[limits]\ntime_seconds = -1", "limits.time_seconds: Input should be greater"),
     ("[title]", "[title\n", "not valid TOML"),
 ])
 def test_malformed_field_is_named(folder, old, new, expected):
