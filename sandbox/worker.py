@@ -37,10 +37,14 @@ def _status(code: int) -> dict:
 
 
 def _run_job(job_json: str, scratch: str) -> None:
+    from pathlib import Path
+
     from judge.child import run_job
     from judge.job import Job
 
-    run_job(Job.model_validate_json(job_json), confine.RESULT_FD, __import__("pathlib").Path(scratch))
+    job = Job.model_validate_json(job_json)
+    del job_json
+    run_job(job, confine.RESULT_FD, Path(scratch))
 
 
 def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool) -> None:
@@ -68,7 +72,7 @@ def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool)
             print("seccomp: no filter for this architecture", file=sys.stderr)
         os.write(confine.SETUP_FD, b"1")  # tells the worker the sandbox is complete; learner code next
         os.close(confine.SETUP_FD)
-        _run_job(req["job"], scratch)
+        _run_job(req.pop("job"), scratch)  # no second copy of the hidden tests stays reachable
         code = 0
     except BaseException:  # noqa: BLE001 - report anything, then exit without unwinding into the worker
         try:
