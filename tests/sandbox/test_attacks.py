@@ -179,6 +179,14 @@ ATTACKS = {
         def f(x):
             return x + 1
         """),
+    "poison_compile_cache": (NOT_ACCEPTED, """
+        import os
+        cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR", "/tmp/inductor")
+        os.makedirs(cache, exist_ok=True)
+        with open(os.path.join(cache, "planted-kernel.so"), "w") as fh:
+            fh.write("the next submission must never load this")
+        raise SystemExit("planted")
+        """),
     "symlinks_out_of_scratch": (NOT_ACCEPTED, """
         import os
         for name, target in (("host", "{sentinel_dir}"), ("root", "/"), ("code", "/opt/practice"),
@@ -213,9 +221,11 @@ def test_attack(name, run_attack, host, loopback_listener, assert_honest_accepte
         time.sleep(2.5)  # past the daemon's write, had it survived
     host.assert_unchanged()
     assert not loopback_listener.accepted(), "a submission reached the host's loopback"
-    after = assert_honest_accepted("import os\nprint('MARK', os.path.exists('/tmp/daemon-mark'), "
-                                   "os.path.exists('/tmp/fill'), os.listdir('.'))\n")
-    assert "MARK False False" in after.stdout, after.stdout
+    after = assert_honest_accepted(
+        "import os\ncache = os.environ.get('TORCHINDUCTOR_CACHE_DIR', '/tmp/inductor')\n"
+        "print('MARK', os.path.exists('/tmp/daemon-mark'), os.path.exists('/tmp/fill'), "
+        "os.path.exists(os.path.join(cache, 'planted-kernel.so')), os.listdir('.'))\n")
+    assert "MARK False False False" in after.stdout, after.stdout
 
 
 def test_segfault_names_the_signal(run_attack, host, loopback_listener):
