@@ -209,6 +209,17 @@ def _warm_imports() -> None:
 
     torch.compile(step, backend="aot_eager", fullgraph=True)(torch.randn(4, 4), torch.randn(4, 4))
     torch._dynamo.reset()
+    _skip_guard_latency_probe()
+
+
+def _skip_guard_latency_probe() -> None:
+    """Dynamo times every new guard set once, after flushing the CPU caches, only to log the latency
+    (`guard_latency_us`); in a freshly forked child that flush costs ~30 ms per compile, a quarter
+    of a typical grading. Verdicts never depend on that figure."""
+    import torch._dynamo.guards as guards
+
+    if callable(getattr(guards, "profile_guard_manager", None)):
+        guards.profile_guard_manager = lambda *args: 0.0
 
 
 def main(argv: list[str] | None = None) -> None:
