@@ -5,6 +5,7 @@ The backend itself is chosen by the front-ends (`--sandbox`, `PRACTICE_SANDBOX`)
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import subprocess
@@ -60,6 +61,7 @@ def _base_cgroup(root: str | None) -> cgroups.Cgroup:
                 if stale.name.startswith("practice-"):  # submissions a crashed server left behind
                     old.kill_all(timeout=1)
                 old.remove()
+    atexit.register(probe.remove)  # empty by then: runs never outlive their run() call
     return probe
 
 
