@@ -26,9 +26,7 @@ class Snapshot:
         self.configs = {name: _plain_config(mod) for name, mod in _configs().items()}
         self.functions = {(owner.__name__, attr): getattr(owner, attr) for owner, attr in _GUARDED_FUNCTIONS}
         self.stance = _stance()
-        import judge.checks as checks
-
-        self.checks = {name: getattr(checks, name) for name in checks.__all__}
+        self.judge = _judge_functions()
 
     def changes(self) -> list[str]:
         """What differs now, as 'torch._dynamo.config.x: False -> True' lines; empty when nothing did."""
@@ -44,20 +42,26 @@ class Snapshot:
             owner = next(o for o, a in _GUARDED_FUNCTIONS if o.__name__ == owner_name and a == attr)
             if getattr(owner, attr) is not fn:
                 found.append(f"{owner_name}.{attr} was replaced")
-        import judge.checks as checks
-
-        for name, fn in self.checks.items():
-            if getattr(checks, name) is not fn:
-                found.append(f"judge.checks.{name} was replaced")
+        now = _judge_functions()
+        for name, fn in self.judge.items():
+            if now.get(name) is not fn:
+                found.append(f"{name} was replaced")
         return found
 
-    def restore(self) -> None:
-        for name, mod in _configs().items():
-            for key, value in self.configs[name].items():
-                try:
-                    setattr(mod, key, value)
-                except Exception:  # noqa: BLE001 - read-only entries are fine to skip
-                    pass
+
+def _judge_functions() -> dict:
+    """Every function and class defined in the judge's modules and the hidden tests, by qualified name."""
+    import sys
+
+    found = {}
+    for module_name, module in list(sys.modules.items()):
+        hidden_test = "/hidden/" in (getattr(module, "__file__", None) or "")
+        if module is None or not (module_name == "judge" or module_name.startswith("judge.") or hidden_test):
+            continue
+        for attr, value in list(vars(module).items()):
+            if callable(value) and (hidden_test or getattr(value, "__module__", None) == module_name):
+                found[f"{module_name}.{attr}"] = value
+    return found
 
 
 def _stance() -> str:

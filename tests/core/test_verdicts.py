@@ -69,6 +69,22 @@ CASES = {
         def f(x):
             return x + 1
         """),
+    "replaces_judge_helper": (Verdict.FORBIDDEN, None, """
+        import judge.checks.numerics
+
+        judge.checks.numerics.assert_same = lambda *args, **kwargs: None
+
+        def f(x):
+            return x + 2
+        """),
+    "patches_hidden_test_module": (Verdict.FORBIDDEN, None, """
+        import sys
+
+        sys.modules["test_add"].assert_same = lambda *args, **kwargs: None
+
+        def f(x):
+            return x + 2
+        """),
     "busy_loop": (Verdict.TIME_LIMIT, None, "def f(x):\n    while True:\n        pass\n"),
     "memory_bomb": (Verdict.MEMORY_LIMIT, None, "def f(x):\n    return torch.empty(2**40) + 1\n"),
     "list_bomb": (Verdict.MEMORY_LIMIT, None, "def f(x):\n    keep = [0] * (2**36)\n    return x + 1\n"),
