@@ -238,3 +238,38 @@ def test_flood_is_kept_truncated(run_attack, host, loopback_listener):
     assert report.verdict is Verdict.OUTPUT_LIMIT
     assert report.output_truncated
     assert 0 < len(report.stdout) <= 64 * 1024
+
+
+CONFINEMENT_PROBE = """
+import os, resource, socket
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+facts = {
+    "uid": os.getuid(), "euid": os.geteuid(), "pid": os.getpid(), "hostname": socket.gethostname(),
+    "cap_eff": status["CapEff"].strip(), "no_new_privs": status["NoNewPrivs"].strip(),
+    "seccomp": status["Seccomp"].strip(), "fsize": resource.getrlimit(resource.RLIMIT_FSIZE)[0],
+    "core": resource.getrlimit(resource.RLIMIT_CORE)[0], "cpu": resource.getrlimit(resource.RLIMIT_CPU)[0],
+    "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[0], "fds": {fd: os.readlink("/proc/self/fd/" + fd) for fd in os.listdir("/proc/self/fd") if os.path.exists("/proc/self/fd/" + fd)},
+    "env": sorted(os.environ),
+}
+print("FACTS", repr(facts))
+"""
+
+
+def test_submission_is_confined(sandbox, run_attack):
+    """What the learner's code finds itself in: no privileges, seccomp, rlimits, a clean environment."""
+    report = run_attack(CONFINEMENT_PROBE + "\n\ndef f(x):\n    return x + 1\n")
+    assert report.verdict is Verdict.ACCEPTED, report.summary
+    line = next(x for x in report.stdout.splitlines() if x.startswith("FACTS "))
+    facts = eval(line[len("FACTS "):])  # noqa: S307 - a dict literal printed by our probe
+    assert facts["uid"] == facts["euid"] != 0
+    assert facts["cap_eff"] == "0000000000000000"
+    assert facts["no_new_privs"] == "1" and facts["seccomp"] == "2"
+    assert facts["fsize"] == 16 * 2**20 and facts["core"] == 0 and facts["cpu"] <= 17
+    assert facts["nofile"] <= 1024
+    fds = facts["fds"]  # the harness's own duplicates aside, only stdin, stdout, stderr and the result pipe
+    assert set(fds.values()) <= {fds["0"], fds["1"], fds["2"], fds["3"]}, fds
+    assert fds["0"] == "/dev/null" and not any(t.startswith("socket:") for t in fds.values())
+    assert facts["hostname"] == "sandbox"
+    assert not any(name.startswith("PRACTICE_") for name in facts["env"])
+    if sandbox.name == "bwrap":
+        assert facts["pid"] == 1  # its own pid namespace
