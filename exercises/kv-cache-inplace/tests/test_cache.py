@@ -73,8 +73,8 @@ def test_no_unbacked_symbols(entry):
 
 
 def test_one_compile_for_every_position(entry):
-    """Twelve positions compile once"""
-    counter = CompileCounter()
+    """Twelve positions compile once (backend aot_eager)"""
+    counter = CompileCounter("aot_eager")
     compiled = torch.compile(entry, backend=counter, fullgraph=True)
     cache = new_cache()
     with recompile_log() as reasons:
