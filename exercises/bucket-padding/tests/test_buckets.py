@@ -19,12 +19,17 @@ def core(x):
     return (x.softmax(1) * x).sum(1)
 
 
+def shifted_core(x):
+    """core plus a constant: a result that only core_fn can produce (padding cannot change the + 1000)."""
+    return core(x) + 1000.0
+
+
 class CompiledCore:
     """core compiled with dynamic=False under a recording backend; remembers what it was called with."""
 
-    def __init__(self, backend="eager"):
+    def __init__(self, backend="eager", fn=core):
         self.counter = CompileCounter(backend)
-        self.compiled = torch.compile(core, backend=self.counter, dynamic=False)
+        self.compiled = torch.compile(fn, backend=self.counter, dynamic=False)
         self.seen = []
 
     def __call__(self, x):
@@ -73,6 +78,14 @@ def test_same_as_unpadded(entry):
     core_fn = CompiledCore()
     for x, out in serve_all(entry, core_fn, SOME_LENGTHS):
         assert_same(out, core(x), case=describe_tensor("x", x, f"T = {x.shape[1]}"))
+
+
+def test_result_comes_from_core_fn(entry):
+    """serve returns what core_fn computes"""
+    core_fn = CompiledCore(fn=shifted_core)
+    for x, out in serve_all(entry, core_fn, [4, 20, 64]):
+        assert_same(out, shifted_core(x), case=describe_tensor(
+            "x", x, f"T = {x.shape[1]}; this core_fn returns core(x) + 1000, and serve must return its result"))
 
 
 def test_large_values(entry):
