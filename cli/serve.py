@@ -26,6 +26,12 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     except (StartupError, ExerciseError) as exc:
         raise click.ClickException(str(exc)) from None
     shown = "localhost" if settings.host in ("127.0.0.1", "0.0.0.0", "::") else settings.host
+    from judge.exercise import Limits
+
+    limits = Limits()
+    click.echo(f"sandbox: {app.state.sandbox_name}; default limits per submission: {limits.time_seconds:g} s wall, "
+               f"{limits.memory_mb} MiB, {limits.pids} processes, {limits.file_size_mb} MiB files, "
+               f"{limits.output_kb} KiB output (exercises may raise them)")
     click.echo(f"torch-practice: http://{shown}:{settings.port}/  (sandbox: {app.state.sandbox_name}, "
                f"data: {settings.data_dir.resolve()}, {settings.workers} worker(s)); Ctrl+C stops")
     # Open event streams would otherwise hold a Ctrl+C until their grading ends.

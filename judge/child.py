@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 CACHE_ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
-             "TORCHINDUCTOR_COMPILE_THREADS": "1"}
+             "TORCHINDUCTOR_COMPILE_THREADS": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
 
 
 def prepare_worker() -> None:
@@ -79,6 +79,8 @@ def _grade(job, channel: Channel, scratch: Path) -> None:
         path = hidden / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+    LOADED.sources.update({"reference": job.files[job.reference], "starter": job.files[job.starter]})
+    job.files = {}  # the hidden tests stay on disk only until collection ends
     (hidden / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     learner_path = scratch / "submission.py"
     learner_path.write_text(job.source, encoding="utf-8")
@@ -88,7 +90,6 @@ def _grade(job, channel: Channel, scratch: Path) -> None:
 
     def after_collection(names: list[str]) -> bool:
         channel.send("collected", names=names)
-        LOADED.sources.update({"reference": job.files[job.reference], "starter": job.files[job.starter]})
         state["snapshot"] = tamper.Snapshot()  # taken before the learner's code is imported
         shutil.rmtree(hidden, ignore_errors=True)
         return _load_submission(job, learner_path, channel, state["snapshot"])

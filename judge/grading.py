@@ -11,6 +11,7 @@ from judge.exercise import Exercise
 from judge.job import make_job
 from judge.outcome import build_report, parse_checks
 from judge.report import CheckResult, ErrorDiagnostic, ProgressEvent, Report, Verdict
+from sandbox.base import SandboxError
 
 MAX_SOURCE_BYTES = 64 * 1024
 OnEvent = Callable[[ProgressEvent], None]
@@ -46,7 +47,14 @@ def grade(exercise: Exercise, source: str, *, sandbox=None, on_event: OnEvent | 
                 emit(ProgressEvent(type="check", check=checks[0]))
 
     started = time.monotonic()
-    outcome = sandbox.run(job.model_dump_json(), exercise.limits, on_message)
+    try:
+        outcome = sandbox.run(job.model_dump_json(), exercise.limits, on_message)
+    except SandboxError as exc:
+        report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox.describe(),
+                        summary="Internal error: the sandbox failed before your code ran; please submit again.",
+                        diagnostics=[ErrorDiagnostic(exc_type="SandboxError", message=str(exc)[:2000])])
+        emit(ProgressEvent(type="done", report=report))
+        return report
     outcome.duration_s = outcome.duration_s or time.monotonic() - started
     report = build_report(job, outcome, sandbox.describe())
     report.torch_version = torch.__version__

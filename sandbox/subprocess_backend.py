@@ -49,12 +49,23 @@ def inductor_cache_dir() -> str:
     return os.environ.get("PRACTICE_INDUCTOR_CACHE", os.path.join(tempfile.gettempdir(), "torch-practice-inductor"))
 
 
+def _die_with_parent() -> None:
+    """Ask the kernel to SIGKILL the child when the judge that started it dies (Linux only)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def rlimits(limits: Limits):
     """A preexec function applying `limits` as rlimits in the child."""
     cpu = int(limits.cpu_seconds or 2 * limits.time_seconds)
     address_space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB
 
     def apply():
+        _die_with_parent()
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_size_mb * MiB, limits.file_size_mb * MiB))

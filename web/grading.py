@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 from typing import Callable
 
 from judge.report import ProgressEvent, Report
 from sandbox import Sandbox, get_sandbox
+from sandbox.base import unavailable_reason
 from web.course import Course
 from web.queue import GradeFn, internal_error
 from web.settings import Settings
@@ -21,18 +21,11 @@ class StartupError(Exception):
     """The app cannot start as configured; the message says what to change."""
 
 
-def unavailable(name: str) -> str | None:
-    """None if backend `name` can run here, else the reason it cannot (from the backend's `available()`)."""
-    if name == "none":
-        return None
-    return importlib.import_module(f"sandbox.{name}_backend").available()
-
-
 def choose_sandbox(settings: Settings) -> str:
     """The backend to use: bwrap when available for 'auto'; 'none' only when explicitly allowed."""
     name = settings.sandbox
     if name == "auto":
-        reason = unavailable("bwrap")
+        reason = unavailable_reason("bwrap")
         if reason is None:
             return "bwrap"
         if not settings.allow_unsandboxed:
@@ -43,7 +36,7 @@ def choose_sandbox(settings: Settings) -> str:
     if name == "none" and not settings.allow_unsandboxed:
         raise StartupError("sandbox 'none' runs submissions as this user; set PRACTICE_ALLOW_UNSANDBOXED=1 "
                            "to allow it (never on a shared server)")
-    reason = unavailable(name)
+    reason = unavailable_reason(name)
     if reason is not None:
         raise StartupError(f"sandbox '{name}' is unavailable: {reason}")
     return name

@@ -39,7 +39,7 @@ def test_original_step_gets_graph_break_on_the_item_line(tmp_path):
 
 @pytest.mark.sandbox
 def test_default_sandbox_is_bwrap_and_accepts_the_reference(tmp_path):
-    from web.grading import unavailable
+    from sandbox.base import unavailable_reason as unavailable
 
     reason = unavailable("bwrap")
     if reason:

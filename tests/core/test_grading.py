@@ -1,0 +1,37 @@
+"""grade() itself: oversized sources and a failing sandbox become reports, not exceptions."""
+
+from judge.grading import MAX_SOURCE_BYTES, grade
+from judge.report import Verdict
+from sandbox.base import RunOutcome, Sandbox, SandboxError
+
+
+class FailingSandbox(Sandbox):
+    name = "failing"
+
+    def run(self, job_json, limits, on_message=None) -> RunOutcome:
+        raise SandboxError("the worker pool is gone")
+
+
+class SilentSandbox(Sandbox):
+    name = "silent"
+
+    def run(self, job_json, limits, on_message=None) -> RunOutcome:
+        return RunOutcome(exit_code=0, stdout='{"verdict": "ACCEPTED"}\n')
+
+
+def test_sandbox_failure_is_an_internal_error_report(add_one):
+    events = []
+    report = grade(add_one, "def f(x):\n    return x + 1\n", sandbox=FailingSandbox(), on_event=events.append)
+    assert report.verdict is Verdict.INTERNAL_ERROR
+    assert "worker pool is gone" in report.diagnostics[0].message
+    assert events[-1].type == "done" and events[-1].report == report
+
+
+def test_a_run_that_says_nothing_is_never_accepted(add_one):
+    report = grade(add_one, "def f(x):\n    return x + 1\n", sandbox=SilentSandbox())
+    assert report.verdict is Verdict.RUNTIME_ERROR
+
+
+def test_oversized_source_is_refused_before_running(add_one):
+    report = grade(add_one, "#" * (MAX_SOURCE_BYTES + 1), sandbox=FailingSandbox())
+    assert report.verdict is Verdict.LOAD_ERROR and "64 KiB" in report.summary
