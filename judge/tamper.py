@@ -85,7 +85,13 @@ def _plain_config(mod) -> dict:
 
 
 def disabled_reason(fn) -> str | None:
-    """Why `fn` would not be compiled (torch.compiler.disable, allow_in_graph), or None."""
+    """Why `fn` would not be compiled (torch.compiler.disable, allow_in_graph), or None.
+
+    For a class (an nn.Module the learner defines), its `forward` is looked at too.
+    """
+    if isinstance(fn, type) and callable(getattr(fn, "forward", None)):
+        reason = disabled_reason(fn.forward)
+        return f"its forward: {reason}" if reason else None
     inner = getattr(fn, "__wrapped__", None)
     if getattr(fn, "_torchdynamo_disable", False) or (inner is not None and getattr(inner, "_torchdynamo_disable", False)):
         return "it is wrapped in torch.compiler.disable, so torch.compile would never trace it"
