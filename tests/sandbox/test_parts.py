@@ -187,10 +187,14 @@ def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(add_one):
             return MissingCgroup(slot, self)
 
     from judge.grading import grade
+    from judge.job import make_job
+    from judge.report import Verdict
 
     sb = BrokenSetup(pool_size=1)
     try:
         with pytest.raises(SandboxError, match="could not be set up"):
-            grade(add_one, "def f(x):\n    return x + 1\n", sandbox=sb)
+            sb.run(make_job(add_one, "def f(x):\n    return x + 1\n").model_dump_json(), add_one.limits)
+        report = grade(add_one, "def f(x):\n    return x + 1\n", sandbox=sb)
+        assert report.verdict is Verdict.INTERNAL_ERROR and report.diagnostics[0].exc_type == "SandboxError"
     finally:
         sb.close()

@@ -38,6 +38,7 @@ def test_original_step_gets_graph_break_on_the_item_line(tmp_path):
 
 
 @pytest.mark.sandbox
+@pytest.mark.xdist_group("sandbox")  # one bwrap pool at a time: uids and cgroups are per machine
 def test_default_sandbox_is_bwrap_and_accepts_the_reference(tmp_path):
     from sandbox.base import unavailable_reason as unavailable
 
