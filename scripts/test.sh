@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install.sh --test
+# install.sh --test set up bubblewrap and Docker: a sandbox test may not skip for want of them.
+export PRACTICE_REQUIRE_SANDBOXES="${PRACTICE_REQUIRE_SANDBOXES:-1}"
 # One warm C++ build cache shared by every grading in this run (FX-graph/AOT caches stay off per submission).
 export PRACTICE_INDUCTOR_CACHE="${PRACTICE_INDUCTOR_CACHE:-/tmp/torch-practice-inductor-test}"
 exec "${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup "$@"

@@ -51,6 +51,8 @@ def sandbox(request, _sandboxes):
     name = request.param
     if name not in _sandboxes:
         reason = unavailable_reason(name)
+        if reason and os.environ.get("PRACTICE_REQUIRE_SANDBOXES") == "1":
+            pytest.fail(f"{name} backend unavailable although PRACTICE_REQUIRE_SANDBOXES=1: {reason}")
         if reason:
             pytest.skip(f"{name} backend unavailable: {reason} (CI sets it up with sandbox/setup_ci.sh)")
         from sandbox import get_sandbox
