@@ -102,7 +102,7 @@ class BwrapWorker(Worker):
         self.sb = sandbox
         self.uid = sandbox.settings.uid_base + slot
         self.proc: subprocess.Popen | None = None
-        self.cg = sandbox.base_cgroup.child(f"slot-{slot}")
+        self.cg = sandbox.base_cgroup.child(f"slot-{self.uid}")  # unique per uid: two pools never share one
         self.log = tempfile.TemporaryFile(prefix="practice-worker-")
 
     def argv(self, ctl_fd: int) -> list[str]:
