@@ -48,7 +48,11 @@ def grade(exercise: Exercise, source: str, *, sandbox=None, on_event: OnEvent | 
 
     started = time.monotonic()
     try:
-        outcome = sandbox.run(job.model_dump_json(), exercise.limits, on_message)
+        try:
+            outcome = sandbox.run(job.model_dump_json(), exercise.limits, on_message)
+        except SandboxError:
+            # The sandbox failed before the learner's code ran (e.g. a stale warm worker): safe to run once more.
+            outcome = sandbox.run(job.model_dump_json(), exercise.limits, on_message)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox.describe(),
                         summary="Internal error: the sandbox failed before your code ran; please submit again.",

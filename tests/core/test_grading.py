@@ -35,3 +35,26 @@ def test_a_run_that_says_nothing_is_never_accepted(add_one):
 def test_oversized_source_is_refused_before_running(add_one):
     report = grade(add_one, "#" * (MAX_SOURCE_BYTES + 1), sandbox=FailingSandbox())
     assert report.verdict is Verdict.LOAD_ERROR and "64 KiB" in report.summary
+
+
+class FlakySandbox(Sandbox):
+    """Fails to set up once, then runs like the plain subprocess backend."""
+
+    name = "flaky"
+
+    def __init__(self):
+        from sandbox.subprocess_backend import SubprocessSandbox
+
+        self.inner, self.calls = SubprocessSandbox(), 0
+
+    def run(self, job_json, limits, on_message=None) -> RunOutcome:
+        self.calls += 1
+        if self.calls == 1:
+            raise SandboxError("worker went stale")
+        return self.inner.run(job_json, limits, on_message)
+
+
+def test_a_set_up_failure_is_retried_once(add_one):
+    sandbox = FlakySandbox()
+    report = grade(add_one, "def f(x):\n    return x + 1\n", sandbox=sandbox)
+    assert report.verdict is Verdict.ACCEPTED and sandbox.calls == 2
