@@ -8,4 +8,8 @@ bash scripts/install.sh --test
 export PRACTICE_REQUIRE_SANDBOXES="${PRACTICE_REQUIRE_SANDBOXES:-1}"
 # One warm C++ build cache shared by every grading in this run (FX-graph/AOT caches stay off per submission).
 export PRACTICE_INDUCTOR_CACHE="${PRACTICE_INDUCTOR_CACHE:-/tmp/torch-practice-inductor-test}"
-exec "${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup "$@"
+# The web's own bwrap pool runs in a pytest process of its own: beside the attack suite's pools in one
+# long xdist worker it has failed to start its workers (see the closing note); alone it passes.
+OWN_PROCESS="tests/web/test_e2e_real_grader.py::test_default_sandbox_is_bwrap_and_accepts_the_reference"
+"${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup --deselect "$OWN_PROCESS" "$@"
+exec "${PYTHON:-python3}" -m pytest -q "$OWN_PROCESS"
