@@ -18,7 +18,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
     try:
         exercises = [find_exercise(root, i) for i in ids] if ids else load_course(root)
     except ExerciseError as exc:
-        console.print(f"[red]malformed exercise:[/] {escape(str(exc))}")
+        console.print(f"[red]malformed exercise:[/] {escape(str(exc))}", soft_wrap=True)  # paths stay whole
         return 2
     sandbox = get_sandbox(sandbox_name)
     failed = 0

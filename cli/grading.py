@@ -26,7 +26,7 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
     try:
         source = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        console.print(f"[red]{path} is not UTF-8 text[/]")
+        console.print(f"[red]{escape(str(path))} is not UTF-8 text[/]", soft_wrap=True)
         return False
     sandbox = _sandbox(sandbox_name)
     try:
@@ -58,7 +58,7 @@ def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sand
     from watchfiles import watch
 
     grade_file(console, exercise, path, workspace, sandbox_name)
-    console.print(f"[dim]Watching {path} — save to grade again, Ctrl+C to stop.[/]")
+    console.print(f"[dim]Watching {escape(str(path))} — save to grade again, Ctrl+C to stop.[/]", soft_wrap=True)
     try:
         for _ in watch(path, debounce=300, stop_event=stop_event):
             console.rule(f"{path.name} changed")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from judge.exercise import ExerciseError, find_exercise, load_course
 from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
@@ -39,16 +40,39 @@ lang_option = click.option("--lang", type=click.Choice(["zh", "en"]), default="e
 
 
 class ExerciseGroup(click.Group):
-    """A group where an unknown command name is an exercise id: `practice ID [FILE]` means `practice grade ID`."""
+    """A group where an exercise id stands for `grade`: `practice ID [FILE]` means `practice grade ID [FILE]`.
+
+    A word that is neither a command nor an exercise is a usage error that lists the commands (it used to
+    be graded as an exercise, so `practice frobnicate --help` printed grade's help).
+    """
 
     def resolve_command(self, ctx, args):
         if args and args[0] not in self.commands and not args[0].startswith("-"):
-            args = ["grade", *args]
+            folder = self._exercises_dir(ctx, args)
+            if folder is None or (folder / args[0] / "exercise.toml").is_file():
+                args = ["grade", *args]
+            elif not ctx.resilient_parsing:  # shell completion: let click find nothing, quietly
+                raise click.UsageError(
+                    f"no such command or exercise '{args[0]}'.\n"
+                    f"Commands: {', '.join(self.list_commands(ctx))} (`practice COMMAND --help` for each).\n"
+                    f"Exercises are the folders of {folder}: `practice list` lists them.", ctx)
         return super().resolve_command(ctx, args)
+
+    def _exercises_dir(self, ctx, args) -> Path | None:
+        """The exercises folder `grade` would use for these args (its --exercises, the environment or the
+        default), read by grade's own parser; None when they do not parse, so that grade reports why."""
+        try:
+            grade_ctx = self.commands["grade"].make_context("grade", list(args), parent=ctx, resilient_parsing=True)
+        except click.ClickException:
+            return None
+        folder = grade_ctx.params.get("exercises_dir")
+        return Path(folder) if folder is not None else None
 
 
 def fail(message: str) -> None:
-    err_console.print(f"[red]error:[/] {message}")
+    """`error: MESSAGE` on stderr, then exit 2. The message is printed as written (no markup) and never
+    wrapped: a path in it stays whole for the learner to copy, and the terminal folds a long line itself."""
+    err_console.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
     sys.exit(2)
 
 
@@ -173,7 +197,8 @@ def new(exercise_id, exercises_dir):
         folder = scaffold(exercises_dir, exercise_id)
     except ExerciseError as exc:
         fail(str(exc))
-    console.print(f"Created [bold]{folder}[/]. Fill in the files, then run: practice check {exercise_id}")
+    console.print(f"Created [bold]{escape(str(folder))}[/]. Fill in the files, then run: "
+                  f"practice check {exercise_id}", soft_wrap=True)
 
 
 @cli.command()

@@ -6,11 +6,13 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markdown import Markdown
+from rich.markup import escape
 
 from judge.exercise import Exercise
 
 
 def show_exercise(console: Console, exercise: Exercise, path: Path, lang: str, workspace) -> None:
     console.print(Markdown(exercise.statement_text(lang)))
-    console.print(f"\nYour file: [bold]{path}[/] (started from the starter; edit it and grade again)")
+    mine = escape(str(path))  # printed whole, never wrapped: a learner copies it
+    console.print(f"\nYour file: [bold]{mine}[/] (started from the starter; edit it and grade again)", soft_wrap=True)
     console.print(f"Hints: {len(exercise.hints)} — `python practice/judge.py hint {exercise.id}` shows the next one.\n")

@@ -54,7 +54,8 @@ def test_grade_file_prints_graph_break_line(run, tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("nope",), "unknown exercise 'nope'"),
+    (("nope",), "no such command or exercise 'nope'"),
+    (("grade", "nope"), "unknown exercise 'nope'"),
     (("add-one", "/no/such/file.py"), "no such file"),
     (("hint", "nope"), "unknown exercise"),
 ])
@@ -106,7 +107,8 @@ def test_malformed_exercise_is_a_clear_error(tmp_path, fake_course):
     toml.write_text(toml.read_text().replace("difficulty = 1", "difficulty = 0"))
     result = CliRunner().invoke(cli, ["check", "--exercises", str(tmp_path)])
     assert result.exit_code == 2
-    assert "difficulty" in result.output and "exercise.toml" in result.output
+    assert "difficulty" in result.output
+    assert str(toml) in result.output  # the whole path, however long the temporary folder's is (never wrapped)
 
 
 def test_script_runs_from_anywhere(fake_course, tmp_path):

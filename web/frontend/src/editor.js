@@ -81,6 +81,12 @@ function create(parent, options) {
     ],
   });
   const view = new EditorView({state, parent});
+  // CodeMirror measures line heights only while the editor is in the window; until then it places the
+  // gutter with a 14px-per-line estimate. Below the fold (a phone, where the statement comes first) the
+  // line numbers were squeezed beside the first lines (issue 13). A pending scroll target makes the
+  // next measurement run anyway; a snapshot target only restores the editor's own scroll position
+  // (top), so the page itself does not move.
+  view.dispatch({effects: view.scrollSnapshot()});
   return {
     view,
     getValue: () => view.state.doc.toString(),
