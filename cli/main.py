@@ -7,6 +7,8 @@
     practice check [EXERCISE...]      instructors: prove every exercise
     practice new ID                   instructors: scaffold an exercise
     practice serve                    the web UI
+    practice worker --database-url U  a grader for `practice serve` on PostgreSQL (any machine)
+    practice db upgrade               migrate the database schema
 
 Exit codes: 0 accepted (or success), 1 not accepted, 2 usage or exercise error.
 """
@@ -209,11 +211,71 @@ def new(exercise_id, exercises_dir):
 @click.option("--sandbox", "sandbox_name", type=click.Choice(BACKENDS), default=None, envvar="PRACTICE_SANDBOX",
               help="How submissions run (default: bwrap).")
 @click.option("--reload-exercises", is_flag=True, help="Pick up edits to exercises/ without a restart.")
-def serve(host, port, data_dir, sandbox_name, reload_exercises):
-    """Serve the web UI."""
+@click.option("--database-url", default=None, envvar="PRACTICE_DATABASE_URL",
+              help="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:5432/DB (default: SQLite in the data dir).")
+@click.option("--queue", "queue_kind", type=click.Choice(["auto", "embedded", "procrastinate"]), default=None,
+              envvar="PRACTICE_QUEUE", help="Who grades (default auto: `practice worker`s on PostgreSQL, "
+                                             "this process on SQLite).")
+def serve(host, port, data_dir, sandbox_name, reload_exercises, database_url, queue_kind):
+    """Serve the web UI (migrates the database schema on start)."""
     from cli.serve import serve as run_server
 
-    run_server(host=host, port=port, data_dir=data_dir, sandbox=sandbox_name, reload_exercises=reload_exercises)
+    run_server(host=host, port=port, data_dir=data_dir, sandbox=sandbox_name, reload_exercises=reload_exercises,
+               database_url=database_url, queue=queue_kind)
+
+
+@cli.command()
+@click.option("--database-url", default=None, envvar="PRACTICE_DATABASE_URL",
+              help="The PostgreSQL database of `practice serve`: postgresql://USER:PASSWORD@HOST:5432/DB.")
+@click.option("--queue", "queues", multiple=True, type=click.Choice(["cpu", "gpu"]),
+              help="Queue to serve; repeat for both (default: cpu; gpu needs a CUDA device).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None, envvar="PRACTICE_WORKERS",
+              help="Submissions graded at once (default: the number of CPUs).")
+@click.option("--sandbox", type=click.Choice(["auto", *BACKENDS]), default=None, envvar="PRACTICE_SANDBOX",
+              help="How submissions run (default auto: bwrap; none needs PRACTICE_ALLOW_UNSANDBOXED=1).")
+@click.option("--name", default=None, envvar="PRACTICE_WORKER_NAME", help="Worker name (default: HOST-PID).")
+@click.option("--exercises", "exercises_dir", type=click.Path(path_type=Path), default=None,
+              envvar="PRACTICE_EXERCISES_DIR", help="Folder of exercises (the same course as the web's).")
+@click.option("--stalled-after", type=click.FloatRange(min=0, min_open=True), default=None,
+              envvar="PRACTICE_STALLED_AFTER_SECONDS",
+              help="Seconds of silence after which a worker's jobs go to another worker (default 30).")
+def worker(database_url, queues, concurrency, sandbox, name, exercises_dir, stalled_after):
+    """Grade submissions of `practice serve` from the shared PostgreSQL database, on any machine."""
+    from cli.worker import run_worker
+
+    run_worker(database_url, queues, concurrency, sandbox, name, exercises_dir, stalled_after)
+
+
+@cli.group()
+def db():
+    """The database schema: `practice db upgrade` migrates it (`practice serve` does too, on start)."""
+
+
+database_url_option = click.option("--database-url", default=None, envvar="PRACTICE_DATABASE_URL",
+                                   help="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:5432/DB "
+                                        "(default: SQLite in the data dir).")
+data_dir_option = click.option("--data-dir", type=click.Path(path_type=Path), default=None,
+                               envvar="PRACTICE_DATA_DIR", help="Where the SQLite database lives (default: ./data).")
+
+
+@db.command("upgrade")
+@database_url_option
+@data_dir_option
+def db_upgrade(database_url, data_dir):
+    """Migrate the database to this version's schema."""
+    from cli.worker import upgrade
+
+    upgrade(database_url, data_dir)
+
+
+@db.command("current")
+@database_url_option
+@data_dir_option
+def db_current(database_url, data_dir):
+    """Show the database's schema revision."""
+    from cli.worker import current
+
+    current(database_url, data_dir)
 
 
 def main() -> None:

@@ -8,16 +8,19 @@ import click
 
 
 def serve(host: str | None = None, port: int | None = None, data_dir: Path | str | None = None,
-          sandbox: str | None = None, reload_exercises: bool = False) -> None:
+          sandbox: str | None = None, reload_exercises: bool = False, database_url: str | None = None,
+          queue: str | None = None) -> None:
     """Start the web UI; options left as None fall back to `web.settings.Settings` (env `PRACTICE_*`)."""
     import uvicorn
 
     from judge.exercise import ExerciseError
     from web.app import create_app
-    from web.grading import StartupError
+    from web import db
+    from web.errors import StartupError
     from web.settings import Settings
 
-    overrides = {"host": host, "port": port, "data_dir": data_dir, "sandbox": sandbox}
+    overrides = {"host": host, "port": port, "data_dir": data_dir, "sandbox": sandbox, "database_url": database_url,
+                 "queue": queue}
     settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
     if reload_exercises:
         settings.reload_exercises = True
@@ -29,10 +32,20 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     from judge.exercise import Limits
 
     limits = Limits()
+    database = db.display(app.state.store.engine.url)
+    if app.state.queue_kind == "procrastinate":
+        click.echo(f"database: {database} (schema {db.current(app.state.store.engine)}); grading: `practice worker` "
+                   "processes through the Procrastinate queue in that database")
+        if settings.secret_key is None:
+            click.echo("warning: every web process behind one address needs the same PRACTICE_SECRET_KEY "
+                       f"(this one keeps its own in {settings.data_dir / 'secret_key'})", err=True)
+    else:
+        click.echo(f"database: {database}; grading: {settings.workers} thread(s) of this process")
     click.echo(f"sandbox: {app.state.sandbox_name}; default limits per submission: {limits.time_seconds:g} s wall, "
                f"{limits.memory_mb} MiB, {limits.pids} processes, {limits.file_size_mb} MiB files, "
                f"{limits.output_kb} KiB output (exercises may raise them)")
+    graders = f"{settings.workers} worker(s)" if app.state.queue_kind == "embedded" else "graded by practice worker"
     click.echo(f"torch-practice: http://{shown}:{settings.port}/  (sandbox: {app.state.sandbox_name}, "
-               f"data: {settings.data_dir.resolve()}, {settings.workers} worker(s)); Ctrl+C stops")
+               f"data: {settings.data_dir.resolve()}, {graders}); Ctrl+C stops")
     # Open event streams would otherwise hold a Ctrl+C until their grading ends.
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=5)

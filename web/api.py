@@ -12,8 +12,8 @@ from fastapi.responses import StreamingResponse
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent
-from web.schemas import (ExerciseDetail, ExerciseSummary, Health, HistoryItem, Solution, SubmissionCreated,
-                         SubmissionIn, SubmissionOut)
+from web.schemas import (ExerciseDetail, ExerciseSummary, GraderSeen, Health, HistoryItem, Solution,
+                         SubmissionCreated, SubmissionIn, SubmissionOut)
 from web.store import DONE, Submission
 
 router = APIRouter()
@@ -47,7 +47,12 @@ def state_of(states: dict[str, str], exercise_id: str) -> str:
 
 @router.get("/healthz", response_model=Health, tags=["meta"])
 def healthz(request: Request) -> Health:
-    return Health(status="ok", exercises=len(request.app.state.course.all()), sandbox=request.app.state.sandbox_name)
+    """Liveness, the queue depth and the graders seen in the last minute."""
+    state = request.app.state
+    depths = state.queue.depth()
+    return Health(status="ok", exercises=len(state.course.all()), sandbox=state.sandbox_name, queue=state.queue_kind,
+                  queue_depth=sum(depths.values()), queues=depths,
+                  workers=[GraderSeen(**g) for g in state.queue.graders()])
 
 
 @router.get("/api/exercises", response_model=list[ExerciseSummary], tags=["exercises"])
@@ -98,8 +103,7 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     source = parse_source(await read_body(request, settings.max_source_bytes * 6 + 4096), settings.max_source_bytes)
     store, who = request.app.state.store, learner(request)
     check_rate(store, who, settings.submissions_per_minute)
-    submission = store.add(who, exercise.id, source)
-    request.app.state.queue.submit(submission.id)
+    submission = request.app.state.queue.add(who, exercise, source)
     return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",
                              events_url=f"/api/submissions/{submission.id}/events")
 
@@ -190,6 +194,10 @@ async def event_stream(request: Request, submission_id: str):
             try:
                 event = await asyncio.wait_for(queue.get(), SSE_HEARTBEAT_S)
             except asyncio.TimeoutError:
+                finished = store.get(submission_id)  # a grader that died after storing, before publishing
+                if finished is not None and finished.status == DONE:
+                    yield sse(ProgressEvent(type="done", report=finished.report()))
+                    return
                 yield ": keep-alive\n\n"
                 continue
             yield sse(event)

@@ -10,6 +10,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from web import db
 from web.api import router as api_router
 from web.course import Course
 from web.events import EventHub
@@ -28,19 +29,31 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
                queue: GradingQueue | None = None) -> FastAPI:
     """Build the app. `grade` replaces the real grader, `queue` the embedded queue (both for tests).
 
-    Raises `web.grading.StartupError` when the sandbox setting cannot be honoured.
+    With the procrastinate queue (PostgreSQL) the app only stores and defers: `practice worker`s grade.
+    Raises `web.errors.StartupError` when a setting cannot be honoured (sandbox, database URL, schema).
     """
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    sandbox_name = choose_sandbox(settings)
+    kind = settings.resolved_queue()
+    sandbox_name = choose_sandbox(settings) if kind == "embedded" else "workers"
+    engine = db.make_engine(settings.resolved_database_url())
+    if settings.migrate_on_start:
+        db.upgrade(engine)
     course = Course(settings.exercises_dir, reload=settings.reload_exercises)
-    store = Store(settings.resolved_database_url())
-    hub = EventHub()
+    store = Store(engine)
     close_grader = warm = None
+    if kind == "procrastinate" and queue is None:
+        from web.pg_events import PgEventHub
+        from web.pg_queue import ProcrastinateQueue
+
+        hub = PgEventHub(engine, listen=True)
+        queue = ProcrastinateQueue(store, hub, course)
+    else:
+        hub = EventHub()
     if queue is None:
         if grade is None:
             grade, warm, close_grader = make_grade_fn(course, sandbox_name)
-        queue = EmbeddedQueue(store, hub, grade, settings.workers)
+        queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -60,6 +73,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
                   description="Practice judge for torch.compile exercises. Learners are identified by a cookie.")
     app.state.settings, app.state.course, app.state.store = settings, course, store
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
+    app.state.queue_kind = kind
     app.add_middleware(LearnerMiddleware, secret_key=settings.resolved_secret_key(), secure=settings.cookie_secure)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)

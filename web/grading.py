@@ -10,15 +10,12 @@ from judge.report import ProgressEvent, Report
 from sandbox import Sandbox, get_sandbox
 from sandbox.base import unavailable_reason
 from web.course import Course
+from web.errors import StartupError
 from web.queue import GradeFn, internal_error
 from web.settings import Settings
 from web.store import Submission
 
 log = logging.getLogger(__name__)
-
-
-class StartupError(Exception):
-    """The app cannot start as configured; the message says what to change."""
 
 
 def choose_sandbox(settings: Settings) -> str:

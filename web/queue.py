@@ -1,7 +1,8 @@
 """The grading queue interface, and its embedded implementation: worker threads in this process.
 
-Routes only call `GradingQueue.submit(submission_id)`; a distributed queue can replace
-`EmbeddedQueue` by implementing the same three methods.
+Routes only call `GradingQueue.add(...)` (store and queue a new submission) and ask `depth()` and
+`graders()` for /healthz. `web.pg_queue.ProcrastinateQueue` implements the same interface with graders
+in other processes (`practice worker`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Callable
 
 from judge.report import ProgressEvent, Report, Verdict
 from web.events import EventHub
-from web.store import Store, Submission
+from web.store import QUEUED, Store, Submission
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,20 @@ GradeFn = Callable[[Submission, Callable[[ProgressEvent], None]], Report]
 
 class GradingQueue(abc.ABC):
     """Where submissions wait for a worker."""
+
+    def add(self, learner_id: str, exercise, source: str) -> Submission:
+        """Store a new submission and queue it."""
+        submission = self._store.add(learner_id, exercise.id, source)
+        self.submit(submission.id)
+        return submission
+
+    def depth(self) -> dict[str, int]:
+        """Submissions waiting for a grader, per queue."""
+        return {"embedded": self._store.count(QUEUED)}
+
+    @abc.abstractmethod
+    def graders(self) -> list[dict]:
+        """The graders seen in the last minute: name, host, queues, concurrency, sandbox, last_seen."""
 
     @abc.abstractmethod
     def start(self) -> None:
@@ -41,11 +56,21 @@ class GradingQueue(abc.ABC):
 class EmbeddedQueue(GradingQueue):
     """An in-process FIFO feeding `workers` threads, each grading one submission at a time."""
 
-    def __init__(self, store: Store, hub: EventHub, grade: GradeFn, workers: int):
+    def __init__(self, store: Store, hub: EventHub, grade: GradeFn, workers: int, sandbox: str = "none"):
         self._store, self._hub, self._grade, self._workers = store, hub, grade, workers
         self._pending: _queue.Queue[str | None] = _queue.Queue()
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
+        self._sandbox = sandbox
+
+    def graders(self) -> list[dict]:
+        import os
+        import socket
+
+        from web.tables import now
+
+        return [{"name": "embedded", "host": socket.gethostname(), "pid": os.getpid(), "queues": ["cpu", "gpu"],
+                 "concurrency": self._workers, "sandbox": self._sandbox, "last_seen": now()}]
 
     def start(self) -> None:
         for submission in self._store.requeue_unfinished():
@@ -77,10 +102,9 @@ class EmbeddedQueue(GradingQueue):
 
     def run_one(self, submission_id: str) -> None:
         """Grade one submission, store its report, then publish `done`."""
-        submission = self._store.get(submission_id)
-        if submission is None or submission.status == "done":
+        submission = self._store.mark_running(submission_id, "embedded")
+        if submission is None:  # finished already
             return
-        self._store.mark_running(submission_id)
         publish = lambda event: self._hub.publish(submission_id, event)  # noqa: E731
         try:
             report = self._grade(submission, publish)
@@ -89,8 +113,8 @@ class EmbeddedQueue(GradingQueue):
             report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
         if self._stopping.is_set():
             return  # stopped mid-grading: the submission stays unfinished and is re-queued at start
-        self._store.finish(submission_id, report)
-        publish(ProgressEvent(type="done", report=report))
+        if self._store.finish(submission_id, report, "embedded"):
+            publish(ProgressEvent(type="done", report=report))
 
 
 def internal_error(exercise_id: str, detail: str) -> Report:

@@ -86,7 +86,23 @@ class Solution(BaseModel):
     source: str
 
 
+class GraderSeen(BaseModel):
+    """A grader that said it was alive in the last minute (the embedded one: the web process itself)."""
+
+    name: str
+    host: str
+    pid: int
+    queues: list[str]
+    concurrency: int
+    sandbox: str
+    last_seen: datetime
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     exercises: int
-    sandbox: str
+    sandbox: str = Field(description="The web process's sandbox; 'workers' when practice worker processes grade.")
+    queue: Literal["embedded", "procrastinate"]
+    queue_depth: int = Field(description="Submissions waiting for a grader, all queues.")
+    queues: dict[str, int] = Field(description="Submissions waiting, per queue.")
+    workers: list[GraderSeen] = Field(description="Graders seen in the last minute.")

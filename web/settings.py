@@ -21,7 +21,19 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=0, le=65535, description="Port to listen on.")
     data_dir: Path = Field(Path("data"), description="Folder for the database and the cookie secret.")
     database_url: str | None = Field(
-        None, description="Any SQLAlchemy URL; default: sqlite:///<data_dir>/practice.db.")
+        None, description="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:PORT/DB; "
+                          "default: sqlite:///<data_dir>/practice.db.")
+    migrate_on_start: bool = Field(True, description="Migrate the database schema when the web app starts.")
+    queue: Literal["auto", "embedded", "procrastinate"] = Field(
+        "auto", description="Who grades: embedded (threads of the web process) | procrastinate (`practice worker` "
+                            "processes, PostgreSQL only) | auto (procrastinate on PostgreSQL, else embedded).")
+    worker_queues: list[Literal["cpu", "gpu"]] = Field(
+        ["cpu"], description="practice worker: the queues it serves (gpu needs a CUDA device).")
+    worker_name: str | None = Field(None, description="practice worker: its name; default: HOST-PID.")
+    heartbeat_seconds: float = Field(
+        5.0, gt=0, description="practice worker: how often it says it is alive.")
+    stalled_after_seconds: float = Field(
+        30.0, gt=0, description="A job whose worker has been silent this long is given to another worker.")
     exercises_dir: Path = Field(EXERCISES_DIR, description="The course: one folder per exercise.")
     reload_exercises: bool = Field(False, description="Pick up edits to the exercises folder without a restart.")
     sandbox: Literal["auto", "bwrap", "docker", "none"] = Field(
@@ -39,6 +51,19 @@ class Settings(BaseSettings):
 
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.data_dir / 'practice.db').resolve()}"
+
+    def resolved_queue(self) -> str:
+        """embedded or procrastinate; procrastinate needs PostgreSQL."""
+        from web.db import is_postgres
+        from web.errors import StartupError
+
+        postgres = is_postgres(self.resolved_database_url())
+        if self.queue == "procrastinate" and not postgres:
+            raise StartupError("queue 'procrastinate' needs a PostgreSQL database: pass --database-url "
+                               "postgresql://USER:PASSWORD@HOST:5432/DB, or use the embedded queue with SQLite")
+        if self.queue == "auto":
+            return "procrastinate" if postgres else "embedded"
+        return self.queue
 
     def resolved_secret_key(self) -> str:
         """The configured key, or one generated once and kept in the data folder."""

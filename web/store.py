@@ -1,41 +1,27 @@
-"""Submissions, stored with SQLAlchemy before they are graded (SQLite by default, any URL accepted)."""
+"""Submissions, stored with SQLAlchemy before they are graded (SQLite by default, or PostgreSQL).
+
+The database is the truth: a submission is stored (and, with a job queue, its job deferred) in one
+transaction; `finish` stores the first report only, so a late or duplicate result changes nothing.
+The schema comes from `web/migrations/` (`web.db.upgrade`); `Store` refuses a database not at head.
+"""
 
 from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from sqlalchemy import DateTime, Index, String, Text, create_engine, func, select, update
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from typing import Callable
+
+from sqlalchemy import Connection, func, select, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session, sessionmaker
 
 from judge.report import Report, Verdict
+from web import db
+from web.tables import DONE, QUEUED, RUNNING, SubmissionRow, now as _now
 
-QUEUED, RUNNING, DONE = "queued", "running", "done"
 UNFINISHED = (QUEUED, RUNNING)
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-class _Base(DeclarativeBase):
-    pass
-
-
-class SubmissionRow(_Base):
-    __tablename__ = "submissions"
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    learner_id: Mapped[str] = mapped_column(String(64), index=True)
-    exercise_id: Mapped[str] = mapped_column(String(128))
-    source: Mapped[str] = mapped_column(Text)
-    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
-    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
-    report_json: Mapped[str | None] = mapped_column(Text, nullable=True)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
-    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
-
-    __table_args__ = (Index("ix_learner_exercise", "learner_id", "exercise_id"), Index("ix_status", "status"))
+__all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission"]
 
 
 @dataclass(frozen=True)
@@ -51,11 +37,14 @@ class Submission:
     report_json: str | None
     created_at: datetime
     finished_at: datetime | None
+    attempts: int = 0
+    graded_by: str | None = None
 
     @classmethod
     def of(cls, row: SubmissionRow) -> "Submission":
         return cls(row.id, row.learner_id, row.exercise_id, row.source, row.status, row.verdict,
-                   row.report_json, _aware(row.created_at), _aware(row.finished_at))
+                   row.report_json, _aware(row.created_at), _aware(row.finished_at), row.attempts or 0,
+                   row.graded_by)
 
     def report(self) -> Report | None:
         return Report.model_validate_json(self.report_json) if self.report_json else None
@@ -69,10 +58,9 @@ def _aware(value: datetime | None) -> datetime | None:
 class Store:
     """The submissions table; every method opens and closes its own session (thread-safe)."""
 
-    def __init__(self, url: str):
-        connect_args = {"check_same_thread": False, "timeout": 30} if url.startswith("sqlite") else {}
-        self.engine = create_engine(url, connect_args=connect_args)
-        _Base.metadata.create_all(self.engine)
+    def __init__(self, url_or_engine: str | Engine):
+        self.engine = db.make_engine(url_or_engine) if isinstance(url_or_engine, str) else url_or_engine
+        db.require_current(self.engine)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def close(self) -> None:
@@ -81,27 +69,44 @@ class Store:
     def _session(self) -> Session:
         return self._sessions()
 
-    def add(self, learner_id: str, exercise_id: str, source: str) -> Submission:
+    def add(self, learner_id: str, exercise_id: str, source: str,
+            also: Callable[[Connection, Submission], None] | None = None) -> Submission:
+        """Store a new submission; `also` runs in the same transaction (a job queue defers its job there)."""
         row = SubmissionRow(id=uuid.uuid4().hex, learner_id=learner_id, exercise_id=exercise_id,
-                            source=source, status=QUEUED, created_at=_now())
+                            source=source, status=QUEUED, created_at=_now(), attempts=0)
         with self._session() as s, s.begin():
             s.add(row)
-        return Submission.of(row)
+            s.flush()
+            submission = Submission.of(row)
+            if also is not None:
+                also(s.connection(), submission)
+        return submission
 
     def get(self, submission_id: str) -> Submission | None:
         with self._session() as s:
             row = s.get(SubmissionRow, submission_id)
             return Submission.of(row) if row else None
 
-    def mark_running(self, submission_id: str) -> None:
+    def mark_running(self, submission_id: str, grader: str | None = None) -> Submission | None:
+        """Start an attempt: the submission, or None when it is finished (or unknown) and needs no grading."""
         with self._session() as s, s.begin():
-            s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(status=RUNNING))
+            done = s.execute(update(SubmissionRow).where(
+                SubmissionRow.id == submission_id, SubmissionRow.status != DONE).values(
+                status=RUNNING, attempts=SubmissionRow.attempts + 1, graded_by=grader))
+            if done.rowcount != 1:
+                return None
+            return Submission.of(s.get(SubmissionRow, submission_id))
 
-    def finish(self, submission_id: str, report: Report) -> None:
+    def finish(self, submission_id: str, report: Report, grader: str | None = None) -> bool:
+        """Store the report unless one is stored already; True when this call stored it."""
+        values = dict(status=DONE, verdict=report.verdict.value, report_json=report.model_dump_json(),
+                      finished_at=_now())
+        if grader is not None:
+            values["graded_by"] = grader
         with self._session() as s, s.begin():
-            s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(
-                status=DONE, verdict=report.verdict.value, report_json=report.model_dump_json(),
-                finished_at=_now()))
+            result = s.execute(update(SubmissionRow).where(
+                SubmissionRow.id == submission_id, SubmissionRow.status != DONE).values(**values))
+            return result.rowcount == 1
 
     def unfinished(self) -> list[Submission]:
         """Queued or running submissions, oldest first: what a restart must grade again."""
@@ -155,6 +160,10 @@ class Store:
                 SubmissionRow.learner_id == learner_id, SubmissionRow.status.in_(UNFINISHED)).limit(1))
             return Submission.of(row) if row else None
 
-    def count(self) -> int:
+    def count(self, status: str | None = None) -> int:
+        """Submissions stored (with `status`: in that status)."""
+        query = select(func.count()).select_from(SubmissionRow)
+        if status is not None:
+            query = query.where(SubmissionRow.status == status)
         with self._session() as s:
-            return s.scalar(select(func.count()).select_from(SubmissionRow)) or 0
+            return s.scalar(query) or 0

@@ -15,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from judge.report import CheckResult, ProgressEvent, Report, Verdict
+from tests.databases import database_url, postgres  # noqa: F401 - fixtures
 from web.app import create_app
 from web.settings import Settings
 from web.store import Submission
@@ -64,9 +65,11 @@ class FakeGrader:
 
 
 @pytest.fixture
-def settings(tmp_path) -> Settings:
+def settings(tmp_path, database_url) -> Settings:
+    """Embedded grading on each database (SQLite, then PostgreSQL); test_cluster.py covers `practice worker`."""
     return Settings(data_dir=tmp_path / "data", exercises_dir=FIXTURE_COURSE, sandbox="none",
-                    allow_unsandboxed=True, workers=1, submissions_per_minute=5, secret_key="test-secret")
+                    allow_unsandboxed=True, workers=1, submissions_per_minute=5, secret_key="test-secret",
+                    database_url=database_url, queue="embedded")
 
 
 @pytest.fixture

@@ -53,7 +53,12 @@ def test_unknown_exercise_is_404_json(client):
 
 
 def test_healthz(client):
-    assert client.get("/healthz").json() == {"status": "ok", "exercises": 1, "sandbox": "none"}
+    health = client.get("/healthz").json()
+    assert {k: health[k] for k in ("status", "exercises", "sandbox", "queue", "queue_depth", "queues")} == {
+        "status": "ok", "exercises": 1, "sandbox": "none", "queue": "embedded", "queue_depth": 0,
+        "queues": {"embedded": 0}}
+    (grader,) = health["workers"]
+    assert (grader["name"], grader["concurrency"], grader["queues"]) == ("embedded", 1, ["cpu", "gpu"])
 
 
 def test_openapi_documents_every_route(client):

@@ -1,0 +1,75 @@
+"""`practice worker` and `practice db`: translate options into settings, errors into click errors."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+
+
+def settings_from(**options):
+    """`web.settings.Settings` with the options that were given (None: the setting's env var or default)."""
+    from web.settings import Settings
+
+    return Settings(**{k: v for k, v in options.items() if v not in (None, ())})
+
+
+def run_worker(database_url: str | None, queues: tuple[str, ...], concurrency: int | None, sandbox: str | None,
+               name: str | None, exercises_dir: Path | None, stalled_after: float | None) -> None:
+    """Start a worker: print what it serves, then grade until stopped."""
+    from judge.exercise import ExerciseError
+    from web.errors import StartupError
+    from web.worker import Worker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = settings_from(database_url=database_url, worker_queues=list(queues) or None, workers=concurrency,
+                             sandbox=sandbox, worker_name=name, exercises_dir=exercises_dir,
+                             stalled_after_seconds=stalled_after)
+    if settings.database_url is None:
+        raise click.ClickException("practice worker needs --database-url postgresql://USER:PASSWORD@HOST:5432/DB "
+                                   "(or PRACTICE_DATABASE_URL): the database that `practice serve` uses")
+    try:
+        worker = Worker(settings)
+    except (StartupError, ExerciseError) as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(worker.describe(), err=False)
+    worker.run()
+
+
+def upgrade(database_url: str | None, data_dir: Path | None) -> None:
+    """Migrate the database to this version's schema and say what changed."""
+    from web import db
+    from web.errors import StartupError
+
+    settings = settings_from(database_url=database_url, data_dir=data_dir)
+    url = settings.resolved_database_url()
+    try:
+        if url.startswith("sqlite"):
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = db.make_engine(url)
+        before, after = db.upgrade(engine)
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
+    where = db.display(engine.url)
+    engine.dispose()
+    if before == after:
+        click.echo(f"{where}: schema already at revision {after}")
+    else:
+        click.echo(f"{where}: schema migrated from revision {before or 'none'} to {after}")
+
+
+def current(database_url: str | None, data_dir: Path | None) -> None:
+    from web import db
+    from web.errors import StartupError
+
+    settings = settings_from(database_url=database_url, data_dir=data_dir)
+    try:
+        engine = db.make_engine(settings.resolved_database_url())
+        have = db.current(engine)
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
+    want = db.head()
+    state = "up to date" if have == want else f"behind: run `practice db upgrade` to reach {want}"
+    click.echo(f"{db.display(engine.url)}: schema revision {have or 'none'} ({state})")
+    engine.dispose()

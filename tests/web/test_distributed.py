@@ -1,0 +1,189 @@
+"""Graders in other processes, in one test process: the web app defers to Procrastinate, `web.worker.Worker`
+grades from the same PostgreSQL; events cross from the worker to any web app through LISTEN/NOTIFY.
+
+test_cluster.py does the same with real processes, kill -9 included.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader
+from web.app import create_app
+from web.errors import StartupError
+from web.settings import Settings
+from web.worker import Worker
+
+pytestmark = pytest.mark.postgres
+URL = "/api/exercises/add-one/submissions"
+
+
+def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
+    """Poll (the database, usually) until `predicate()` is truthy; its value, or an assertion error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+@pytest.fixture
+def pg_settings(postgres, tmp_path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", exercises_dir=FIXTURE_COURSE, database_url=postgres.create(),
+                    sandbox="none", allow_unsandboxed=True, workers=1, secret_key="test-secret",
+                    submissions_per_minute=50, heartbeat_seconds=0.2, stalled_after_seconds=1.0)
+
+
+class RunningWorker:
+    """A `Worker` in a thread of this process, with a fake grader."""
+
+    def __init__(self, settings: Settings, name: str, grader=None):
+        self.grader = grader or FakeGrader()
+        self.worker = Worker(settings.model_copy(update={"worker_name": name}), grade=self.grader, sandbox="fake")
+        self.thread = threading.Thread(target=self.worker.run, kwargs={"install_signal_handlers": False},
+                                       daemon=True)
+
+    def __enter__(self) -> "RunningWorker":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.grader.gate.set()
+        self.worker.stop()
+        self.thread.join(20)
+        assert not self.thread.is_alive(), "the worker did not stop"
+
+
+def sse_events(client: TestClient, submission_id: str) -> list[tuple[str, str]]:
+    """(type, data) of each event of the submission's stream, until `done`."""
+    events, kind = [], None
+    with client.stream("GET", f"/api/submissions/{submission_id}/events") as response:
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                kind = line[len("event: "):]
+            elif line.startswith("data: "):
+                events.append((kind, line[len("data: "):]))
+                if kind == "done":
+                    break
+    return events
+
+
+def done(client: TestClient, submission_id: str) -> dict:
+    return wait_until(lambda: (b := client.get(f"/api/submissions/{submission_id}").json())["status"] == "done"
+                      and b, what=f"submission {submission_id} done")
+
+
+def test_a_worker_grades_and_another_web_app_streams_the_live_events(pg_settings):
+    with TestClient(create_app(pg_settings)) as web_a, TestClient(create_app(pg_settings)) as web_b, \
+            RunningWorker(pg_settings, "w1") as worker:
+        assert web_a.app.state.queue_kind == "procrastinate"
+        worker.grader.gate.clear()  # hold the grading until web B listens
+        created = web_a.post(URL, json={"source": CORRECT}).json()
+        web_b.cookies.update(web_a.cookies)
+        assert worker.grader.started.wait(10)
+        threading.Timer(0.3, worker.grader.gate.set).start()
+        events = sse_events(web_b, created["id"])
+        body = done(web_a, created["id"])
+    kinds = [kind for kind, _ in events]
+    assert kinds[0] == "queued" and "running" in kinds and kinds.count("check") == 2 and kinds[-1] == "done"
+    assert body["verdict"] == "ACCEPTED"
+
+
+def test_the_submission_row_and_its_job_are_one_transaction_and_a_second_job_is_refused(pg_settings):
+    with TestClient(create_app(pg_settings)) as web:
+        sid = web.post(URL, json={"source": WRONG}).json()["id"]
+        queue = web.app.state.queue
+        queue.submit(sid)  # the job is still waiting: the queueing lock refuses another
+        with web.app.state.store.engine.connect() as conn:
+            jobs = conn.execute(text("SELECT queue_name, status FROM procrastinate_jobs WHERE queueing_lock = :s"),
+                                {"s": sid}).all()
+        assert [tuple(j) for j in jobs] == [("cpu", "todo")]
+        health = web.get("/healthz").json()
+        assert (health["queue"], health["queue_depth"], health["queues"]) == ("procrastinate", 1, {"cpu": 1, "gpu": 0})
+        assert health["workers"] == []
+
+
+def test_a_failed_job_insert_leaves_no_submission(pg_settings, monkeypatch):
+    import web.pg_queue
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("queue unavailable")
+
+    monkeypatch.setattr(web.pg_queue, "defer", broken)
+    with TestClient(create_app(pg_settings), raise_server_exceptions=False) as web:
+        assert web.post(URL, json={"source": CORRECT}).status_code == 500
+        assert web.app.state.store.count() == 0
+
+
+def test_healthz_lists_the_workers_seen(pg_settings):
+    with TestClient(create_app(pg_settings)) as web, RunningWorker(pg_settings, "seen-1"):
+        health = wait_until(lambda: (h := web.get("/healthz").json())["workers"] and h, what="worker seen")
+    (seen,) = health["workers"]
+    assert (seen["name"], seen["queues"], seen["concurrency"], seen["sandbox"]) == ("seen-1", ["cpu"], 1, "fake")
+
+
+def test_a_job_of_a_silent_worker_goes_to_another_worker(pg_settings):
+    """A worker that stops heartbeating mid-grading (kill -9, machine gone): its job is graded again."""
+    with TestClient(create_app(pg_settings)) as web:
+        sid = web.post(URL, json={"source": CORRECT}).json()["id"]
+        engine = web.app.state.store.engine
+        with engine.begin() as conn:  # a worker that took the job, then went silent 10 s ago
+            dead = conn.scalar(text("INSERT INTO procrastinate_workers (last_heartbeat) "
+                                    "VALUES (now() - interval '10 seconds') RETURNING id"))
+            conn.execute(text("UPDATE procrastinate_jobs SET status = 'doing', worker_id = :w "
+                              "WHERE queueing_lock = :s"), {"w": dead, "s": sid})
+            conn.execute(text("UPDATE submissions SET status = 'running', attempts = 1, graded_by = 'dead' "
+                              "WHERE id = :s"), {"s": sid})
+        with RunningWorker(pg_settings, "alive") as alive:
+            body = done(web, sid)
+        assert body["verdict"] == "ACCEPTED" and alive.grader.graded == [sid]
+        row = web.app.state.store.get(sid)
+        assert (row.attempts, row.graded_by) == (2, "alive")
+
+
+def test_a_late_or_duplicate_result_changes_nothing(pg_settings):
+    from judge.report import Report, Verdict
+
+    with TestClient(create_app(pg_settings)) as web, RunningWorker(pg_settings, "w1") as worker:
+        sid = web.post(URL, json={"source": CORRECT}).json()["id"]
+        assert done(web, sid)["verdict"] == "ACCEPTED"
+        store = web.app.state.store
+        late = Report(exercise_id="add-one", verdict=Verdict.WRONG_ANSWER, summary="late")
+        assert store.finish(sid, late, "late-worker") is False
+        worker.worker.grader(sid)  # a duplicate delivery of the finished job
+        row = store.get(sid)
+        assert (row.verdict, row.graded_by, row.attempts) == ("ACCEPTED", "w1", 1)
+        assert worker.grader.graded == [sid]
+
+
+def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, monkeypatch):
+    from web.requirements import queue_for
+
+    with TestClient(create_app(pg_settings)) as web:
+        exercise = web.app.state.course.get("add-one")
+        monkeypatch.setattr(type(exercise), "needs_cuda", True, raising=False)
+        assert queue_for(exercise) == "gpu"
+        sid = web.post(URL, json={"source": CORRECT}).json()["id"]
+        with RunningWorker(pg_settings, "cpu-only") as cpu_worker:
+            wait_until(lambda: web.get("/healthz").json()["workers"], what="cpu worker up")
+            assert web.get("/healthz").json()["queues"] == {"cpu": 0, "gpu": 1}
+        assert cpu_worker.grader.graded == []
+        assert web.app.state.store.get(sid).status == "queued"
+
+
+def test_a_gpu_worker_refuses_to_start_without_cuda(pg_settings, monkeypatch):
+    monkeypatch.setattr("web.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    with pytest.raises(StartupError, match="--queue gpu needs a CUDA device: torch sees no CUDA"):
+        Worker(pg_settings.model_copy(update={"worker_queues": ["gpu"]}), grade=FakeGrader())
+
+
+def test_a_worker_needs_postgresql(tmp_path):
+    with pytest.raises(StartupError, match="needs the shared PostgreSQL database"):
+        Worker(Settings(database_url=f"sqlite:///{tmp_path}/x.db"), grade=FakeGrader())

@@ -1,0 +1,31 @@
+"""What an exercise needs from the machine that grades it, and so which job queue carries it.
+
+Two queues exist from the start: `cpu` (every worker's default) and `gpu` (only workers started with
+`--queue gpu`, which refuse to start without a CUDA device). An exercise that declares `needs_cuda = true`
+goes to `gpu`; read through `getattr` so that exercises of a format without the field go to `cpu`.
+"""
+
+from __future__ import annotations
+
+QUEUES = ("cpu", "gpu")
+
+
+def needs_cuda(exercise) -> bool:
+    """Whether the exercise declares that it needs a CUDA device."""
+    return bool(getattr(exercise, "needs_cuda", False))
+
+
+def queue_for(exercise) -> str:
+    """The queue whose workers can grade this exercise."""
+    return "gpu" if needs_cuda(exercise) else "cpu"
+
+
+def cuda_missing() -> str | None:
+    """Why this machine cannot serve the gpu queue, or None when it can."""
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - torch is a dependency
+        return f"torch cannot be imported ({exc})"
+    if not torch.cuda.is_available():
+        return f"torch {torch.__version__} sees no CUDA device on this machine"
+    return None

@@ -1,0 +1,208 @@
+"""`practice worker`: a grader on any machine that reaches the database, fed by Procrastinate.
+
+Start-up order matters: the sandbox's warm workers are started (as processes of their own, exec'd by the
+sandbox's launcher) before the queue engine starts its event loop and threads, so nothing the engine runs
+is ever forked. The warm pool then lives as long as the worker.
+
+Delivery is at least once, the database being the truth:
+- every worker heartbeats (Procrastinate's `procrastinate_workers`, and our `graders` row for /healthz);
+- each worker's reaper hands a job whose worker has been silent `stalled_after_seconds` back to the queue
+  (kill -9, machine gone), and re-queues a submission left unfinished without a live job;
+- `Store.mark_running` skips a finished submission and `Store.finish` stores the first report only, so a
+  duplicate or late delivery changes nothing; a submission started `MAX_ATTEMPTS` times gets INTERNAL_ERROR.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from concurrent.futures import ThreadPoolExecutor
+from typing import Callable
+
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql import insert
+
+from judge.report import ProgressEvent
+from web import db
+from web.errors import StartupError
+from web.pg_events import PgEventHub
+from web.pg_queue import TASK, defer, procrastinate_app
+from web.queue import GradeFn, internal_error
+from web.settings import Settings
+from web.store import Store
+from web.tables import GraderRow, now
+
+log = logging.getLogger(__name__)
+MAX_ATTEMPTS = 5
+ORPHANS = text("""
+    SELECT s.id FROM submissions s
+     WHERE s.status != 'done' AND s.created_at < now() - make_interval(secs => :grace)
+       AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs j
+                        WHERE j.queueing_lock = s.id AND j.status IN ('todo', 'doing'))
+     ORDER BY s.created_at LIMIT 100""")
+
+
+class Grader:
+    """Grades one submission per job: claim, grade with live events, store the first report only."""
+
+    def __init__(self, store: Store, hub: PgEventHub, grade: GradeFn, name: str):
+        self.store, self.hub, self.grade, self.name = store, hub, grade, name
+
+    def __call__(self, submission_id: str) -> None:
+        submission = self.store.mark_running(submission_id, self.name)
+        if submission is None:
+            return  # finished already: a duplicate delivery
+        publish: Callable[[ProgressEvent], None] = lambda event: self.hub.publish(submission_id, event)  # noqa: E731
+        if submission.attempts > MAX_ATTEMPTS:
+            report = internal_error(submission.exercise_id, f"no grader finished it in {MAX_ATTEMPTS} attempts")
+        else:
+            try:
+                report = self.grade(submission, publish)
+            except Exception as exc:  # infrastructure failure: an error verdict, never a lost job
+                log.exception("grading %s failed", submission_id)
+                report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
+        if self.store.finish(submission_id, report, self.name):
+            publish(ProgressEvent(type="done", report=report))
+
+
+def describe(settings: Settings, name: str, sandbox: str) -> str:
+    return (f"practice worker {name}: queues {','.join(settings.worker_queues)}, concurrency {settings.workers}, "
+            f"sandbox {sandbox}, database {db.display(db.parse_url(settings.resolved_database_url()))}; "
+            f"a silent worker's jobs go to another after {settings.stalled_after_seconds:g} s")
+
+
+class Worker:
+    """One worker process: its grader, its Procrastinate worker, its heartbeat and reaper."""
+
+    def __init__(self, settings: Settings, grade: GradeFn | None = None, sandbox: str | None = None):
+        url = settings.resolved_database_url()
+        if not db.is_postgres(url):
+            raise StartupError("practice worker needs the shared PostgreSQL database: pass --database-url "
+                               "postgresql://USER:PASSWORD@HOST:5432/DB (SQLite serves only the graders inside "
+                               "`practice serve`)")
+        if "gpu" in settings.worker_queues:
+            from web.requirements import cuda_missing
+
+            reason = cuda_missing()
+            if reason:
+                raise StartupError(f"--queue gpu needs a CUDA device: {reason}; serve --queue cpu on this machine")
+        self.settings = settings
+        self.name = settings.worker_name or f"{socket.gethostname()}-{os.getpid()}"
+        self.engine = db.make_engine(url)
+        self.store = Store(self.engine)
+        self.hub = PgEventHub(self.engine)
+        self._close_grader: Callable[[], None] | None = None
+        self._main_task: asyncio.Task | None = None
+        if grade is None:
+            from web.course import Course
+            from web.grading import choose_sandbox, make_grade_fn
+
+            sandbox = choose_sandbox(settings)
+            course = Course(settings.exercises_dir, reload=settings.reload_exercises)
+            grade, warm, self._close_grader = make_grade_fn(course, sandbox)
+            warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
+        self.sandbox = sandbox or "none"
+        self.grader = Grader(self.store, self.hub, grade, self.name)
+        self.app = procrastinate_app(self.engine, min_size=1, max_size=settings.workers + 3)
+        self.app.task(name=TASK, pass_context=False)(self.grader)
+
+    def describe(self) -> str:
+        return describe(self.settings, self.name, self.sandbox)
+
+    def run(self, install_signal_handlers: bool = True) -> None:
+        """Grade until SIGINT/SIGTERM or `stop()` (a running grading is finished first)."""
+        try:
+            asyncio.run(self._main(install_signal_handlers))
+        except asyncio.CancelledError:
+            pass
+        finally:
+            self.close()
+
+    def stop(self) -> None:
+        """Stop from another thread (tests, embedding); `run` returns once running gradings end."""
+        if self._main_task is not None:
+            self._main_task.get_loop().call_soon_threadsafe(self._main_task.cancel)
+
+    def close(self) -> None:
+        if self._close_grader is not None:
+            self._close_grader()
+            self._close_grader = None
+        self.engine.dispose()
+
+    async def _main(self, install_signal_handlers: bool) -> None:
+        self._main_task = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ThreadPoolExecutor(self.settings.workers + 4, thread_name_prefix="grade"))
+        s = self.settings
+        async with self.app.open_async():
+            reaper = asyncio.create_task(self._reap_forever(), name="reaper")
+            try:
+                await self.app.run_worker_async(
+                    queues=list(s.worker_queues), concurrency=s.workers, name=self.name,
+                    update_heartbeat_interval=s.heartbeat_seconds, stalled_worker_timeout=s.stalled_after_seconds,
+                    install_signal_handlers=install_signal_handlers)
+            finally:
+                reaper.cancel()
+                await asyncio.gather(reaper, return_exceptions=True)
+                await asyncio.to_thread(self._forget)
+
+    async def _reap_forever(self) -> None:
+        while True:
+            try:
+                await asyncio.to_thread(self._heartbeat)
+                await self.reap()
+            except Exception:  # the database may be away for a moment: try again next beat
+                log.warning("heartbeat or reaping failed", exc_info=True)
+            await asyncio.sleep(self.settings.heartbeat_seconds)
+
+    async def reap(self) -> int:
+        """Give stalled jobs back to the queue and re-queue orphaned submissions; returns how many."""
+        from procrastinate.exceptions import ConnectorException
+
+        manager, count = self.app.job_manager, 0
+        for job in await manager.get_stalled_jobs(seconds_since_heartbeat=self.settings.stalled_after_seconds):
+            try:
+                await manager.retry_job(job)
+                count += 1
+                log.warning("job %s (submission %s) of a silent worker goes back to the queue",
+                            job.id, job.task_kwargs.get("submission_id"))
+            except ConnectorException:  # another worker's reaper was first
+                pass
+        count += await asyncio.to_thread(self._requeue_orphans)
+        return count
+
+    def _requeue_orphans(self) -> int:
+        with self.engine.connect() as conn:
+            ids = list(conn.scalars(ORPHANS, {"grace": self.settings.stalled_after_seconds}))
+        for submission_id in ids:
+            with self.engine.begin() as conn:
+                defer(self.app, conn, submission_id, self._queue_of(submission_id))
+        self.hub.prune()
+        return len(ids)
+
+    def _queue_of(self, submission_id: str) -> str:
+        submission = self.store.get(submission_id)
+        return "gpu" if submission is not None and self._needs_gpu(submission.exercise_id) else "cpu"
+
+    def _needs_gpu(self, exercise_id: str) -> bool:
+        from judge.exercise import ExerciseError, find_exercise
+        from web.requirements import needs_cuda
+
+        try:
+            return needs_cuda(find_exercise(self.settings.exercises_dir, exercise_id))
+        except ExerciseError:
+            return False
+
+    def _heartbeat(self) -> None:
+        values = dict(name=self.name, host=socket.gethostname(), pid=os.getpid(),
+                      queues=",".join(self.settings.worker_queues), concurrency=self.settings.workers,
+                      sandbox=self.sandbox, started_at=now(), last_seen=now())
+        with self.engine.begin() as conn:
+            conn.execute(insert(GraderRow).values(**values).on_conflict_do_update(
+                index_elements=["name"], set_={"last_seen": values["last_seen"], "pid": values["pid"]}))
+
+    def _forget(self) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(GraderRow.__table__.delete().where(GraderRow.name == self.name))
