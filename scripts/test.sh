@@ -6,10 +6,19 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install.sh --test
 # install.sh --test set up bubblewrap and Docker: a sandbox test may not skip for want of them.
 export PRACTICE_REQUIRE_SANDBOXES="${PRACTICE_REQUIRE_SANDBOXES:-1}"
+# A PostgreSQL server of this run's own (Debian's package, from install.sh --test): the web and store tests
+# run on it as well as on SQLite, and the multi-process tests need it.
+if [ -z "${PRACTICE_TEST_DATABASE_URL:-}" ]; then
+  PG_DIR="$(mktemp -d /tmp/practice-pg.XXXXXX)"
+  chmod 755 "$PG_DIR"  # the server runs as the postgres user
+  trap 'bash scripts/postgres.sh stop "$PG_DIR/cluster"; rm -rf "$PG_DIR"' EXIT
+  PRACTICE_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$PG_DIR/cluster")"
+fi
+export PRACTICE_TEST_DATABASE_URL PRACTICE_REQUIRE_POSTGRES="${PRACTICE_REQUIRE_POSTGRES:-1}"
 # One warm C++ build cache shared by every grading in this run (FX-graph/AOT caches stay off per submission).
 export PRACTICE_INDUCTOR_CACHE="${PRACTICE_INDUCTOR_CACHE:-/tmp/torch-practice-inductor-test}"
 # The web's own bwrap pool runs in a pytest process of its own: beside the attack suite's pools in one
 # long xdist worker it has failed to start its workers (see the closing note); alone it passes.
 OWN_PROCESS="tests/web/test_e2e_real_grader.py::test_default_sandbox_is_bwrap_and_accepts_the_reference"
 "${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup --deselect "$OWN_PROCESS" "$@"
-exec "${PYTHON:-python3}" -m pytest -q "$OWN_PROCESS"
+"${PYTHON:-python3}" -m pytest -q "$OWN_PROCESS"  # not exec: the EXIT trap stops the PostgreSQL server

@@ -96,3 +96,15 @@ def open_page(browser, page_errors, width=1280, height=800):
     page.on("console", lambda msg: page_errors.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: page_errors.append(str(exc)))
     return context, page
+
+
+@pytest.fixture
+def database_url(tmp_path) -> str:
+    """SQLite only: what the browser sees does not depend on the database (tests/web runs on both)."""
+    from web import db
+
+    url = f"sqlite:///{tmp_path / 'practice.db'}"
+    engine = db.make_engine(url)
+    db.upgrade(engine)
+    engine.dispose()
+    return url
