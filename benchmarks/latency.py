@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from judge import grade, load_exercise  # noqa: E402
 from judge.paths import EXERCISES_DIR  # noqa: E402
 from judge.report import Verdict  # noqa: E402
-from sandbox import Sandbox, get_sandbox  # noqa: E402
+from judge.grading import make_sandbox  # noqa: E402
+from sandbox import Sandbox  # noqa: E402
 
 EXERCISE = "graph-break-step"
 
@@ -88,7 +89,7 @@ def main() -> int:
     exercise = load_exercise(EXERCISES_DIR / EXERCISE)
     source = honest_solution(exercise)
 
-    backend = get_sandbox(args.sandbox)
+    backend = make_sandbox(args.sandbox)
     warm = Recording(backend)
     try:
         started = time.perf_counter()
@@ -100,7 +101,7 @@ def main() -> int:
         warm_times = timed(warm, exercise, source, args.runs)
     finally:
         backend.close()
-    fresh = Recording(get_sandbox("none"))
+    fresh = Recording(make_sandbox("none"))
     fresh_times = timed(fresh, exercise, source, args.fresh_runs)
 
     warm_median, fresh_median = statistics.median(warm_times), statistics.median(fresh_times)

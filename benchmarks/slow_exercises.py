@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge import grade, load_exercise  # noqa: E402
 from judge.paths import EXERCISES_DIR  # noqa: E402
-from sandbox import get_sandbox  # noqa: E402
+from judge.grading import make_sandbox  # noqa: E402
 
 DEFAULT_IDS = ["fuse-rmsnorm-silu", "compile-cache-artifacts"]
 
@@ -30,7 +30,7 @@ def main() -> int:
     parser.add_argument("--sandbox", default="none")
     parser.add_argument("--runs", type=int, default=2)
     args = parser.parse_args()
-    sandbox = get_sandbox(args.sandbox)
+    sandbox = make_sandbox(args.sandbox)
     worst_ratio = 0.0
     for exercise_id in args.ids:
         exercise = load_exercise(EXERCISES_DIR / exercise_id)

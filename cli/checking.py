@@ -13,14 +13,14 @@ from judge.proving import Proof, prove, version_warning
 
 def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str) -> int:
     """Exit status: 0 when every exercise holds, 1 when a proof fails, 2 when an exercise is malformed."""
-    from sandbox import get_sandbox
+    from judge.grading import make_sandbox
 
     try:
         exercises = [find_exercise(root, i) for i in ids] if ids else load_course(root)
     except ExerciseError as exc:
         console.print(f"[red]malformed exercise:[/] {escape(str(exc))}", soft_wrap=True)  # paths stay whole
         return 2
-    sandbox = get_sandbox(sandbox_name)
+    sandbox = make_sandbox(sandbox_name)
     failed = 0
     try:
         for exercise in exercises:

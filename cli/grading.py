@@ -12,9 +12,9 @@ from judge.report import ProgressEvent
 
 
 def _sandbox(name: str):
-    from sandbox import get_sandbox
+    from judge.grading import make_sandbox
 
-    return get_sandbox(name)
+    return make_sandbox(name)
 
 
 def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,

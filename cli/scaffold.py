@@ -8,7 +8,7 @@ from pathlib import Path
 from judge.exercise import ID_PATTERN, ExerciseError
 
 EXERCISE_TOML = '''# Exercise format: every field is documented in judge/exercise.py.
-format_version = 1
+format_version = 2
 id = "{id}"
 order = {order}
 chapter = "torch.compile：Dynamo、AOTAutograd 与 Inductor"

@@ -1,8 +1,10 @@
-"""The grading harness that runs inside the sandbox, in the same process as the learner's code.
+"""The program the sandbox runs (`sandbox.limits.Program("judge.child")`): one module, two roles.
 
-`python -m judge.child --result-fd N --scratch DIR` reads a Job (JSON) on stdin; a warm worker calls
-`prepare_worker()` once, then `run_job(job, result_fd, scratch)` in a freshly forked child. Results go
-to `result_fd` as JSON lines carrying the job's nonce; stdout and stderr belong to the learner.
+`python -m judge.child --result-fd N --scratch DIR` reads its job as the first line of stdin; a warm
+worker calls `prepare_worker()` once, then `run_job(job_json, result_fd, scratch)` in a forked child.
+The job's `role` says which side this process is: the runner (imports the learner's code and answers
+requests arriving on stdin) or the verifier (runs the hidden tests, whose requests leave on the result
+channel and whose answers arrive on stdin). stdout and stderr are the run's output.
 """
 
 from __future__ import annotations
@@ -10,158 +12,128 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 import traceback
 from pathlib import Path
 
-CACHE_ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
-             "TORCHINDUCTOR_COMPILE_THREADS": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+from sandbox.limits import Program
+
+PROGRAM = Program(module="judge.child")
+
+
+class Lines:
+    """JSON lines read from a raw descriptor (no buffering beyond the current line)."""
+
+    def __init__(self, fd: int):
+        self.fd, self.buffer = fd, b""
+
+    def readline(self) -> bytes | None:
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                line, self.buffer = self.buffer, b""
+                return line or None
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def __iter__(self):
+        while (line := self.readline()) is not None:
+            if line.strip():
+                yield line
 
 
 def prepare_worker() -> None:
-    """Import torch once and warm the eager path, single-threaded, so forked children start fast."""
-    os.environ.update(CACHE_ENV)
+    """Import torch and what every grading imports, and compile once, so that forked children start fast."""
+    os.environ.update(PROGRAM.environment())
+    import importlib
+
     import torch
 
     torch.set_num_threads(1)
-    import judge.checks  # noqa: F401 - imports Dynamo's modules ahead of the fork
-    import judge.plugin  # noqa: F401
+    from _pytest.config import default_plugins
 
-    x = torch.randn(8, 8)
-    (x @ x).sum()
-    torch.compile(lambda a: torch.relu(a) * 2, backend="eager", fullgraph=True)(x)
+    for name in [f"_pytest.{p}" for p in default_plugins] + [
+            "pdb", "sympy.combinatorics", "judge.checks", "judge.plugin", "judge.fixtures", "judge.loaded",
+            "judge.tamper", "judge.runner", "judge.verifier", "judge.remote", "judge.compiling", "judge.ir"]:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+    def step(x, w):
+        h = x @ w
+        return torch.relu(torch.where(h.sum() > 0, h * 2, h))
+
+    torch.compile(step, backend="aot_eager", fullgraph=True)(torch.randn(4, 4), torch.randn(4, 4))
     torch._dynamo.reset()
+    from judge import ir
+
+    ir.allowed_functions()
+    _skip_guard_latency_probe()
 
 
-class Channel:
-    """JSON lines on the result descriptor, each stamped with the job's nonce."""
+def _skip_guard_latency_probe() -> None:
+    """Dynamo times every new guard set once, after flushing the CPU caches, only to log the latency; in a
+    freshly forked child that flush costs ~30 ms per compile. Verdicts never depend on that figure."""
+    import torch._dynamo.guards as guards
 
-    def __init__(self, fd: int, nonce: str):
-        self.fd, self.nonce = fd, nonce
-
-    def send(self, type_: str, **fields) -> None:
-        data = (json.dumps({"nonce": self.nonce, "type": type_, **fields}) + "\n").encode()
-        while data:
-            written = os.write(self.fd, data)
-            data = data[written:]
+    if callable(getattr(guards, "profile_guard_manager", None)):
+        guards.profile_guard_manager = lambda *args: 0.0
 
 
-def run_job(job, result_fd: int, scratch: Path) -> None:
-    """Grade `job` in this process; every outcome is reported on the channel, nothing is raised."""
-    channel = Channel(result_fd, job.nonce)
+def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) -> None:
+    """Run one job in this process; every outcome is reported on the result channel, nothing is raised."""
+    os.environ.update(PROGRAM.environment())
+    scratch = Path(scratch)
+    scratch.mkdir(parents=True, exist_ok=True)
+    # stdin carries the other side's messages: keep it on a private descriptor, give fd 0 /dev/null.
+    lines = stdin or Lines(os.dup(0))
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    job = None
     try:
-        _grade(job, channel, Path(scratch))
+        job = json.loads(job_json)
+        del job_json
+        import torch._functorch.config as functorch_config
+        import torch._inductor.config as inductor_config
+
+        inductor_config.fx_graph_cache = False
+        functorch_config.enable_autograd_cache = False
+        if job.get("role") == "runner":
+            from judge import runner
+
+            runner.run(job, result_fd, scratch, iter(lines))
+        elif job.get("role") == "verifier":
+            from judge import verifier
+            from judge.job import VerifierJob
+
+            verifier.run(VerifierJob.model_validate(job), result_fd, scratch, lines)
+        else:
+            raise ValueError(f"unknown role {job.get('role')!r}")
     except BaseException as exc:  # noqa: BLE001 - the channel must say something whatever happened
         try:
-            channel.send("internal_error", message=f"{type(exc).__name__}: {exc}"[:2000],
-                         traceback=traceback.format_exc()[-4000:])
-        except OSError:
+            data = json.dumps({"type": "internal_error", "nonce": _nonce(job),
+                               "message": f"{type(exc).__name__}: {exc}"[:2000],
+                               "traceback": traceback.format_exc()[-4000:]}) + "\n"
+            os.write(result_fd, data.encode())
+        except (OSError, TypeError, ValueError):
             pass
 
 
-def _grade(job, channel: Channel, scratch: Path) -> None:
-    os.environ.update(CACHE_ENV)
-    import pytest
-    import torch
-    import torch._functorch.config as functorch_config
-    import torch._inductor.config as inductor_config
-
-    inductor_config.fx_graph_cache = False
-    functorch_config.enable_autograd_cache = False
-    from judge import tamper
-    from judge.checks.locations import register_learner_file
-    from judge.loaded import LOADED
-    from judge.plugin import Collector
-
-    hidden = scratch / "hidden"
-    for rel, text in job.files.items():
-        path = hidden / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    LOADED.sources.update({"reference": job.files[job.reference], "starter": job.files[job.starter]})
-    job.files = {}  # the hidden tests stay on disk only until collection ends
-    (hidden / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    learner_path = scratch / "submission.py"
-    learner_path.write_text(job.source, encoding="utf-8")
-    register_learner_file(str(learner_path), job.filename)
-    LOADED.entry_point = job.entry_point
-    state: dict = {}
-
-    def after_collection(names: list[str]) -> bool:
-        channel.send("collected", names=names)
-        state["snapshot"] = tamper.Snapshot()  # taken before the learner's code is imported
-        shutil.rmtree(hidden, ignore_errors=True)
-        return _load_submission(job, learner_path, channel, state["snapshot"])
-
-    def send_check(result) -> None:
-        channel.send("check", check=result.model_dump(mode="json"))
-
-    collector = Collector(send_check, after_collection, lambda: state["snapshot"].changes())
-    args = [str(hidden / t) for t in job.tests] + [
-        "-c", str(hidden / "pytest.ini"), "--rootdir", str(hidden), "--confcutdir", str(hidden),
-        "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
-        "-p", "judge.fixtures", "-W", "ignore"]
-    sys.path.insert(0, str(hidden / "tests"))
-    exit_code = pytest.main(args, plugins=[collector])
-    if exit_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
-        channel.send("internal_error", message=f"pytest could not run the hidden tests (exit code {exit_code})")
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    channel.send("done")
-
-
-def _load_submission(job, learner_path: Path, channel: Channel, snapshot) -> bool:
-    """Import the learner's module; send load_error (LOAD_ERROR / FORBIDDEN) and return False on failure."""
-    from judge.checks.locations import learner_location_from_traceback, location
-    from judge.loaded import LOADED, load_module
-    from judge.report import ErrorDiagnostic
-    from judge.tamper import disabled_reason
-
-    def fail(verdict: str, message: str, exc=None, loc=None) -> bool:
-        diag = ErrorDiagnostic(exc_type=type(exc).__name__ if exc else verdict, message=message, location=loc,
-                               traceback=traceback.format_exc()[-4000:] if exc else "")
-        channel.send("load_error", verdict=verdict, message=message, diagnostic=diag.model_dump(mode="json"))
-        return False
-
-    try:
-        compile(job.source, job.filename, "exec")
-    except SyntaxError as exc:
-        loc = location(str(learner_path), exc.lineno or 1, column=exc.offset)
-        return fail("LOAD_ERROR", f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}", exc, loc)
-    try:
-        LOADED.submission = load_module("submission", learner_path)
-    except SystemExit as exc:
-        return fail("LOAD_ERROR", f"your file called exit({exc.code}) while being imported; remove it", exc)
-    except BaseException as exc:  # noqa: BLE001 - any import-time failure is the learner's
-        loc = learner_location_from_traceback(exc.__traceback__)
-        where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
-        return fail("LOAD_ERROR", f"your file raised {type(exc).__name__}{where} while being imported: {exc}",
-                    exc, loc)
-    entry = getattr(LOADED.submission, job.entry_point, None)
-    if entry is None:
-        return fail("LOAD_ERROR", f"your file must define `{job.entry_point}`; it does not")
-    reason = disabled_reason(entry)
-    if reason:
-        return fail("FORBIDDEN", f"`{job.entry_point}` cannot be graded: {reason}. Remove the decorator.")
-    changes = snapshot.changes()
-    if changes:
-        return fail("FORBIDDEN", "solutions must not change global compiler settings or replace torch/judge "
-                    "functions; your file did: " + "; ".join(changes[:5]))
-    return True
+def _nonce(job) -> str:
+    return job.get("nonce", "") if isinstance(job, dict) else ""
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Grade one job read from stdin (runs inside the sandbox).")
+    parser = argparse.ArgumentParser(description="Run one job read from stdin (inside the sandbox).")
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--scratch", type=Path, required=True)
     args = parser.parse_args(argv)
-    from judge.job import Job
-
-    job = Job.model_validate_json(sys.stdin.buffer.read())
-    args.scratch.mkdir(parents=True, exist_ok=True)
-    run_job(job, args.result_fd, args.scratch)
+    lines = Lines(os.dup(0))
+    first = lines.readline() or b"{}"
+    run_job(first.decode("utf-8", "replace"), args.result_fd, args.scratch, stdin=lines)
     return 0
 
 

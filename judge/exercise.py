@@ -1,4 +1,4 @@
-"""Exercise folders and their `exercise.toml` (format_version = 1).
+"""Exercise folders and their `exercise.toml` (format_version = 2).
 
 An exercise is a folder `exercises/<id>/`:
 
@@ -9,6 +9,11 @@ An exercise is a folder `exercises/<id>/`:
     solutions/*.py       correct solutions; `reference` names the one shown after an accepted submission
     wrong/*.py           known-wrong solutions, each pinned in [[wrong]] to a verdict and a failing check
     tests/test_*.py      hidden pytest files, written against the fixtures in `judge.fixtures`
+    public.py            optional: what the learner's code is handed (a grader's function, an operator the
+                         graphs may call); the only exercise file the runner ever sees
+
+Version 2 grades in two processes (see docs/architecture.md): hidden tests run in the verifier and reach
+the learner's code only through the runner, which sends back graphs and values.
 
 Every problem is reported as `ExerciseError("<file>: <field>: <what to fix>")`.
 """
@@ -21,8 +26,9 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judge.report import Verdict
+from sandbox.limits import Limits  # the [limits] table of the format
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 ID_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 
 
@@ -44,17 +50,6 @@ class Text(_Strict):
         return self.zh if lang == "zh" else self.en
 
 
-class Limits(_Strict):
-    """Resource limits for grading one submission; the sandbox enforces them."""
-
-    time_seconds: float = Field(60.0, gt=0, le=900, description="Wall-clock limit for the whole grading run.")
-    cpu_seconds: float | None = Field(None, gt=0, description="CPU-time limit; default: 2 x time_seconds.")
-    memory_mb: int = Field(2048, ge=256, le=16384, description="Memory for the grading process and its children.")
-    file_size_mb: int = Field(512, ge=1, description="Largest file the run may write (Inductor needs ~256 MiB).")
-    pids: int = Field(256, ge=8, description="Processes and threads at once.")
-    output_kb: int = Field(256, ge=1, description="stdout + stderr kept; more is OUTPUT_LIMIT.")
-
-
 class PinnedSolution(_Strict):
     """A known solution and the verdict it must get from the hidden tests."""
 
@@ -67,7 +62,7 @@ class PinnedSolution(_Strict):
 class Exercise(_Strict):
     """One exercise. Fields are read from `exercise.toml`; `root` is the folder."""
 
-    format_version: int = Field(description="Must be 1.")
+    format_version: int = Field(description=f"Must be {FORMAT_VERSION}.")
     id: str = Field(pattern=ID_PATTERN, description="Folder name; lowercase words joined by '-'.")
     order: int = Field(description="Position in the course (1 = first).")
     title: Text
@@ -88,6 +83,15 @@ class Exercise(_Strict):
     starter_verdict: Verdict = Field(description="The verdict the unchanged starter must get.")
     solutions: list[str] = Field(default_factory=list, description="Other correct forms (must be ACCEPTED).")
     wrong: list[PinnedSolution] = Field(default_factory=list, description="Known-wrong solutions.")
+    public: str | None = Field(None, description="File given to the runner too (imported as module "
+                               "`exercise_public`): functions and operators the learner's code receives.")
+    op_namespaces: list[str] = Field(default_factory=list, description="Operator namespaces (besides aten and "
+                                     "prims) a graph from the runner may call, e.g. ['practice'].")
+    trust: str = Field("verified", pattern=r"^(verified|self-checked)$", description="'verified': the verdict "
+                       "is decided outside the learner's process. 'self-checked': part of it rests on what the "
+                       "learner's process reports (say why in trust_reason and docs/security.md).")
+    trust_reason: Text | None = Field(None, description="Why a self-checked exercise cannot be verified.")
+    needs_cuda: bool = Field(False, description="Graded only where a CUDA GPU is present.")
     root: Path = Field(exclude=True)
 
     @field_validator("format_version")
@@ -111,6 +115,10 @@ class Exercise(_Strict):
             raise ValueError(f"id '{self.id}' must equal the folder name '{self.root.name}'")
         named = {"statement": self.statement, "statement_en": self.statement_en, "starter": self.starter,
                  "reference": self.reference}
+        if self.public:
+            named["public"] = self.public
+        if self.trust == "self-checked" and self.trust_reason is None:
+            raise ValueError("trust: a self-checked exercise needs trust_reason (zh and en) saying why")
         named.update({f"solutions[{i}]": p for i, p in enumerate(self.solutions)})
         named.update({f"wrong[{i}].path": w.path for i, w in enumerate(self.wrong)})
         named.update({f"tests[{i}]": p for i, p in enumerate(self.tests)})
@@ -138,7 +146,7 @@ class Exercise(_Strict):
 
     @property
     def cpu_seconds(self) -> float:
-        return self.limits.cpu_seconds or 2 * self.limits.time_seconds
+        return self.limits.cpu_limit
 
 
 def load_exercise(folder: Path | str) -> Exercise:

@@ -1,13 +1,16 @@
-"""Fixtures for hidden tests, registered automatically when the judge runs them.
+"""Fixtures for hidden tests, registered automatically when the verifier runs them.
 
     def test_same_result(entry, starter):
         x, w = torch.randn(4, 16), torch.randn(16, 16)
-        assert_same(torch.compile(entry, fullgraph=True)(x, w), starter.step(x, w), case="x [4, 16]")
+        assert_same(entry.compile(fullgraph=True)(x, w), starter.step(x, w), case="x [4, 16]")
 
-- `submission`: the learner's module (already imported once, before the first test).
-- `entry`: the learner's entry point (the exercise's `entry_point`).
-- `reference`: the exercise's reference solution as a module (imported on first use).
-- `starter`: the starter (the original code) as a module (imported on first use).
+- `entry`: the learner's entry point, as a `judge.remote.Ref`: it lives in the runner. `entry.compile(...)`
+  compiles it there and runs the captured graph here; `entry(...)` calls it eagerly there (the runner sees
+  those arguments). See docs/authoring.md.
+- `learner`: `learner("name")` is a Ref to another name the learner's file defines.
+- `public`: the exercise's public module (public.py), imported here too.
+- `reference`: the exercise's reference solution as a module (imported on first use, here).
+- `starter`: the starter (the original code) as a module (imported on first use, here).
 Dynamo is reset and its counters cleared around every test; the random seed is fixed per test.
 """
 
@@ -16,17 +19,23 @@ from __future__ import annotations
 import pytest
 import torch
 
+from judge import remote
 from judge.loaded import LOADED
 
 
 @pytest.fixture
-def submission():
-    return LOADED.submission
+def entry():
+    return remote.entry_ref()
 
 
 @pytest.fixture
-def entry(submission):
-    return getattr(submission, LOADED.entry_point)
+def learner():
+    return remote.learner
+
+
+@pytest.fixture
+def public():
+    return LOADED.exercise_module("exercise_public")
 
 
 @pytest.fixture
@@ -44,6 +53,7 @@ def _fresh_compiler_state():
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     torch.manual_seed(0)
+    remote.reset_runner()
     yield
     torch.compiler.set_stance("default")
     torch._dynamo.reset()

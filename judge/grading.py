@@ -1,69 +1,133 @@
-"""The one grading function every front-end calls."""
+"""The one grading function every front-end calls: a runner and a verifier, the trusted side between them.
+
+The runner (learner's code) and the verifier (hidden tests) run as two sandboxed processes. Neither can
+reach the other: the verifier's requests and the runner's answers pass through here as JSON lines, and
+only the verifier's own messages (stamped with its nonce) can make a check pass.
+"""
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Callable
 
 import torch
 
+from judge.child import PROGRAM
 from judge.exercise import Exercise
-from judge.job import make_job
+from judge.job import make_jobs, verifier_limits
 from judge.outcome import build_report, parse_checks
-from judge.report import CheckResult, ErrorDiagnostic, ProgressEvent, Report, Verdict
-from sandbox.base import SandboxError
+from judge.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
+from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError, get_sandbox
 
 MAX_SOURCE_BYTES = 64 * 1024
+MAX_RELAYED_BYTES = 16 * 1024 * 1024
 OnEvent = Callable[[ProgressEvent], None]
 
 
-def grade(exercise: Exercise, source: str, *, sandbox=None, on_event: OnEvent | None = None,
+def make_sandbox(name: str = "none", **options) -> Sandbox:
+    """The sandbox backend `name` set up to run the judge's program."""
+    return get_sandbox(name, PROGRAM, **options)
+
+
+def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on_event: OnEvent | None = None,
           filename: str = "solution.py") -> Report:
     """Grade `source` against `exercise` and return the report; a failing submission is a normal report.
 
-    `sandbox` is a `sandbox.Sandbox` (default: the unsandboxed subprocess backend, for local use);
-    `on_event` receives live ProgressEvents ("running", one "check" per finished check, "done").
+    `sandbox` is a `sandbox.Sandbox` made by `make_sandbox` (default: the unsandboxed subprocess backend, for
+    local use); `on_event` receives live ProgressEvents ("running", one "check" per finished check, "done").
     """
-    if sandbox is None:
-        from sandbox.subprocess_backend import SubprocessSandbox
-
-        sandbox = SubprocessSandbox()
+    sandbox = sandbox or make_sandbox("none")
     emit = on_event or (lambda event: None)
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         report = _rejected(exercise, f"Your file is larger than {MAX_SOURCE_BYTES // 1024} KiB; shorten it.")
         emit(ProgressEvent(type="done", report=report))
         return report
-    job = make_job(exercise, source, filename)
     emit(ProgressEvent(type="running"))
-
-    def on_message(message: dict) -> None:
-        if message.get("nonce") != job.nonce:
-            return
-        if message.get("type") == "collected" and isinstance(message.get("names"), list):
-            emit(ProgressEvent(type="running", total_checks=len(message["names"])))
-        elif message.get("type") == "check":
-            checks, _ = parse_checks(job, [message])
-            if checks:
-                emit(ProgressEvent(type="check", check=checks[0]))
-
     started = time.monotonic()
     try:
         try:
-            outcome = sandbox.run(job.model_dump_json(), exercise.limits, on_message)
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit)
         except SandboxError:
-            # The sandbox failed before the learner's code ran (e.g. a stale warm worker): safe to run once more.
-            outcome = sandbox.run(job.model_dump_json(), exercise.limits, on_message)
+            # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox.describe(),
                         summary="Internal error: the sandbox failed before your code ran; please submit again.",
                         diagnostics=[ErrorDiagnostic(exc_type="SandboxError", message=str(exc)[:2000])])
         emit(ProgressEvent(type="done", report=report))
         return report
-    outcome.duration_s = outcome.duration_s or time.monotonic() - started
-    report = build_report(job, outcome, sandbox.describe())
+    runner_outcome, verifier_job, verifier_outcome = runner, verifier[0], verifier[1]
+    verifier_outcome.duration_s = verifier_outcome.duration_s or time.monotonic() - started
+    report = build_report(exercise, verifier_job, verifier_outcome, runner_outcome, sandbox.describe())
     report.torch_version = torch.__version__
     emit(ProgressEvent(type="done", report=report))
     return report
+
+
+def _run_pair(exercise, source, filename, sandbox, emit) -> tuple[RunOutcome, tuple]:
+    runner_job, verifier_job = make_jobs(exercise, source, filename)
+    to_runner, to_verifier = Inbox(), Inbox()
+    relayed = [0]
+
+    def from_runner(message: dict) -> None:
+        # Only answers and load status are passed on; the verifier checks their form itself.
+        if message.get("type") in ("response", "loaded", "load_error"):
+            to_verifier.send({k: message[k] for k in message if k != "nonce"})
+
+    def from_verifier(message: dict) -> None:
+        if message.get("nonce") != verifier_job.nonce:
+            return
+        kind = message.get("type")
+        if kind == "runner_request" and isinstance(message.get("request"), dict):
+            relayed[0] += 1
+            to_runner.send(message["request"])
+        elif kind == "collected" and isinstance(message.get("names"), list):
+            emit(ProgressEvent(type="running", total_checks=len(message["names"])))
+        elif kind == "check":
+            checks, _ = parse_checks(verifier_job.nonce, [message])
+            if checks:
+                emit(ProgressEvent(type="check", check=checks[0]))
+        elif kind in ("done", "runner_not_loaded", "internal_error"):
+            to_runner.close()
+
+    result: dict = {}
+
+    def run_runner() -> None:
+        try:
+            result["runner"] = sandbox.run(runner_job.model_dump_json(), exercise.limits, from_runner,
+                                           inbox=to_runner, pool="runner")
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the grading thread
+            result["runner_error"] = exc
+        finally:
+            to_verifier.send({"type": "runner_gone", "reason": _gone_reason(result.get("runner"))})
+            to_verifier.close()
+
+    thread = threading.Thread(target=run_runner, name="grading-runner", daemon=True)
+    thread.start()
+    try:
+        verifier_outcome = sandbox.run(verifier_job.model_dump_json(), verifier_limits(exercise.limits),
+                                       from_verifier, inbox=to_verifier, pool="verifier")
+    finally:
+        to_runner.close()
+        thread.join()
+    if "runner_error" in result:
+        raise result["runner_error"]
+    return result["runner"], (verifier_job, verifier_outcome)
+
+
+def _gone_reason(outcome: RunOutcome | None) -> str:
+    if outcome is None:
+        return "your code's process could not start"
+    if outcome.timed_out or outcome.cpu_exceeded:
+        return "your code ran out of time"
+    if outcome.memory_exceeded:
+        return "your code ran out of memory"
+    if outcome.output_exceeded:
+        return "your code printed too much"
+    if outcome.signal:
+        return f"your code's process was killed by signal {outcome.signal}"
+    return f"your code's process ended (exit code {outcome.exit_code})"
 
 
 def _rejected(exercise: Exercise, message: str) -> Report:
@@ -71,4 +135,4 @@ def _rejected(exercise: Exercise, message: str) -> Report:
                   diagnostics=[ErrorDiagnostic(exc_type="LOAD_ERROR", message=message)])
 
 
-__all__ = ["grade", "CheckResult", "MAX_SOURCE_BYTES"]
+__all__ = ["grade", "make_sandbox", "MAX_SOURCE_BYTES"]

@@ -1,47 +1,64 @@
-"""What the trusted side sends into the sandbox to grade one submission.
+"""What the trusted side sends into the sandbox: one job for the runner, one for the verifier.
 
-A job carries every file the run needs as text, so the sandboxed process needs no access to the
-exercises folder: the hidden tests are written to its private scratch folder, collected, and
-deleted before the learner's code is imported.
+The runner's job carries the learner's source and the exercise's public file only. The verifier's job
+carries the hidden tests, the reference and the starter as text; it never carries the learner's source.
 """
 
 from __future__ import annotations
 
 import secrets
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from judge.exercise import Exercise, Limits
+from judge.exercise import Exercise
+from sandbox.limits import Limits
 
-SUBMISSION_MODULE = "submission"
+# The verifier waits on the runner: it gets the runner's time plus this much, and more CPU and memory.
+VERIFIER_EXTRA_SECONDS = 60.0
+VERIFIER_TIME_FACTOR = 1.5
 
 
-class Job(BaseModel):
-    exercise_id: str
+class RunnerJob(BaseModel):
+    role: Literal["runner"] = "runner"
     entry_point: str
     source: str = Field(description="The learner's source text.")
     filename: str = Field("solution.py", description="How the learner's file is named in messages.")
+    public: str | None = Field(None, description="Text of the exercise's public module, if it has one.")
+    op_namespaces: list[str] = []
+
+
+class VerifierJob(BaseModel):
+    role: Literal["verifier"] = "verifier"
+    exercise_id: str
+    entry_point: str
+    filename: str = Field("solution.py", description="How the learner's file is named in messages.")
     files: dict[str, str] = Field(description="Exercise files by relative path: tests/*, solutions/*, starter.py.")
     tests: list[str]
-    reference: str = Field("solutions/reference.py", description="Key of the reference solution in `files`.")
-    starter: str = Field("starter.py", description="Key of the starter in `files`.")
-    limits: Limits
+    reference: str = "solutions/reference.py"
+    starter: str = "starter.py"
+    public: str | None = None
+    op_namespaces: list[str] = []
+    runner_seconds: float = Field(description="The runner's wall-clock limit: how long answers may take.")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
 
-def make_job(exercise: Exercise, source: str, filename: str = "solution.py") -> Job:
-    """Bundle an exercise's hidden files and a submission into a job."""
+def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py") -> tuple[RunnerJob, VerifierJob]:
+    """The two jobs of one grading."""
+    public = exercise.read(exercise.public) if exercise.public else None
     rels = set(exercise.test_files()) | {exercise.reference, exercise.starter}
-    # Helper modules beside the tests (tests/_*.py) travel too.
+    # Helper modules beside the tests (tests/_*.py) travel to the verifier too.
     rels |= {p.relative_to(exercise.root).as_posix() for p in (exercise.root / "tests").glob("*.py")}
-    return Job(
-        exercise_id=exercise.id,
-        entry_point=exercise.entry_point,
-        source=source,
-        filename=filename,
-        files={rel: exercise.read(rel) for rel in sorted(rels)},
-        tests=exercise.test_files(),
-        reference=exercise.reference,
-        starter=exercise.starter,
-        limits=exercise.limits,
-    )
+    runner = RunnerJob(entry_point=exercise.entry_point, source=source, filename=filename, public=public,
+                       op_namespaces=exercise.op_namespaces)
+    verifier = VerifierJob(exercise_id=exercise.id, entry_point=exercise.entry_point, filename=filename,
+                           files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
+                           reference=exercise.reference, starter=exercise.starter, public=public,
+                           op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds)
+    return runner, verifier
+
+
+def verifier_limits(limits: Limits) -> Limits:
+    """The verifier's limits: it waits for the runner, so it gets more time than the runner has."""
+    return limits.scaled(VERIFIER_TIME_FACTOR, VERIFIER_EXTRA_SECONDS).model_copy(
+        update={"memory_mb": max(limits.memory_mb, 2048), "output_kb": max(limits.output_kb, 256)})

@@ -1,7 +1,9 @@
-"""Turn what came out of the sandbox into a Report. Nothing from the sandbox is trusted.
+"""Turn what came out of the two sandboxed runs into a Report. Nothing from the sandbox is trusted.
 
-Messages without the job's nonce are ignored; a result that is missing, malformed or incomplete is
-an error verdict, never ACCEPTED.
+Only the verifier's messages stamped with its nonce can make a check pass. The runner's outcome (the
+learner's process) can only fail a grading: its limits, a load error it reports, or its death. A result
+that is missing, malformed or incomplete is an error verdict, never ACCEPTED; a run that failed before
+the learner's code started is INTERNAL_ERROR, never blamed on the learner.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import signal as signal_module
 
 from pydantic import ValidationError
 
-from judge.report import VERDICT_TEXT, CheckResult, ErrorDiagnostic, Report, Verdict
+from judge.report import VERDICT_TEXT, CheckResult, ErrorDiagnostic, Report, SourceLocation, Verdict
 from sandbox.base import RunOutcome
 
 
@@ -21,11 +23,11 @@ def signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def parse_checks(job, messages: list[dict]) -> tuple[list[CheckResult], dict]:
+def parse_checks(nonce: str, messages: list[dict]) -> tuple[list[CheckResult], dict]:
     """The valid check results and the other authenticated messages by type."""
     checks, other = [], {}
     for message in messages:
-        if message.get("nonce") != job.nonce:
+        if message.get("nonce") != nonce:
             continue
         kind = message.get("type")
         if kind == "check":
@@ -33,71 +35,95 @@ def parse_checks(job, messages: list[dict]) -> tuple[list[CheckResult], dict]:
                 checks.append(CheckResult.model_validate(message.get("check")))
             except ValidationError:
                 other.setdefault("malformed", []).append(message)
-        elif isinstance(kind, str):
+        elif isinstance(kind, str) and kind != "runner_request":
             other.setdefault(kind, message)
     return checks, other
 
 
-def build_report(job, outcome: RunOutcome, sandbox_name: str = "") -> Report:
-    """The report for one run: limits first, then load errors, then a missing result, then the checks."""
-    checks, other = parse_checks(job, outcome.messages)
-    names = other.get("collected", {}).get("names")
+def _runner_messages(outcome: RunOutcome) -> dict:
+    found = {}
+    for message in outcome.messages:
+        kind = message.get("type")
+        if kind in ("importing", "loaded", "load_error", "internal_error") and kind not in found:
+            found[kind] = message
+    return found
+
+
+def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbox_name: str = "") -> Report:
+    """The report of one grading: the runner's limits and load errors first, then the verifier's checks."""
+    checks, other = parse_checks(job.nonce, verifier.messages)
     report = Report(exercise_id=job.exercise_id, verdict=Verdict.INTERNAL_ERROR, summary="", checks=checks,
-                    stdout=outcome.stdout, stderr=outcome.stderr, output_truncated=outcome.output_exceeded,
-                    duration_s=round(outcome.duration_s, 3), sandbox=sandbox_name)
-    verdict, summary = _verdict(job, outcome, checks, other, names, report)
+                    stdout=runner.stdout, stderr=runner.stderr, output_truncated=runner.output_exceeded,
+                    duration_s=round(max(verifier.duration_s, runner.duration_s), 3), sandbox=sandbox_name)
+    if exercise.trust == "self-checked":
+        report.trust = "self-checked"
+    verdict, summary = _verdict(exercise.limits, checks, other, verifier, runner, report)
     report.verdict = verdict
     report.summary = summary or VERDICT_TEXT[verdict]
     return report
 
 
-def _verdict(job, outcome, checks, other, names, report) -> tuple[Verdict, str]:
-    limit = job.limits
-    if outcome.timed_out or outcome.cpu_exceeded:
-        kind = "CPU time" if outcome.cpu_exceeded and not outcome.timed_out else "time"
-        seconds = limit.cpu_seconds or 2 * limit.time_seconds if kind == "CPU time" else limit.time_seconds
-        return Verdict.TIME_LIMIT, f"Time limit exceeded: grading used more than {seconds:g} s of {kind}. " \
+def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, str]:
+    said = _runner_messages(runner)
+    if runner.timed_out or runner.cpu_exceeded:
+        kind = "CPU time" if runner.cpu_exceeded and not runner.timed_out else "time"
+        seconds = limit.cpu_limit if kind == "CPU time" else limit.time_seconds
+        return Verdict.TIME_LIMIT, f"Time limit exceeded: your code used more than {seconds:g} s of {kind}. " \
                                    "Look for an endless loop or a very slow step."
-    if outcome.memory_exceeded:
+    if runner.memory_exceeded:
         return Verdict.MEMORY_LIMIT, f"Memory limit exceeded: more than {limit.memory_mb} MiB."
-    if outcome.output_exceeded:
+    if runner.output_exceeded:
         return Verdict.OUTPUT_LIMIT, f"Output limit exceeded: more than {limit.output_kb} KiB printed; " \
                                      "the output shown is cut."
-    if "load_error" in other:
-        message = other["load_error"]
+    if "load_error" in said:
+        message = said["load_error"]
         try:
-            report.diagnostics.append(ErrorDiagnostic.model_validate(message.get("diagnostic")))
-        except ValidationError:
-            pass
+            loc = SourceLocation.model_validate(message["location"]) if message.get("location") else None
+        except (ValidationError, TypeError):
+            loc = None
         verdict = Verdict.FORBIDDEN if message.get("verdict") == "FORBIDDEN" else Verdict.LOAD_ERROR
-        return verdict, str(message.get("message", ""))[:2000]
+        text = str(message.get("message", ""))[:2000]
+        report.diagnostics.append(ErrorDiagnostic(exc_type=verdict.value, message=text, location=loc,
+                                                  traceback=str(message.get("traceback", ""))[:4000]))
+        return verdict, text
+    if "importing" not in said:
+        report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=(
+            "the process for your code failed before your code ran: "
+            + str(said.get("internal_error", {}).get("message", ""))[:1000]), traceback=runner.stderr[-3000:]))
+        return Verdict.INTERNAL_ERROR, "Internal error: the judge failed before your code ran; this is not your " \
+                                       "fault. Please submit again."
+    if "loaded" not in said:
+        if runner.signal:
+            return Verdict.RUNTIME_ERROR, f"Your file crashed its process while being imported " \
+                                          f"({signal_name(runner.signal)})."
+        return Verdict.LOAD_ERROR, ("Your file ended its process while being imported (exit code "
+                                    f"{runner.exit_code}); remove any exit() or os._exit() at module level.")
+    if verifier.timed_out or verifier.cpu_exceeded:
+        return Verdict.TIME_LIMIT, "Time limit exceeded: checking what your code compiled took longer than allowed."
+    if verifier.memory_exceeded:
+        return Verdict.MEMORY_LIMIT, "Memory limit exceeded while checking what your code compiled."
     if "internal_error" in other:
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError",
                                                   message=str(other["internal_error"].get("message", ""))[:2000],
                                                   traceback=str(other["internal_error"].get("traceback", ""))[:4000]))
         return Verdict.INTERNAL_ERROR, ""
     first_failure = next((c for c in checks if not c.passed), None)
-    if "done" not in other:
-        if first_failure is not None and first_failure.verdict is Verdict.MEMORY_LIMIT:
-            return Verdict.MEMORY_LIMIT, first_failure.message
-        if outcome.signal:
-            return Verdict.RUNTIME_ERROR, f"Your code crashed the grading process ({signal_name(outcome.signal)})" \
-                                          + (" during check " + _next_check(names, checks) if names else "") + "."
-        return Verdict.RUNTIME_ERROR, ("Grading did not finish: the process ended early "
-                                       f"(exit code {outcome.exit_code}). Does your code call exit() or kill "
-                                       "its own process?")
+    names = other.get("collected", {}).get("names")
     if first_failure is not None:
+        if runner.signal and _runner_died(first_failure):
+            return Verdict.RUNTIME_ERROR, (f"Your code crashed its process ({signal_name(runner.signal)}) during "
+                                           f"check {first_failure.name}.")
         return first_failure.verdict or Verdict.WRONG_ANSWER, f"{first_failure.name}: {first_failure.message}"
+    if "done" not in other:
+        report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message="the verifier did not finish",
+                                                  traceback=verifier.stderr[-3000:]))
+        return Verdict.INTERNAL_ERROR, "Internal error: grading did not finish; this is not your fault."
     if not checks or names is None or sorted(c.name for c in checks) != sorted(names):
         return Verdict.INTERNAL_ERROR, "Grading finished but not every check reported a result."
-    if outcome.exit_code not in (0, None) or outcome.signal:
-        return Verdict.RUNTIME_ERROR, f"Every check passed but the process then failed (exit code " \
-                                      f"{outcome.exit_code}, signal {outcome.signal})."
-    if outcome.malformed or "malformed" in other:
-        return Verdict.INTERNAL_ERROR, "The result channel carried malformed data."
+    if verifier.exit_code not in (0, None) or verifier.signal or verifier.malformed or "malformed" in other:
+        return Verdict.INTERNAL_ERROR, "The verifier's result channel carried malformed data or it failed at exit."
     return Verdict.ACCEPTED, ""
 
 
-def _next_check(names: list[str], checks: list[CheckResult]) -> str:
-    done = {c.name for c in checks}
-    return next((n for n in names if n not in done), "(after the last check)")
+def _runner_died(check: CheckResult) -> bool:
+    return "process ended" in check.message or "killed by signal" in check.message

@@ -1,19 +1,22 @@
 """The sandbox interface every backend implements.
 
-A backend runs `judge.child` on a job (JSON) in isolation and returns a `RunOutcome`: what the
-child wrote on its result channel (JSON lines, parsed as data, never unpickled), how it ended,
-and its truncated output. Turning an outcome into a verdict is the judge's job
-(`judge.outcome`), not the backend's.
+A backend runs a `Program` (a module named by the caller) on a job (JSON) in isolation and returns a
+`RunOutcome`: what the child wrote on its result channel (JSON lines, parsed as data, never unpickled),
+how it ended, and its truncated output. What a run means is the caller's business, not the backend's:
+this package imports nothing outside itself.
 """
 
 from __future__ import annotations
 
 import abc
 import json
+import os
+import queue
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from judge.exercise import Limits
+from sandbox.limits import Limits, Program
 
 OnMessage = Callable[[dict], None]
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -39,14 +42,65 @@ class RunOutcome:
     cpu_s: float | None = None  # CPU time of the run's processes, where the backend can measure it
 
 
+class Inbox:
+    """Messages for a running child, written to its stdin by a thread of their own (never blocking the caller).
+
+    Two runs talk to each other only through the trusted side: what one writes on its result channel is
+    handed to the other's inbox, so a slow or stuck reader never stalls the thread that read the message.
+    """
+
+    def __init__(self):
+        self._queue: queue.Queue[bytes | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self.closed = threading.Event()
+
+    def send(self, message: dict) -> None:
+        """Queue one JSON message (a line on the child's stdin)."""
+        if not self.closed.is_set():
+            self._queue.put((json.dumps(message) + "\n").encode())
+
+    def close(self) -> None:
+        """End the child's stdin once what is queued is written."""
+        self.closed.set()
+        self._queue.put(None)
+
+    def attach(self, write_fd: int, first: bytes = b"") -> None:
+        """Start writing to `write_fd` (owned by the inbox from now on), `first` before any message."""
+        self._thread = threading.Thread(target=self._write, args=(write_fd, first), name="sandbox-inbox",
+                                        daemon=True)
+        self._thread.start()
+
+    def _write(self, fd: int, first: bytes) -> None:
+        try:
+            view = memoryview(first)
+            while view:
+                view = view[os.write(fd, view):]
+            while True:
+                data = self._queue.get()
+                if data is None:
+                    return
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+        except OSError:  # the child is gone
+            self.closed.set()
+        finally:
+            os.close(fd)
+
+
 class Sandbox(abc.ABC):
     """Runs one grading job at a time per call; implementations may keep warm workers."""
 
     name: str = "abstract"
 
     @abc.abstractmethod
-    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None) -> RunOutcome:
-        """Run `judge.child` on `job_json` within `limits`; never raises for anything the submission does."""
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None, *,
+            inbox: Inbox | None = None, pool: str = "default") -> RunOutcome:
+        """Run a job on `job_json` within `limits`; never raises for anything the submission does.
+
+        `inbox`, when given, feeds the child's stdin while it runs; `pool` names the warm pool that serves
+        the run (runs from different pools never wait for each other's workers).
+        """
 
     def describe(self) -> str:
         return self.name
@@ -109,18 +163,18 @@ def unavailable_reason(name: str) -> str | None:
     return None if name == "none" else f"unknown sandbox '{name}'"
 
 
-def get_sandbox(name: str, **options) -> Sandbox:
-    """Build the backend called `name` ("none", "bwrap" or "docker")."""
+def get_sandbox(name: str, program: Program, **options) -> Sandbox:
+    """Build the backend called `name` ("none", "bwrap" or "docker") running `program`."""
     if name == "none":
         from sandbox.subprocess_backend import SubprocessSandbox
 
-        return SubprocessSandbox(**options)
+        return SubprocessSandbox(program, **options)
     if name == "bwrap":
         from sandbox.bwrap_backend import BwrapSandbox
 
-        return BwrapSandbox(**options)
+        return BwrapSandbox(program, **options)
     if name == "docker":
         from sandbox.docker_backend import DockerSandbox
 
-        return DockerSandbox(**options)
+        return DockerSandbox(program, **options)
     raise SandboxError(f"unknown sandbox '{name}'; choose one of: {', '.join(BACKENDS)}")

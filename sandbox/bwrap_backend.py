@@ -18,14 +18,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from judge.exercise import Limits
+from sandbox.limits import Limits, Program
 from sandbox import cgroups, launcher
 from sandbox.base import SandboxError
 from sandbox.settings import SandboxSettings
 from sandbox.warm import RunWatch, WarmSandbox, Worker
 
 CODE_DIR = "/opt/practice"
-PACKAGES = ("judge", "sandbox")
+CODE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
 MiB = 1024 * 1024
 
@@ -87,6 +87,11 @@ def _parent_dirs(argv: list[str]) -> list[str]:
     return opts
 
 
+def packages(program: Program) -> tuple[str, ...]:
+    """The top-level packages a worker needs: this one and the program's (bound read-only under CODE_DIR)."""
+    return tuple(dict.fromkeys(("sandbox", program.module.split(".")[0])))
+
+
 def python_roots() -> list[str]:
     """The folders the interpreter and its site-packages live in (bound read-only at the same path)."""
     roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
@@ -115,7 +120,7 @@ class BwrapWorker(Worker):
                  "--ro-bind", str(self.sb.etc_dir / "group"), "/etc/group"]
         for root in python_roots():
             argv += ["--ro-bind", root, root]
-        for pkg in PACKAGES:
+        for pkg in packages(self.sb.program):
             argv += ["--ro-bind", str(self.sb.project_root / pkg), f"{CODE_DIR}/{pkg}"]
         argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         for inside, host in self.cgroup_mounts().items():
@@ -126,7 +131,8 @@ class BwrapWorker(Worker):
             argv += ["--setenv", key, value]
         from sandbox.worker import bootstrap
 
-        argv += [os.path.realpath(sys.executable), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd)]
+        argv += [os.path.realpath(sys.executable), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
+                 "--program", self.sb.program.module]
         return argv
 
     def cgroup_mounts(self) -> dict[str, Path]:
@@ -159,7 +165,8 @@ class BwrapWorker(Worker):
         run = watch.cg
         procs = [f"{inside[str(f.parent.parent)]}/{f.parent.name}/cgroup.procs" for f in run.procs_files()]
         return {"uid": self.uid, "cgroup_procs": procs, "hidden_mounts": sorted(inside.values(), reverse=True),
-                "tmp_mb": max(256, limits.memory_mb // 2), "env": {"PYTHONPATH": CODE_DIR}}
+                "tmp_mb": max(256, limits.memory_mb // 2),
+                "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_DIR}}
 
     def terminate(self) -> None:
         if self.proc is not None:
@@ -178,16 +185,14 @@ class BwrapSandbox(WarmSandbox):
 
     name = "bwrap"
 
-    def __init__(self, pool_size: int | None = None, max_runs: int | None = None,
+    def __init__(self, program: Program, pool_size: int | None = None, max_runs: int | None = None,
                  settings: SandboxSettings | None = None):
         reason = available()
         if reason:
             raise SandboxError(f"sandbox 'bwrap' is unavailable: {reason}")
         self.settings = settings or SandboxSettings()
-        super().__init__(pool_size or self.settings.pool_size, max_runs or self.settings.worker_runs)
-        from judge.paths import PROJECT_ROOT
-
-        self.project_root = Path(PROJECT_ROOT)
+        super().__init__(program, pool_size or self.settings.pool_size, max_runs or self.settings.worker_runs)
+        self.project_root = Path(CODE_ROOT)
         self.base_cgroup = self.settings.base_cgroup()
         self.etc_dir = self.settings.etc_dir()
 
@@ -196,10 +201,7 @@ class BwrapSandbox(WarmSandbox):
                 f"cgroup v{self.base_cgroup.version}, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
 
     def worker_env(self) -> dict[str, str]:
-        from judge.child import CACHE_ENV
-
-        return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
-                "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", **CACHE_ENV}
+        return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
 
     def new_worker(self, slot: int) -> Worker:
         return BwrapWorker(slot, self)

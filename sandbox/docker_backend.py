@@ -11,15 +11,16 @@ limits for each run, reads its OOM and CPU counters, and replaces the container 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import secrets
 import shutil
 import socket
 import sys
 
-from judge.exercise import Limits
+from sandbox.limits import Limits, Program
 from sandbox import cgroups
 from sandbox.base import SandboxError
-from sandbox.bwrap_backend import CODE_DIR, PACKAGES, python_roots
+from sandbox.bwrap_backend import CODE_DIR, CODE_ROOT, packages, python_roots
 from sandbox.settings import SandboxSettings
 from sandbox.warm import READY_TIMEOUT_S, RunWatch, WarmSandbox, Worker
 
@@ -89,7 +90,7 @@ class DockerWorker(Worker):
             volumes["/usr"] = {"bind": "/usr", **ro}
             for root in python_roots():
                 volumes[root] = {"bind": root, **ro}
-            for pkg in PACKAGES:
+            for pkg in packages(self.sb.program):
                 volumes[str(self.sb.project_root / pkg)] = {"bind": f"{CODE_DIR}/{pkg}", **ro}
             for path in HOST_FILES + ("/etc/alternatives",):
                 if os.path.exists(path):
@@ -109,7 +110,8 @@ class DockerWorker(Worker):
         python = "python3" if self.sb.settings.docker_self_contained else os.path.realpath(sys.executable)
         try:
             self.container = self.sb.client.containers.run(
-                self.sb.settings.docker_image, [python, "-I", "-c", bootstrap(CODE_DIR), "--ctl-path", "/run/ctl/ctl.sock"],
+                self.sb.settings.docker_image, [python, "-I", "-c", bootstrap(CODE_DIR), "--ctl-path", "/run/ctl/ctl.sock",
+                                                 "--program", self.sb.program.module],
                 detach=True, user=f"{self.uid}:{self.uid}", network_mode="none", read_only=True,
                 tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.memory_mb // 2}m,mode=1777",
                        "/dev/shm": "rw,nosuid,nodev,noexec,size=64m,mode=1777"},
@@ -147,7 +149,7 @@ class DockerWorker(Worker):
         return ContainerWatch(self.cg, self.pid)
 
     def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
-        return {"uid": self.uid, "env": {"PYTHONPATH": CODE_DIR}}
+        return {"uid": self.uid, "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_DIR}}
 
     def terminate(self) -> None:
         if self.container is not None:
@@ -163,7 +165,7 @@ class DockerSandbox(WarmSandbox):
 
     name = "docker"
 
-    def __init__(self, pool_size: int | None = None, max_runs: int | None = None,
+    def __init__(self, program: Program, pool_size: int | None = None, max_runs: int | None = None,
                  settings: SandboxSettings | None = None):
         self.settings = settings or SandboxSettings()
         self.client = _client()
@@ -172,10 +174,8 @@ class DockerSandbox(WarmSandbox):
             raise SandboxError(f"sandbox 'docker' is unavailable: {reason}")
         if cgroups.version() == 0:
             raise SandboxError("sandbox 'docker' needs the host's cgroup filesystem at /sys/fs/cgroup")
-        super().__init__(pool_size or self.settings.pool_size, max_runs or self.settings.docker_runs)
-        from judge.paths import PROJECT_ROOT
-
-        self.project_root = PROJECT_ROOT
+        super().__init__(program, pool_size or self.settings.pool_size, max_runs or self.settings.docker_runs)
+        self.project_root = Path(CODE_ROOT)
         self.settings.docker_runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o755)
         _remove_stale(self.client)
 
@@ -184,10 +184,7 @@ class DockerSandbox(WarmSandbox):
                 f"recycled after {self.max_runs} runs, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
 
     def worker_env(self) -> dict[str, str]:
-        from judge.child import CACHE_ENV
-
-        return {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
-                "OMP_NUM_THREADS": "1", "PYTHONDONTWRITEBYTECODE": "1", **CACHE_ENV}
+        return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
 
     def new_worker(self, slot: int) -> Worker:
         return DockerWorker(slot, self)

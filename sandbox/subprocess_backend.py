@@ -15,9 +15,8 @@ import sys
 import tempfile
 import time
 
-from judge.exercise import Limits
-from judge.paths import PROJECT_ROOT
-from sandbox.base import OnMessage, RunOutcome, Sandbox
+from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox
+from sandbox.limits import Limits, Program
 from sandbox.streams import pump
 
 MiB = 1024 * 1024
@@ -26,22 +25,19 @@ MiB = 1024 * 1024
 ADDRESS_SPACE_HEADROOM_MB = 3072
 
 
-def child_env(scratch: str) -> dict:
+CODE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def child_env(scratch: str, program: Program) -> dict:
     """A clean environment for the child: nothing of the caller's but what Python and torch need."""
-    env = {
+    return {
+        **program.environment(),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": scratch,
         "TMPDIR": scratch,
-        "LANG": "C.UTF-8",
-        "PYTHONPATH": str(PROJECT_ROOT),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": CODE_ROOT,
         "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir(),
     }
-    from judge.child import CACHE_ENV
-
-    env.update(CACHE_ENV)
-    return env
 
 
 def inductor_cache_dir() -> str:
@@ -61,7 +57,7 @@ def _die_with_parent() -> None:
 
 def rlimits(limits: Limits):
     """A preexec function applying `limits` as rlimits in the child."""
-    cpu = int(limits.cpu_seconds or 2 * limits.time_seconds)
+    cpu = int(limits.cpu_limit)
     address_space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB
 
     def apply():
@@ -78,22 +74,25 @@ def rlimits(limits: Limits):
 class SubprocessSandbox(Sandbox):
     name = "none"
 
-    def __init__(self, python: str = sys.executable):
+    def __init__(self, program: Program, python: str = sys.executable):
+        self.program = program
         self.python = python
 
     def describe(self) -> str:
         return "none (plain subprocess, no isolation)"
 
-    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None) -> RunOutcome:
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None, *,
+            inbox: Inbox | None = None, pool: str = "default") -> RunOutcome:
         outcome = RunOutcome()
         scratch = tempfile.mkdtemp(prefix="practice-run-")
         result_r, result_w = os.pipe()
         started = time.monotonic()
         try:
             proc = subprocess.Popen(
-                [self.python, "-m", "judge.child", "--result-fd", str(result_w), "--scratch", scratch],
+                [self.python, "-m", self.program.module, "--result-fd", str(result_w), "--scratch", scratch],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(result_w,),
-                cwd=scratch, env=child_env(scratch), start_new_session=True, preexec_fn=rlimits(limits))
+                cwd=scratch, env=child_env(scratch, self.program), start_new_session=True,
+                preexec_fn=rlimits(limits))
         except BaseException:
             os.close(result_r)
             os.close(result_w)
@@ -107,12 +106,13 @@ class SubprocessSandbox(Sandbox):
             except ProcessLookupError:
                 pass
 
+        feed = inbox or Inbox()
+        if inbox is None:
+            feed.close()
+        # The job is the first line of stdin (JSON has no raw newline); what the inbox carries follows it.
+        feed.attach(os.dup(proc.stdin.fileno()), first=job_json.encode() + b"\n")
+        proc.stdin.close()
         try:
-            try:
-                proc.stdin.write(job_json.encode())
-                proc.stdin.close()
-            except BrokenPipeError:
-                pass
             pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r,
                  deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
                  outcome=outcome, on_message=on_message, kill=kill)

@@ -14,9 +14,9 @@ import socket
 import threading
 import time
 
-from judge.exercise import Limits
 from sandbox import channel
-from sandbox.base import OnMessage, RunOutcome, Sandbox, SandboxError
+from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox, SandboxError
+from sandbox.limits import Limits, Program
 from sandbox.pool import Pool, shared_pool
 from sandbox.streams import pump
 
@@ -95,11 +95,16 @@ class Worker(abc.ABC):
             self.ctl.close()
         self.terminate()
 
-    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None) -> RunOutcome:
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None,
+            inbox: Inbox | None = None) -> RunOutcome:
         """Run one job on this worker; marks the worker broken if it stops answering."""
         outcome = RunOutcome()
         watch = self.watch(limits)
-        pipes = [os.pipe() for _ in range(3)]  # result, stdout, stderr
+        pipes = [os.pipe() for _ in range(3)]  # result, stdout, stderr (read here)
+        stdin_r, stdin_w = os.pipe()
+        feed = inbox or Inbox()
+        if inbox is None:
+            feed.close()
         started = time.monotonic()
         killed = threading.Event()
 
@@ -111,13 +116,16 @@ class Worker(abc.ABC):
             request = {"op": "run", "job": job_json, "limits": _limit_fields(limits),
                        **self.request_fields(watch, limits)}
             try:
-                channel.send(self.ctl, request, fds=[w for _, w in pipes])
+                channel.send(self.ctl, request, fds=[w for _, w in pipes] + [stdin_r])
             except channel.ChannelClosed as exc:
                 self.broken = True
+                os.close(stdin_w)
                 raise SandboxError(f"worker channel closed: {exc}") from None
             finally:
                 for _, w in pipes:
                     os.close(w)
+                os.close(stdin_r)
+            feed.attach(stdin_w)
             self.runs += 1
             pump(stdout_fd=pipes[1][0], stderr_fd=pipes[2][0], result_fd=pipes[0][0],
                  deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
@@ -138,7 +146,7 @@ class Worker(abc.ABC):
         outcome.exit_code, outcome.signal = status.get("exit_code"), status.get("signal")
         outcome.memory_exceeded = ooms > 0
         outcome.cpu_s = round(cpu, 3)
-        outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU or cpu >= _cpu_limit(limits)
+        outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU or cpu >= limits.cpu_limit
         if status.get("error"):
             outcome.stderr += f"\n[sandbox] {status['error']}"
         return outcome
@@ -171,54 +179,67 @@ class Worker(abc.ABC):
                 return msg
 
 
-def _cpu_limit(limits: Limits) -> float:
-    return limits.cpu_seconds or 2 * limits.time_seconds
-
-
 def _limit_fields(limits: Limits) -> dict:
-    return {"cpu_seconds": _cpu_limit(limits), "file_size_mb": limits.file_size_mb, "pids": limits.pids,
+    return {"cpu_seconds": limits.cpu_limit, "file_size_mb": limits.file_size_mb, "pids": limits.pids,
             "memory_mb": limits.memory_mb}
 
 
+# Pools are numbered in the order a sandbox first uses them; pool n's slots are n * SLOTS_PER_POOL + k, so the
+# workers of two pools never share a slot (a uid, a cgroup).
+SLOTS_PER_POOL = 64
+
+
 class WarmSandbox(Sandbox):
-    """A sandbox whose runs go to warm workers from a pool shared by every instance of the same config."""
+    """A sandbox whose runs go to warm workers from pools shared by every instance of the same config.
+
+    Each pool name (`run(..., pool=...)`) gets its own workers: a grading that holds one worker of pool A
+    and waits for one of pool B can never deadlock against another grading doing the same.
+    """
 
     max_runs = 1000
+    POOL_NAMES = ("default", "runner", "verifier")
 
-    def __init__(self, pool_size: int = 2, max_runs: int | None = None):
+    def __init__(self, program: Program, pool_size: int = 2, max_runs: int | None = None):
+        self.program = program
         self.pool_size = pool_size
         if max_runs is not None:
             self.max_runs = max_runs
-        self._pool: Pool | None = None
+        self._pools: dict[str, Pool] = {}
 
     @abc.abstractmethod
     def new_worker(self, slot: int) -> Worker:
-        """An unstarted worker for pool slot `slot`."""
+        """An unstarted worker for slot `slot` (unique across this sandbox's pools)."""
 
-    def pool_key(self) -> tuple:
-        return (type(self).__name__, self.pool_size, self.max_runs)
+    def pool_key(self, name: str) -> tuple:
+        return (type(self).__name__, self.program.module, name, self.pool_size, self.max_runs)
 
-    @property
-    def pool(self) -> Pool:
-        if self._pool is None:
-            self._pool = shared_pool(self.pool_key(), lambda: Pool(self.new_worker, self.pool_size, self.max_runs))
-        return self._pool
+    def pool(self, name: str = "default") -> Pool:
+        if name not in self.POOL_NAMES:
+            raise SandboxError(f"unknown pool '{name}'; choose one of: {', '.join(self.POOL_NAMES)}")
+        if name not in self._pools:
+            offset = self.POOL_NAMES.index(name) * SLOTS_PER_POOL
+            self._pools[name] = shared_pool(self.pool_key(name), lambda: Pool(
+                lambda slot: self.new_worker(offset + slot), self.pool_size, self.max_runs))
+        return self._pools[name]
 
-    def warm_up(self, timeout: float = READY_TIMEOUT_S) -> None:
-        """Block until at least one worker is ready (raises SandboxError if workers cannot start)."""
-        self.pool.release(self.pool.acquire(timeout))
+    def warm_up(self, timeout: float = READY_TIMEOUT_S, pools: tuple[str, ...] = ("default",)) -> None:
+        """Block until at least one worker of each pool is ready (raises SandboxError if none can start)."""
+        for name in pools:
+            self.pool(name).release(self.pool(name).acquire(timeout))
 
-    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None) -> RunOutcome:
-        worker = self.pool.acquire(READY_TIMEOUT_S)
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None, *,
+            inbox: Inbox | None = None, pool: str = "default") -> RunOutcome:
+        chosen = self.pool(pool)
+        worker = chosen.acquire(READY_TIMEOUT_S)
         try:
-            return worker.run(job_json, limits, on_message)
+            return worker.run(job_json, limits, on_message, inbox)
         except BaseException:
             worker.broken = True
             raise
         finally:
-            self.pool.release(worker)
+            chosen.release(worker)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.unref()
-            self._pool = None
+        pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.unref()

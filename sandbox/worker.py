@@ -36,15 +36,11 @@ def _status(code: int) -> dict:
     return {"exit_code": os.WEXITSTATUS(code) if os.WIFEXITED(code) else None, "signal": None}
 
 
+PROGRAM: dict = {}  # the imported program module, set once at start
+
+
 def _run_job(job_json: str, scratch: str) -> None:
-    from pathlib import Path
-
-    from judge.child import run_job
-    from judge.job import Job
-
-    job = Job.model_validate_json(job_json)
-    del job_json
-    run_job(job, confine.RESULT_FD, Path(scratch))
+    PROGRAM["module"].run_job(job_json, confine.RESULT_FD, scratch)
 
 
 def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool) -> None:
@@ -188,44 +184,11 @@ def serve(ctl: socket.socket, privileged: bool) -> None:
         channel.send(ctl, {"op": "exited", **status})
 
 
-def _warm_imports() -> None:
-    """Import what every grading imports (pytest's built-in plugins, AOTAutograd) and run AOTAutograd
-    once, single-threaded and without Inductor, so that children skip ~0.5 s of CPU."""
-    import importlib
-
-    import torch
-    from _pytest.config import default_plugins
-
-    for name in [f"_pytest.{p}" for p in default_plugins] + ["pdb", "sympy.combinatorics", "judge.fixtures",
-                                                            "judge.loaded", "judge.tamper"]:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
-
-    def step(x, w):
-        h = x @ w
-        return torch.relu(torch.where(h.sum() > 0, h * 2, h))
-
-    torch.compile(step, backend="aot_eager", fullgraph=True)(torch.randn(4, 4), torch.randn(4, 4))
-    torch._dynamo.reset()
-    _skip_guard_latency_probe()
-
-
-def _skip_guard_latency_probe() -> None:
-    """Dynamo times every new guard set once, after flushing the CPU caches, only to log the latency
-    (`guard_latency_us`); in a freshly forked child that flush costs ~30 ms per compile, a quarter
-    of a typical grading. Verdicts never depend on that figure."""
-    import torch._dynamo.guards as guards
-
-    if callable(getattr(guards, "profile_guard_manager", None)):
-        guards.profile_guard_manager = lambda *args: 0.0
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="sandbox.worker")
     parser.add_argument("--ctl-fd", type=int, default=None, help="inherited control socket")
     parser.add_argument("--ctl-path", default=None, help="Unix socket to connect to instead")
+    parser.add_argument("--program", required=True, help="module providing prepare_worker() and run_job()")
     args = parser.parse_args(argv)
     if args.ctl_path:
         ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -237,10 +200,10 @@ def main(argv: list[str] | None = None) -> None:
     ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     privileged = os.geteuid() == 0
     try:
-        from judge.child import prepare_worker
+        import importlib
 
-        prepare_worker()
-        _warm_imports()
+        PROGRAM["module"] = importlib.import_module(args.program)
+        PROGRAM["module"].prepare_worker()
         gc.freeze()  # children's collections skip the warm heap instead of copying it page by page
     except BaseException as exc:  # noqa: BLE001
         channel.send(ctl, {"op": "failed", "error": f"{type(exc).__name__}: {exc}"})

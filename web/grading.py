@@ -7,7 +7,7 @@ import threading
 from typing import Callable
 
 from judge.report import ProgressEvent, Report
-from sandbox import Sandbox, get_sandbox
+from sandbox import Sandbox
 from sandbox.base import unavailable_reason
 from web.course import Course
 from web.errors import StartupError
@@ -49,7 +49,9 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
 
     def sandbox() -> Sandbox:
         if getattr(local, "sandbox", None) is None:
-            local.sandbox = get_sandbox(sandbox_name)
+            from judge.grading import make_sandbox
+
+            local.sandbox = make_sandbox(sandbox_name)
             with lock:
                 made.append(local.sandbox)
         return local.sandbox

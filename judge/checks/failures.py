@@ -14,10 +14,12 @@ class CheckFailure(AssertionError):
 
     verdict = Verdict.WRONG_ANSWER
 
-    def __init__(self, message: str, diagnostics: list | None = None):
+    def __init__(self, message: str, diagnostics: list | None = None, *, verdict: Verdict | None = None):
         super().__init__(message)
         self.message = message
         self.diagnostics = list(diagnostics or [])
+        if verdict is not None:
+            self.verdict = verdict
 
 
 class WrongAnswer(CheckFailure):

@@ -10,7 +10,7 @@ import torch.fx
 
 from judge.checks.failures import GraphBreak
 from judge.checks.logs import artifact_log
-from judge.checks.locations import is_learner_file, learner_frames, location
+from judge.checks.locations import is_learner_file, learner_frames, location, stack_locations
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic
 
 HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
@@ -98,11 +98,7 @@ def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
 
 
 def _learner_lines_in_text(text: str):
-    found = []
-    for filename, lineno in re.findall(r'File "([^"]+)", line (\d+)', text):
-        if is_learner_file(filename):
-            found.append(location(filename, int(lineno)))
-    return found
+    return stack_locations(text)
 
 
 def _graph_break_message(diag: GraphBreakDiagnostic, what: str) -> str:
@@ -114,8 +110,18 @@ def compile_one_graph(fn, *args, dynamic=None, backend="eager", what="torch.comp
                       **compile_kwargs) -> Captured:
     """Compile `fn` with fullgraph=True, call it on `args`, and require exactly one captured graph.
 
-    Raises GraphBreak (naming the learner's line) when Dynamo cannot capture it in one graph.
+    Raises GraphBreak (naming the learner's line) when Dynamo cannot capture it in one graph. `fn` may be a
+    `judge.remote.Ref` (the learner's entry point): it is compiled in the runner on example inputs like
+    `args`, and the graph is run here on `args`.
     """
+    from judge import remote
+
+    if isinstance(fn, remote.Ref):
+        compiled = remote.RemoteCompiled(fn, {"fullgraph": True, "dynamic": dynamic, **compile_kwargs}, what=what)
+        output = compiled(*args)
+        if compiled.frame_count != 1:
+            raise GraphBreak(f"{what}: expected one graph, Dynamo captured {compiled.frame_count}", [])
+        return Captured(output, compiled.graph_modules, [])
     recorder = RecordingBackend(backend)
     compiled = torch.compile(fn, fullgraph=True, dynamic=dynamic, backend=recorder, **compile_kwargs)
     try:
@@ -146,6 +152,10 @@ def graph_break_log():
 
 def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
     """Every graph break Dynamo takes in `fn(*args)` (compiled without fullgraph), in order."""
+    from judge import remote
+
+    if isinstance(fn, remote.Ref):
+        return remote.explain(fn, *args, dynamic=dynamic)
     torch._dynamo.reset()
     with graph_break_log() as records:
         torch.compile(fn, dynamic=dynamic, backend=RecordingBackend())(*args)
@@ -163,6 +173,11 @@ def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
         found.append(GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
                                           location=loc, user_stack=stack))
     return found
+
+
+def node_stack(node: torch.fx.Node) -> str:
+    """The user stack recorded for a node (rebuilt graphs carry it in meta['ir'])."""
+    return node.meta.get("stack_trace") or node.meta.get("ir", {}).get("stack") or ""
 
 
 def call_targets(gm: torch.fx.GraphModule) -> list[str]:
@@ -203,6 +218,6 @@ def _node_user_line(gm, target_name):
     for node in gm.graph.nodes:
         name = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", "")
         if name == target_name:
-            stack = _learner_lines_in_text(node.meta.get("stack_trace") or "")
+            stack = _learner_lines_in_text(node_stack(node))
             return stack[-1] if stack else None
     return None

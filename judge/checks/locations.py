@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import linecache
+import re
 import traceback
 from types import TracebackType
 
@@ -16,9 +17,10 @@ def register_learner_file(path: str, display_name: str) -> None:
     LEARNER_FILES[str(path)] = display_name
 
 
-def location(filename: str, lineno: int, function: str | None = None, column: int | None = None) -> SourceLocation:
+def location(filename: str, lineno: int, function: str | None = None, column: int | None = None,
+             text: str | None = None) -> SourceLocation:
     """A SourceLocation, naming the learner's file as the learner knows it."""
-    text = linecache.getline(filename, lineno).strip()
+    text = text if text is not None else linecache.getline(filename, lineno).strip()
     return SourceLocation(file=LEARNER_FILES.get(filename, filename), line=lineno, column=column,
                           text=text, function=function)
 
@@ -37,3 +39,26 @@ def learner_location_from_traceback(tb: TracebackType | None) -> SourceLocation 
     """The innermost frame of the learner's file in a traceback."""
     found = learner_frames(traceback.extract_tb(tb))
     return found[-1] if found else None
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([^\n]+))?\n?(?:[ \t]+([^\n]*))?')
+
+
+def stack_locations(text: str) -> list[SourceLocation]:
+    """The learner's frames in a printed stack (an FX node's stack trace), with the line's text when printed."""
+    found = []
+    for filename, lineno, function, code in _FRAME.findall(text or ""):
+        if is_learner_file(filename):
+            loc = location(filename, int(lineno), function or None)
+            if not loc.text and code.strip() and not code.strip().startswith("File "):
+                loc = loc.model_copy(update={"text": code.strip()})
+            found.append(loc)
+    return found
+
+
+def to_display_names(text: str) -> str:
+    """`text` with every registered learner path replaced by the name the learner knows the file by."""
+    for path, shown in LEARNER_FILES.items():
+        if path != shown:
+            text = text.replace(path, shown)
+    return text

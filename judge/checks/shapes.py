@@ -17,10 +17,17 @@ from judge.checks.locations import is_learner_file, location
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+_SYMBOL = re.compile(r"\b[us]\d+\b")
 
 
 def _value(node: torch.fx.Node):
     return node.meta.get("example_value", node.meta.get("val"))
+
+
+def _ir_value(node: torch.fx.Node) -> dict:
+    """What the runner recorded of a rebuilt graph's node value: {"shape", "dtype"} or {"sym"}, or {}."""
+    value = node.meta.get("ir", {}).get("value")
+    return value if isinstance(value, dict) else {}
 
 
 def _size(dim) -> int | str:
@@ -34,6 +41,8 @@ def input_shapes(gm: torch.fx.GraphModule) -> list[list[int | str]]:
         value = _value(node)
         if node.op == "placeholder" and isinstance(value, torch.Tensor):
             shapes.append([_size(d) for d in value.shape])
+        elif node.op == "placeholder" and isinstance(_ir_value(node).get("shape"), list):
+            shapes.append([d if isinstance(d, int) else str(d) for d in _ir_value(node)["shape"]])
     return shapes
 
 
@@ -44,13 +53,21 @@ def _unbacked(value) -> set[str]:
         return set().union(*(_unbacked(v) for v in value)) if value else set()
     if isinstance(value, (torch.Tensor, torch.SymInt, torch.SymFloat, torch.SymBool)):
         return {str(s) for s in free_unbacked_symbols(value)}
+    if isinstance(value, dict):  # a rebuilt graph's recorded value: unbacked symbols are named u0, u1, ...
+        names = [str(d) for d in value.get("shape", []) if not isinstance(d, int)] + \
+            ([str(value["sym"])] if "sym" in value else [])
+        names += [str(d) for item in value.get("items", []) if isinstance(item, dict)
+                  for d in item.get("shape", []) if not isinstance(d, int)]
+        return {sym for name in names for sym in _SYMBOL.findall(name) if sym.startswith("u")}
     return set()
 
 
 def learner_line(node: torch.fx.Node) -> SourceLocation | None:
     """The learner's line that produced `node` (from its recorded stack trace), or None."""
-    found = [location(f, int(n)) for f, n in _FILE_LINE.findall(node.meta.get("stack_trace") or "")
-             if is_learner_file(f)]
+    from judge.checks.graphs import node_stack
+    from judge.checks.locations import stack_locations
+
+    found = stack_locations(node_stack(node))
     return found[-1] if found else None
 
 
@@ -59,7 +76,8 @@ def unbacked_origins(gm: torch.fx.GraphModule) -> list[tuple[str, torch.fx.Node]
     seen: set[str] = set()
     origins = []
     for node in gm.graph.nodes:
-        for name in sorted(_unbacked(_value(node)) - seen):
+        value = _value(node) if ("example_value" in node.meta or "val" in node.meta) else _ir_value(node)
+        for name in sorted(_unbacked(value) - seen):
             seen.add(name)
             origins.append((name, node))
     return origins

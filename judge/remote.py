@@ -1,0 +1,496 @@
+"""Verifier side of the boundary: ask the runner for graphs and results, then run the graphs here.
+
+Hidden tests get a `RemoteEntry` as their `entry` fixture. Compiling it (`entry.compile(fullgraph=True)`)
+gives a `RemoteCompiled`; calling that with the test's own inputs sends the runner only *example* inputs
+(same shapes and dtypes, other values), receives the graph Dynamo captured, rebuilds it from the allowlist
+and runs it here on the test's inputs. The numbers a test compares are therefore computed by the verifier;
+the runner's answers can only make a check fail or explain why it failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from dataclasses import dataclass, field
+
+import torch
+import torch.fx
+import torch.utils._pytree as pytree
+
+from judge import ir, wire
+from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, WrongAnswer
+from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
+
+MAX_LINE = 16 * 1024 * 1024
+
+
+class RunnerGone(CheckFailure):
+    """The runner ended (or stopped answering) before it answered; the trusted side knows why."""
+
+    verdict = Verdict.RUNTIME_ERROR
+
+
+class LearnerError(CheckFailure):
+    """The learner's code raised an exception in the runner."""
+
+    verdict = Verdict.RUNTIME_ERROR
+
+
+class Protocol(CheckFailure):
+    """The runner answered something that is not of the protocol's form."""
+
+    verdict = Verdict.RUNTIME_ERROR
+
+
+class RunnerClient:
+    """Requests go out on the verifier's result channel (relayed by the trusted side); answers come on stdin."""
+
+    def __init__(self, send, in_fd: int, deadline: float, buffered: bytes = b""):
+        self._send, self._fd, self.deadline = send, in_fd, deadline
+        self._buffer = buffered
+        self._next = 0
+        self.gone: str | None = None
+        self.loaded: dict | None = None
+
+    def wait_loaded(self) -> bool:
+        """Wait for the runner to import the learner's module: True if it did."""
+        while self.loaded is None:
+            try:
+                message = self._read()
+            except CheckFailure:
+                return False
+            if message.get("type") in ("loaded", "load_error"):
+                self.loaded = message
+            elif message.get("type") == "runner_gone":
+                self.gone = str(message.get("reason", "your code's process ended"))[:500]
+                return False
+        return self.loaded.get("type") == "loaded"
+
+    def request(self, op: str, **fields) -> dict:
+        if self.gone:
+            raise RunnerGone(self.gone)
+        self._next += 1
+        ident = self._next
+        self._send("runner_request", request={"id": ident, "op": op, **fields})
+        while True:
+            message = self._read()
+            kind = message.get("type")
+            if kind == "runner_gone":
+                self.gone = str(message.get("reason", "your code's process ended"))[:500]
+                raise RunnerGone(self.gone)
+            if kind in ("loaded", "load_error"):
+                self.loaded = message
+                continue
+            if kind == "response" and message.get("id") == ident:
+                return message
+            # anything else (an answer to an earlier request that timed out) is dropped
+
+    def _read(self) -> dict:
+        while b"\n" not in self._buffer:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                self.gone = "your code did not answer in time"
+                raise RunnerGone(self.gone, verdict=Verdict.TIME_LIMIT)
+            ready, _, _ = select.select([self._fd], [], [], min(left, 1.0))
+            if not ready:
+                continue
+            chunk = os.read(self._fd, 1 << 20)
+            if not chunk:
+                self.gone = "your code's process ended"
+                raise RunnerGone(self.gone)
+            self._buffer += chunk
+            if len(self._buffer) > MAX_LINE:
+                self.gone = "your code sent an answer larger than the judge reads"
+                raise Protocol(self.gone)
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        try:
+            message = json.loads(line)
+        except ValueError:
+            raise Protocol("your code's process sent something that is not JSON") from None
+        if not isinstance(message, dict):
+            raise Protocol("your code's process sent something that is not a message")
+        return message
+
+
+CLIENT: dict = {}  # "client": the RunnerClient of this grading, "op_namespaces": allowed operator namespaces
+
+
+def client() -> RunnerClient:
+    return CLIENT["client"]
+
+
+def reset_runner() -> None:
+    """Reset Dynamo in the runner (before each hidden test); a runner that is gone fails the test later."""
+    if "client" in CLIENT and not CLIENT["client"].gone:
+        try:
+            CLIENT["client"].request("reset")
+        except CheckFailure:
+            pass
+
+
+def _location(data) -> SourceLocation | None:
+    try:
+        return SourceLocation.model_validate(data) if data else None
+    except ValueError:
+        return None
+
+
+def raise_learner_error(error: dict, what: str):
+    """Turn the runner's description of a failure into the check failure it implies (never a pass)."""
+    if not isinstance(error, dict):
+        raise Protocol(f"{what}: malformed error from your code's process")
+    kind, message = error.get("kind"), str(error.get("message", ""))[:2000]
+    loc = _location(error.get("location"))
+    if kind == "graph_break":
+        try:
+            diag = GraphBreakDiagnostic.model_validate(error.get("diagnostic"))
+        except ValueError:
+            diag = GraphBreakDiagnostic(reason=message[:600], location=loc)
+        where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "a line outside your file"
+        raise GraphBreak(f"{what}: graph break at {where}: {diag.explanation}", [diag])
+    diag = ErrorDiagnostic(exc_type=str(error.get("type", "Error"))[:80], message=message, location=loc,
+                           traceback=str(error.get("traceback", ""))[:4000])
+    if kind == "compile_error":
+        raise CompileError(f"{what}: torch.compile failed: {diag.exc_type}: {_first(message)}", [diag])
+    if kind == "memory":
+        raise CheckFailure(f"{what}: your code ran out of memory", [diag], verdict=Verdict.MEMORY_LIMIT)
+    if kind == "protocol":
+        raise Protocol(f"{what}: {message}")
+    where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
+    raise LearnerError(f"{what}: {diag.exc_type}{where}: {_first(message)}", [diag])
+
+
+def _first(text: str, n: int = 4) -> str:
+    return "\n".join(text.strip().splitlines()[:n])[:800]
+
+
+# ---------------------------------------------------------------- example inputs
+
+
+def example_like(value):
+    """A value of the same shape and dtype with other values: what the runner sees instead of a hidden input."""
+    if isinstance(value, torch.Tensor):
+        t = value.detach()
+        if t.dtype == torch.bool:
+            return torch.rand(t.shape) > 0.5
+        if t.is_floating_point() or t.is_complex():
+            scale = float(t.abs().max()) if t.numel() else 1.0
+            out = torch.randn(t.shape, dtype=torch.float64) * (scale or 1.0)
+            return out.to(t.dtype).as_strided(t.shape, t.stride()) if t.is_contiguous() else out.to(t.dtype)
+        lo, hi = (int(t.min()), int(t.max())) if t.numel() else (0, 0)
+        return torch.randint(lo, hi + 1, t.shape, dtype=t.dtype)
+    if isinstance(value, (list, tuple)):
+        return type(value)(example_like(v) for v in value)
+    if isinstance(value, dict):
+        return {k: example_like(v) for k, v in value.items()}
+    return value
+
+
+def _encode_arg(value):
+    if isinstance(value, Ref):
+        return value.spec
+    if isinstance(value, torch.fx.GraphModule):
+        return {"graph": ir.to_ir(value)}
+    if isinstance(value, (list, tuple)):
+        return {"list" if isinstance(value, list) else "tuple": [_encode_arg(v) for v in value]}
+    if isinstance(value, dict):
+        return {"dict": {k: _encode_arg(v) for k, v in value.items()}}
+    return wire.encode(value)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """Something that lives in the runner: the entry point, a public object, a kept result."""
+
+    spec: dict
+
+    def __call__(self, *args, **kwargs):
+        return call(self, *args, **kwargs)
+
+    def compile(self, **options) -> "RemoteCompiled":
+        return RemoteCompiled(self, options)
+
+
+def entry_ref() -> Ref:
+    return Ref({"entry": True})
+
+
+def public(name: str) -> Ref:
+    return Ref({"public": name})
+
+
+def learner(name: str) -> Ref:
+    return Ref({"learner": name})
+
+
+@dataclass
+class EagerResult:
+    value: object
+    printed: str = ""
+    kept: Ref | None = None
+
+
+def call_printing(target: Ref, *args, what: str = "your function", keep: bool = False, **kwargs) -> EagerResult:
+    """Call `target` eagerly in the runner on `args` (which the runner sees): its result and printed text.
+
+    A result that is not data (a module, a function) comes back as a Ref to the object kept in the runner;
+    with `keep`, `kept` is such a Ref even when the result is data (e.g. a GraphModule to run there later).
+    """
+    answer = client().request("call", target=target.spec, args=_encode_arg(tuple(args)),
+                              kwargs=_encode_arg(dict(kwargs)), keep=keep)
+    if answer.get("error"):
+        raise_learner_error(answer["error"], what)
+    kept = Ref({"handle": str(answer["handle"])}) if keep and isinstance(answer.get("handle"), str) else None
+    return EagerResult(_decode_result(answer.get("result")), str(answer.get("printed", ""))[:20000], kept)
+
+
+def call(target: Ref, *args, what: str = "your function", **kwargs):
+    """The result of calling `target` eagerly in the runner (see `call_printing`)."""
+    return call_printing(target, *args, what=what, **kwargs).value
+
+
+def state(target: Ref, what: str = "your module") -> dict[str, torch.Tensor]:
+    """A copy of the state_dict of a module kept in the runner (the verifier's own tensors from then on)."""
+    answer = client().request("state", target=target.spec)
+    if answer.get("error"):
+        raise_learner_error(answer["error"], what)
+    found = answer.get("state")
+    if not isinstance(found, dict):
+        raise Protocol("malformed state")
+    return {str(k): _decode_result(v) for k, v in found.items()}
+
+
+def load_state(target: Ref, tensors: dict[str, torch.Tensor], what: str = "your module") -> None:
+    """module.load_state_dict(tensors) in the runner."""
+    answer = client().request("load_state", target=target.spec, state=_encode_arg(dict(tensors)))
+    if answer.get("error"):
+        raise_learner_error(answer["error"], what)
+
+
+def _decode_result(obj):
+    try:
+        return wire.decode(obj, extra={"handle": lambda name: Ref({"handle": str(name)}),
+                                       "graph": lambda body: rebuild(body)})
+    except wire.WireError as exc:
+        raise Protocol(f"your code's process sent a malformed value: {exc}") from None
+    except KeyError:
+        raise Protocol("your code's process sent a malformed value") from None
+
+
+def _result_with_type(obj):
+    if isinstance(obj, dict) and "handle" in obj:
+        return Ref({"handle": str(obj["handle"])})
+    return _decode_result(obj)
+
+
+def rebuild(body) -> torch.fx.GraphModule:
+    try:
+        return ir.from_ir(body, op_namespaces=tuple(CLIENT.get("op_namespaces", ())))
+    except ir.NotAllowed as exc:
+        raise Forbidden(f"the graph Dynamo captured from your code cannot be checked: {exc}. A graph may call "
+                        "only tensor operations; keep your own functions out of it (no allow_in_graph, no "
+                        "custom operator unless the exercise is about one).") from None
+    except ir.IRError as exc:
+        raise Protocol(f"the graph from your code's process is malformed: {exc}") from None
+
+
+# ---------------------------------------------------------------- compiled targets
+
+
+@dataclass
+class Graph:
+    """One graph the runner captured, rebuilt here, with where each of its inputs comes from."""
+
+    gm: torch.fx.GraphModule
+    inputs: list[dict]
+
+
+@dataclass
+class Call:
+    graph: int | None
+    output: object
+    printed: str = ""
+
+
+class RemoteCompiled:
+    """`torch.compile(target, **options)` in the runner; calls run the captured graph here on real inputs."""
+
+    _sessions = 0
+
+    def __init__(self, target: Ref, options: dict, *, what: str = "your function", force_backend=False):
+        RemoteCompiled._sessions += 1
+        self.session = f"s{RemoteCompiled._sessions}"
+        self.target, self.options, self.what = target, dict(options), what
+        if force_backend:
+            self.options["force_backend"] = True
+        self.graphs: list[Graph] = []
+        self.recompile_reasons: list[str] = []
+        self.calls: list[Call] = []
+        self.state: dict[str, dict[str, torch.Tensor]] = {}
+
+    @property
+    def frame_count(self) -> int:
+        return len(self.graphs)
+
+    @property
+    def graph_modules(self) -> list[torch.fx.GraphModule]:
+        return [g.gm for g in self.graphs]
+
+    def __call__(self, *args, examples=None, mark_dynamic=(), keep=False, **kwargs):
+        """Run once: the runner compiles/calls on `examples` (default: `example_like(args)`), we run the graph
+        on `args`. With `keep`, the runner's example arguments themselves are the real ones (for values the
+        runner must see, such as a module's state)."""
+        sent_args = args if keep else (examples if examples is not None else example_like(args))
+        answer = client().request("compile", session=self.session, target=self.target.spec, options=self.options,
+                                  args=_encode_arg(tuple(sent_args)), kwargs=_encode_arg(example_like(kwargs)),
+                                  mark_dynamic=[list(m) for m in mark_dynamic])
+        self._take_graphs(answer.get("graphs", []))
+        reasons = answer.get("recompiles", [])
+        if isinstance(reasons, list):
+            self.recompile_reasons += [str(r)[:500] for r in reasons[:20]]
+        if answer.get("error"):
+            raise_learner_error(answer["error"], self.what)
+        ran = answer.get("ran")
+        if not isinstance(ran, list) or len(ran) != 1 or not isinstance(ran[0], int) \
+                or not 0 <= ran[0] < len(self.graphs):
+            count = len(ran) if isinstance(ran, list) else 0
+            raise GraphBreak(f"{self.what}: one call ran {count} graphs; the judge checks calls that run exactly "
+                             "one captured graph (no graph break)", [])
+        output = self.run_graph(ran[0], args, kwargs, answer.get("output"))
+        self.calls.append(Call(ran[0], output, str(answer.get("printed", ""))[:20000]))
+        return output
+
+    def _take_graphs(self, graphs) -> None:
+        if not isinstance(graphs, list):
+            raise Protocol("malformed graph list")
+        for item in graphs:
+            if not isinstance(item, dict) or item.get("index") != len(self.graphs):
+                raise Protocol("graphs arrived out of order")
+            inputs = item.get("inputs")
+            if not isinstance(inputs, list):
+                raise Protocol("a graph came without its inputs")
+            gm = rebuild(item.get("ir"))
+            if len(inputs) != len(ir.placeholders(gm)):
+                raise Protocol("a graph's inputs do not match its placeholders")
+            self.graphs.append(Graph(gm, inputs))
+
+    def bind(self, index: int, args, kwargs) -> list:
+        """The values for graph `index`'s inputs, taken from this side's arguments and state."""
+        graph = self.graphs[index]
+        values, symbols = [], {}
+        for node, spec in zip(ir.placeholders(graph.gm), graph.inputs):
+            kind = spec.get("kind") if isinstance(spec, dict) else None
+            if kind in ("arg", "kwarg"):
+                values.append(_at_path(args if kind == "arg" else kwargs, spec.get("path"), self.what))
+            elif kind == "state":
+                owner, name = str(spec.get("owner")), str(spec.get("name"))
+                values.append(self._state_tensor(owner, name))
+            elif kind == "const":
+                try:
+                    values.append(wire.decode(spec.get("value")) if "tensor" not in str(spec.get("value"))[:12]
+                                  else wire.decode_tensor(spec.get("value")))
+                except (wire.WireError, TypeError):
+                    raise Protocol("a graph constant is malformed") from None
+            elif kind == "sym":
+                values.append(None)
+            else:
+                raise Protocol(f"unknown graph input kind {kind!r}")
+        # Symbolic sizes: bind each symbol from a tensor input whose recorded shape names it.
+        for node, value in zip(ir.placeholders(graph.gm), values):
+            shape = node.meta.get("ir", {}).get("value", {}).get("shape")
+            if isinstance(value, torch.Tensor) and isinstance(shape, list):
+                if len(shape) != value.dim():
+                    raise WrongAnswer(f"{self.what}: the captured graph expects a {len(shape)}-d input, the call "
+                                      f"passed {value.dim()}-d")
+                for want, got in zip(shape, value.shape):
+                    if isinstance(want, int) and want != got:
+                        raise WrongAnswer(f"{self.what}: the captured graph was specialised to size {want} and "
+                                          f"cannot take an input of size {got}")
+                    if isinstance(want, str):
+                        symbols.setdefault(want, got)
+        for i, (node, spec) in enumerate(zip(ir.placeholders(graph.gm), graph.inputs)):
+            if spec.get("kind") == "sym":
+                symbol = str(spec.get("symbol"))
+                if symbol not in symbols:
+                    raise Protocol(f"the graph's symbolic size {symbol} is not the size of any input")
+                values[i] = symbols[symbol]
+        return values
+
+    def _state_tensor(self, owner: str, name: str) -> torch.Tensor:
+        store = self.state.get(owner)
+        if store is None or name not in store:
+            raise Protocol(f"the graph reads state {owner}.{name} that the verifier does not hold")
+        return store[name]
+
+    def run_graph(self, index: int, args, kwargs, output_spec):
+        values = self.bind(index, args, kwargs)
+        try:
+            flat = self.graphs[index].gm(*values)
+        except CheckFailure:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the graph from the runner fails on our inputs
+            raise WrongAnswer(f"{self.what}: the captured graph fails on the judge's inputs: "
+                              f"{type(exc).__name__}: {_first(str(exc), 2)}") from None
+        return _assemble(output_spec, flat, args, self.what)
+
+
+def _at_path(value, path, what):
+    if not isinstance(path, list):
+        raise Protocol("malformed input path")
+    for step in path:
+        try:
+            value = value[step]
+        except (IndexError, KeyError, TypeError):
+            raise Protocol(f"{what}: a graph input refers to an argument that does not exist") from None
+    return value
+
+
+def _assemble(spec, flat, args, what):
+    if not isinstance(spec, dict) or not isinstance(spec.get("leaves"), list):
+        raise Protocol("malformed output description")
+    leaves = []
+    for leaf in spec["leaves"]:
+        if not isinstance(leaf, dict) or len(leaf) != 1:
+            raise Protocol("malformed output leaf")
+        if "out" in leaf:
+            i = leaf["out"]
+            if not isinstance(i, int) or not 0 <= i < len(flat):
+                raise Protocol("an output refers to a graph output that does not exist")
+            leaves.append(flat[i])
+        elif "arg" in leaf:
+            leaves.append(_at_path(args, leaf["arg"], what))
+        else:
+            leaves.append(_decode_result(leaf["value"]))
+    if spec.get("spec") is None:
+        return leaves[0] if len(leaves) == 1 else tuple(leaves)
+    try:
+        treespec = pytree.treespec_loads(spec["spec"])
+        return pytree.tree_unflatten(leaves, treespec)
+    except Exception:  # noqa: BLE001
+        raise Protocol("malformed output structure") from None
+
+
+@dataclass
+class Captured:
+    """What one fullgraph compile captured (compatible with judge.checks.graphs.Captured)."""
+
+    output: object
+    graphs: list[torch.fx.GraphModule] = field(default_factory=list)
+    example_inputs: list[list] = field(default_factory=list)
+
+
+def explain(target: Ref, *args, dynamic=None, what="your function") -> list[GraphBreakDiagnostic]:
+    """Every graph break Dynamo takes in the runner on example inputs like `args`."""
+    answer = client().request("explain", target=target.spec, args=_encode_arg(example_like(tuple(args))),
+                              options={"dynamic": dynamic})
+    if answer.get("error"):
+        raise_learner_error(answer["error"], what)
+    found = []
+    for item in answer.get("breaks", [])[:50] if isinstance(answer.get("breaks"), list) else []:
+        try:
+            found.append(GraphBreakDiagnostic.model_validate(item))
+        except ValueError:
+            raise Protocol("malformed graph-break description") from None
+    return found

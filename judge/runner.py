@@ -1,0 +1,291 @@
+"""The runner: the only process that imports the learner's code. It is untrusted and decides nothing.
+
+It loads the submission, then answers the verifier's requests (relayed by the trusted side) one JSON line
+at a time, with data only: captured graphs as IR (`judge.ir`), values as `judge.wire` JSON, diagnostics as
+strings. It holds no hidden test, no reference solution, no expected value and no way to send a verdict;
+whatever it answers is checked by the verifier, so a lie can only make a submission fail.
+
+Requests (each has an "id"; the response echoes it):
+  compile  one call of a compiled target in a session: the graphs Dynamo captured (new ones only), which
+           graph ran, how the call's result maps onto the graph's outputs, and any error or graph break
+  call     one eager call: the result and what it printed
+  explain  every graph break Dynamo takes (compiled without fullgraph)
+  state    the tensors of a module (state_dict) held under a handle
+  load_state  load tensors into a module held under a handle
+Targets and arguments may name {"entry": true} (the entry point), {"learner": name} (another attribute of
+the learner's module), {"public": name} (the exercise's public module), {"handle": h} (a result kept
+from an earlier request) and {"graph": IR} (a graph the verifier sends, e.g. for an FX pass).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+MAX_RESPONSE_BYTES = 12 * 1024 * 1024
+MAX_HANDLES = 256
+
+
+class Runner:
+    def __init__(self, job: dict, out_fd: int, scratch: Path):
+        self.job, self.out_fd, self.scratch = job, out_fd, scratch
+        self.submission = None
+        self.public = None
+        self.handles: dict[str, object] = {}
+        self.sessions: dict[str, "Session"] = {}
+
+    # ------------------------------------------------------------ channel
+
+    def send(self, message: dict) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        if len(data) > MAX_RESPONSE_BYTES:
+            data = (json.dumps({"type": "response", "id": message.get("id"),
+                                "error": {"kind": "too_large", "message": "the answer is too large to send"}})
+                    + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.out_fd, view):]
+
+    # ------------------------------------------------------------ loading
+
+    def load(self) -> bool:
+        from judge import tamper
+        from judge.checks.locations import learner_location_from_traceback, location, register_learner_file
+        from judge.loaded import load_module, load_source
+
+        source, filename = self.job["source"], self.job.get("filename", "solution.py")
+        path = self.scratch / "submission.py"
+        path.write_text(source, encoding="utf-8")
+        register_learner_file(str(path), filename)
+        if self.job.get("public"):
+            self.public = load_source("exercise_public", self.job["public"])
+        snapshot = tamper.Snapshot()
+
+        def fail(verdict, message, exc=None, loc=None):
+            self.send({"type": "load_error", "verdict": verdict, "message": message,
+                       "location": loc.model_dump(mode="json") if loc else None,
+                       "traceback": traceback.format_exc()[-4000:] if exc else ""})
+            return False
+
+        try:
+            compile(source, filename, "exec")
+        except SyntaxError as exc:
+            loc = location(str(path), exc.lineno or 1, column=exc.offset)
+            return fail("LOAD_ERROR", f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}", exc, loc)
+        self.send({"type": "importing"})  # from here on, a dead process is the learner's doing
+        try:
+            self.submission = load_module("submission", path)
+        except SystemExit as exc:
+            return fail("LOAD_ERROR", f"your file called exit({exc.code}) while being imported; remove it", exc)
+        except BaseException as exc:  # noqa: BLE001 - any import-time failure is the learner's
+            loc = learner_location_from_traceback(exc.__traceback__)
+            where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
+            return fail("LOAD_ERROR", f"your file raised {type(exc).__name__}{where} while being imported: {exc}",
+                        exc, loc)
+        entry_point = self.job["entry_point"]
+        entry = getattr(self.submission, entry_point, None)
+        if entry is None:
+            return fail("LOAD_ERROR", f"your file must define `{entry_point}`; it does not")
+        reason = tamper.disabled_reason(entry)
+        if reason:
+            return fail("FORBIDDEN", f"`{entry_point}` cannot be graded: {reason}. Remove the decorator.")
+        changes = snapshot.changes()
+        if changes:
+            return fail("FORBIDDEN", "solutions must not change global compiler settings or replace torch "
+                        "functions; your file did: " + "; ".join(changes[:5]))
+        self.snapshot = snapshot
+        self.send({"type": "loaded"})
+        return True
+
+    # ------------------------------------------------------------ values
+
+    def decode(self, obj):
+        from judge import ir, wire
+
+        def handle(name):
+            if name not in self.handles:
+                raise wire.WireError(f"no object is kept under {name!r}")
+            return self.handles[name]
+
+        def public(name):
+            if self.public is None or not hasattr(self.public, name):
+                raise wire.WireError(f"the exercise's public module has no {name!r}")
+            return getattr(self.public, name)
+
+        def learner(name):
+            if not isinstance(name, str) or name.startswith("_") or not hasattr(self.submission, name):
+                raise wire.WireError(f"your file must define `{name}`; it does not")
+            return getattr(self.submission, name)
+
+        extra = {"handle": handle, "public": public, "learner": learner,
+                 "entry": lambda _: getattr(self.submission, self.job["entry_point"]),
+                 "graph": lambda body: ir.from_ir(body, op_namespaces=tuple(self.job.get("op_namespaces", ())))}
+        return wire.decode(obj, extra=extra)
+
+    def encode(self, value):
+        """A result as data: wire values, graphs as IR, anything else kept here under a handle."""
+        import torch.fx
+
+        from judge import ir, wire
+
+        if isinstance(value, torch.fx.GraphModule):
+            return {"graph": ir.to_ir(value)}
+        try:
+            return wire.encode(value)
+        except wire.WireError:
+            if isinstance(value, (list, tuple)):
+                items = [self.encode(v) for v in value]
+                return {"list" if isinstance(value, list) else "tuple": items}
+            return {"handle": self.keep(value), "type": type(value).__name__}
+
+    def keep(self, value) -> str:
+        """Keep `value` here under a new handle the verifier can name in later requests."""
+        from judge import wire
+
+        if len(self.handles) >= MAX_HANDLES:
+            raise wire.WireError("too many objects kept")
+        name = f"h{len(self.handles)}"
+        self.handles[name] = value
+        return name
+
+    # ------------------------------------------------------------ requests
+
+    def serve(self, requests) -> None:
+        for line in requests:
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("a request must be an object")
+            except ValueError as exc:
+                self.send({"type": "response", "id": None, "error": {"kind": "protocol", "message": str(exc)}})
+                continue
+            self.send({"type": "response", "id": request.get("id"), **self.answer(request)})
+
+    def answer(self, request: dict) -> dict:
+        from judge import wire
+
+        op = request.get("op")
+        handler = getattr(self, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
+        if handler is None:
+            return {"error": {"kind": "protocol", "message": f"unknown request {op!r}"}}
+        try:
+            return handler(request)
+        except wire.WireError as exc:
+            return {"error": {"kind": "protocol", "message": str(exc)}}
+        except BaseException as exc:  # noqa: BLE001 - the learner's code failed: described, not raised
+            if isinstance(exc, (KeyboardInterrupt,)):
+                raise
+            return {"error": describe_error(exc)}
+
+    def target(self, spec):
+        value = self.decode(spec)
+        return value
+
+    def op_call(self, request: dict) -> dict:
+        fn = self.target(request["target"])
+        args = self.decode(request.get("args", {"tuple": []}))
+        kwargs = self.decode(request.get("kwargs", {"dict": {}}))
+        printed = io.StringIO()
+        error = None
+        result = None
+        with contextlib.redirect_stdout(printed):
+            try:
+                result = fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001
+                error = describe_error(exc)
+        answer = {"printed": printed.getvalue()[-20000:], "error": error}
+        if error is None:
+            answer["result"] = self.encode(result)
+            if request.get("keep"):
+                answer["handle"] = self.keep(result)
+            if request.get("return_args"):
+                answer["args_after"] = self.encode(args)
+        return answer
+
+    def op_compile(self, request: dict) -> dict:
+        from judge.compiling import Session
+
+        name = str(request.get("session", "default"))
+        session = self.sessions.get(name)
+        if session is None:
+            if len(self.sessions) >= MAX_HANDLES:
+                return {"error": {"kind": "protocol", "message": "too many sessions"}}
+            session = self.sessions[name] = Session(self.target(request["target"]), request.get("options", {}),
+                                                   self.handles)
+        args = self.decode(request.get("args", {"tuple": []}))
+        kwargs = self.decode(request.get("kwargs", {"dict": {}}))
+        return session.call(args, kwargs, request.get("mark_dynamic", []), self.encode)
+
+    def op_explain(self, request: dict) -> dict:
+        from judge.checks.graphs import find_graph_breaks
+
+        fn = self.target(request["target"])
+        args = self.decode(request.get("args", {"tuple": []}))
+        with contextlib.redirect_stdout(io.StringIO()):
+            breaks = find_graph_breaks(fn, *args, dynamic=request.get("options", {}).get("dynamic"))
+        return {"breaks": [b.model_dump(mode="json") for b in breaks]}
+
+    def op_state(self, request: dict) -> dict:
+        module = self.target(request["target"])
+        state = module.state_dict()
+        return {"state": {k: self.encode(v) for k, v in state.items()}}
+
+    def op_load_state(self, request: dict) -> dict:
+        module = self.target(request["target"])
+        state = self.decode(request["state"])
+        module.load_state_dict(state)
+        return {}
+
+    def op_reset(self, request: dict) -> dict:
+        """A fresh compiler state before each hidden test (as torch's own tests reset Dynamo)."""
+        import torch
+
+        self.sessions.clear()
+        torch.compiler.set_stance("default")
+        torch._dynamo.reset()
+        torch._dynamo.utils.counters.clear()
+        torch.manual_seed(0)
+        return {}
+
+    def op_tamper(self, request: dict) -> dict:
+        """What the learner's code has changed in global state so far (for explaining a failure)."""
+        return {"changes": self.snapshot.changes()[:10]}
+
+
+def describe_error(exc: BaseException) -> dict:
+    """An exception of the learner's code as data: kind, message, the learner's line, a graph-break diagnosis."""
+    from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
+    from judge.checks.locations import learner_location_from_traceback
+
+    loc = learner_location_from_traceback(exc.__traceback__)
+    kind = "error"
+    extra = {}
+    if is_graph_break_error(exc):
+        kind = "graph_break"
+        extra["diagnostic"] = graph_break_from_exception(exc).model_dump(mode="json")
+    elif type(exc).__name__ in ("InductorError", "BackendCompilerFailed") or \
+            type(exc).__module__.startswith("torch._dynamo"):
+        kind = "compile_error"
+    elif isinstance(exc, MemoryError):
+        kind = "memory"
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return {"kind": kind, "type": type(exc).__name__, "message": str(exc)[:2000],
+            "location": loc.model_dump(mode="json") if loc else None, "traceback": tb[-4000:], **extra}
+
+
+def run(job: dict, out_fd: int, scratch: Path, requests) -> None:
+    """Load the submission, then answer requests until stdin closes."""
+    runner = Runner(job, out_fd, scratch)
+    try:
+        if not runner.load():
+            return
+    except BaseException as exc:  # noqa: BLE001
+        runner.send({"type": "internal_error", "message": f"{type(exc).__name__}: {exc}"[:2000]})
+        return
+    runner.serve(requests)
+    sys.stdout.flush()

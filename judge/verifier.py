@@ -1,0 +1,90 @@
+"""The verifier: runs the hidden tests and decides every check. It never imports or runs learner code.
+
+It holds the hidden tests, the reference and the starter. Tests reach the learner's code only through
+`judge.remote` (requests relayed to the runner by the trusted side); graphs that come back are rebuilt from
+the allowlist in `judge.ir` and run here, on inputs the runner never saw. Results go to the result channel
+as JSON lines stamped with the job's nonce: `collected`, one `check` per test, `runner_request`s, `done`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from judge import remote
+
+
+class Channel:
+    """JSON lines on the result descriptor, each stamped with the job's nonce."""
+
+    def __init__(self, fd: int, nonce: str):
+        self.fd, self.nonce = fd, nonce
+
+    def send(self, type_: str, **fields) -> None:
+        data = memoryview((json.dumps({"nonce": self.nonce, "type": type_, **fields}) + "\n").encode())
+        while data:
+            data = data[os.write(self.fd, data):]
+
+
+def run(job, result_fd: int, scratch: Path, stdin) -> None:
+    """Grade with the hidden tests; every outcome goes to the channel."""
+    import pytest
+
+    from judge.loaded import LOADED
+    from judge.plugin import Collector
+
+    channel = Channel(result_fd, job.nonce)
+    started = time.monotonic()
+    client = remote.RunnerClient(channel.send, stdin.fd, deadline=started + job.runner_seconds + 5,
+                                 buffered=stdin.buffer)
+    remote.CLIENT.update(client=client, op_namespaces=tuple(job.op_namespaces))
+    if not client.wait_loaded():
+        channel.send("runner_not_loaded")
+        return
+    hidden = scratch / "hidden"
+    for rel, text in job.files.items():
+        path = hidden / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    LOADED.sources.update({"reference": job.files[job.reference], "starter": job.files[job.starter]})
+    if job.public:
+        LOADED.sources["exercise_public"] = job.public
+    LOADED.entry_point = job.entry_point
+    from judge.checks.locations import register_learner_file
+
+    register_learner_file(job.filename, job.filename)  # names in the runner's stacks are already this one
+    (hidden / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+
+    def after_collection(names: list[str]) -> bool:
+        channel.send("collected", names=names)
+        return True
+
+    def after_test() -> list[str]:
+        if client.gone:
+            return []
+        try:
+            answer = client.request("tamper")
+        except remote.CheckFailure:
+            return []
+        changes = answer.get("changes", [])
+        return [str(c)[:300] for c in changes[:5]] if isinstance(changes, list) else ["(malformed answer)"]
+
+    def send_check(result) -> None:
+        channel.send("check", check=result.model_dump(mode="json"))
+
+    collector = Collector(send_check, after_collection, after_test)
+    args = [str(hidden / t) for t in job.tests] + [
+        "-c", str(hidden / "pytest.ini"), "--rootdir", str(hidden), "--confcutdir", str(hidden),
+        "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
+        "-p", "judge.fixtures", "-W", "ignore"]
+    sys.path.insert(0, str(hidden / "tests"))
+    exit_code = pytest.main(args, plugins=[collector])
+    if exit_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
+        channel.send("internal_error", message=f"pytest could not run the hidden tests (exit code {exit_code})")
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    channel.send("done")

@@ -1,0 +1,66 @@
+"""What one run may use, and what it runs: plain data the trusted side hands to a backend.
+
+The sandbox knows nothing of exercises: a front-end (through the grading core) says which program a
+worker imports and which limits a run gets; each limit and each environment variable is declared here once.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MiB = 1024 * 1024
+
+
+class Limits(BaseModel):
+    """Resource limits for one run; every backend enforces them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    time_seconds: float = Field(60.0, gt=0, le=900, description="Wall-clock limit for the whole run.")
+    cpu_seconds: float | None = Field(None, gt=0, description="CPU-time limit; default: 2 x time_seconds.")
+    memory_mb: int = Field(2048, ge=256, le=16384, description="Memory for the run's process and its children.")
+    file_size_mb: int = Field(512, ge=1, description="Largest file the run may write (Inductor needs ~256 MiB).")
+    pids: int = Field(256, ge=8, description="Processes and threads at once.")
+    output_kb: int = Field(256, ge=1, description="stdout + stderr kept; more is an output-limit overrun.")
+
+    @property
+    def cpu_limit(self) -> float:
+        """The CPU-time limit in force (the one place that says "2 x wall")."""
+        return self.cpu_seconds or 2 * self.time_seconds
+
+    def scaled(self, factor: float, extra_seconds: float = 0.0) -> "Limits":
+        """The same limits with more time (for a run that waits on another one)."""
+        time_seconds = min(900.0, self.time_seconds * factor + extra_seconds)
+        cpu = self.cpu_seconds * factor + extra_seconds if self.cpu_seconds else None
+        return self.model_copy(update={"time_seconds": time_seconds, "cpu_seconds": cpu})
+
+
+# The environment every run starts from, whatever the backend (a backend adds PATH/HOME/TMPDIR of its own).
+BASE_ENV = {
+    "LANG": "C.UTF-8",
+    "OMP_NUM_THREADS": "1",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    # Per-run compile caches whose entries are pickles stay off: nothing a run writes is loaded by another.
+    "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
+    "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
+    "TORCHINDUCTOR_COMPILE_THREADS": "1",
+    # Runs load only the plugins they name; autoloading every installed pytest plugin costs ~0.3 s.
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+}
+
+
+class Program(BaseModel):
+    """What a run executes: a module the worker imports by name (the sandbox never imports it itself).
+
+    The module provides `prepare_worker()` (warm-up before forking), `run_job(job_json, result_fd, scratch)`
+    (one run in a forked child) and a `main()` that `python -m <module> --result-fd N --scratch DIR` calls
+    with the job as the first line of stdin.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    module: str = Field(description="Importable module name, e.g. 'judge.child'.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment for every run.")
+
+    def environment(self) -> dict[str, str]:
+        return {**BASE_ENV, **self.env}
