@@ -177,8 +177,8 @@ def example_like(value):
             return torch.rand(t.shape) > 0.5
         if t.is_floating_point() or t.is_complex():
             scale = float(t.abs().max()) if t.numel() else 1.0
-            out = torch.randn(t.shape, dtype=torch.float64) * (scale or 1.0)
-            return out.to(t.dtype).as_strided(t.shape, t.stride()) if t.is_contiguous() else out.to(t.dtype)
+            out = (torch.randn(t.shape, dtype=torch.float64) * (scale or 1.0)).to(t.dtype)
+            return out.requires_grad_(value.requires_grad)
         lo, hi = (int(t.min()), int(t.max())) if t.numel() else (0, 0)
         return torch.randint(lo, hi + 1, t.shape, dtype=t.dtype)
     if isinstance(value, (list, tuple)):
@@ -375,6 +375,10 @@ class RemoteCompiled:
             if len(inputs) != len(ir.placeholders(gm)):
                 raise Protocol("a graph's inputs do not match its placeholders")
             self.graphs.append(Graph(gm, inputs))
+
+    def inputs_for(self, index: int, *args, **kwargs) -> list:
+        """The values graph `index` takes for a call with `args` (to compile it here, e.g. with Inductor)."""
+        return self.bind(index, args, kwargs)
 
     def bind(self, index: int, args, kwargs) -> list:
         """The values for graph `index`'s inputs, taken from this side's arguments and state."""
