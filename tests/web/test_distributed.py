@@ -163,15 +163,20 @@ def test_a_late_or_duplicate_result_changes_nothing(pg_settings):
         assert worker.grader.graded == [sid]
 
 
-def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, monkeypatch):
+def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, tmp_path):
+    import shutil
+
     from web.requirements import queue_for
 
-    with TestClient(create_app(pg_settings)) as web:
-        exercise = web.app.state.course.get("add-one")
-        monkeypatch.setattr(type(exercise), "needs_cuda", True, raising=False)
-        assert queue_for(exercise) == "gpu"
+    course = tmp_path / "gpu-course"
+    shutil.copytree(FIXTURE_COURSE, course)
+    toml = course / "add-one" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('id = "add-one"', 'id = "add-one"\nneeds_cuda = true', 1))
+    settings = pg_settings.model_copy(update={"exercises_dir": course})
+    with TestClient(create_app(settings)) as web:
+        assert queue_for(web.app.state.course.get("add-one")) == "gpu"
         sid = web.post(URL, json={"source": CORRECT}).json()["id"]
-        with RunningWorker(pg_settings, "cpu-only") as cpu_worker:
+        with RunningWorker(settings, "cpu-only") as cpu_worker:
             wait_until(lambda: web.get("/healthz").json()["workers"], what="cpu worker up")
             assert web.get("/healthz").json()["queues"] == {"cpu": 0, "gpu": 1}
         assert cpu_worker.grader.graded == []
