@@ -88,7 +88,7 @@ def test_two_webs_three_workers_sixty_submissions_and_two_kills(postgres, tmp_pa
             words = argv(worker_line, common)
             assert words[3] == "worker"  # python -m cli.main worker ...: the same options, a fake grader
             words = [sys.executable, "-m", "tests.web.cluster_worker", *words[4:], "--name", f"w{i}",
-                     "--grading-seconds", "0.3"]
+                     "--grading-seconds", "0.5"]
             workers.append(Proc(f"w{i}", words, common, tmp_path))
         procs = webs + workers
         for web in webs:
@@ -98,7 +98,8 @@ def test_two_webs_three_workers_sixty_submissions_and_two_kills(postgres, tmp_pa
 
         engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://"))
         submissions, followers = [], []
-        killed_running = None
+        killer = WorkerKiller(engine, workers[1])
+        killer.start()
         for i in range(N):
             alive = [w for w in webs if w.popen.poll() is None]
             post_to = alive[i % len(alive)]
@@ -113,8 +114,10 @@ def test_two_webs_three_workers_sixty_submissions_and_two_kills(postgres, tmp_pa
             followers.append(Follower(sid, cookies, others))
             followers[-1].start()
             if i == N // 2:
-                killed_running = kill_worker_mid_grading(engine, workers[1], procs)
                 webs[0].kill9()  # with streams open on it
+        killer.join(60)
+        assert killer.killed is not None, f"{workers[1].name} was never seen grading"
+        killed_running = killer.killed
         for follower in followers:
             follower.join(120)
 
@@ -142,16 +145,23 @@ def test_two_webs_three_workers_sixty_submissions_and_two_kills(postgres, tmp_pa
             proc.stop()
 
 
-def kill_worker_mid_grading(engine, worker: Proc, procs: list[Proc]) -> str:
-    """SIGKILL `worker` once it has finished a submission and is grading another; that one's id."""
-    def running_one():
-        with engine.connect() as conn:
-            finished = conn.scalar(text("SELECT count(*) FROM submissions WHERE graded_by = :w AND status = 'done'"),
-                                   {"w": worker.name})
-            running = conn.scalar(text("SELECT id FROM submissions WHERE graded_by = :w AND status = 'running'"),
-                                  {"w": worker.name})
-        return running if finished and running else None
+class WorkerKiller(threading.Thread):
+    """SIGKILLs `worker` once it has finished a submission and is grading another (`killed`: that one)."""
 
-    running = wait_for(running_one, 60, f"{worker.name} grading", procs)
-    worker.kill9()
-    return running
+    def __init__(self, engine, worker: Proc):
+        super().__init__(daemon=True)
+        self.engine, self.worker, self.killed = engine, worker, None
+
+    def run(self) -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with self.engine.connect() as conn:
+                finished = conn.scalar(text("SELECT count(*) FROM submissions WHERE graded_by = :w "
+                                            "AND status = 'done'"), {"w": self.worker.name})
+                running = conn.scalar(text("SELECT id FROM submissions WHERE graded_by = :w "
+                                           "AND status = 'running'"), {"w": self.worker.name})
+            if finished and running:
+                self.worker.kill9()
+                self.killed = running
+                return
+            time.sleep(0.05)
