@@ -12,6 +12,8 @@ Requests (each has an "id"; the response echoes it):
   explain  every graph break Dynamo takes (compiled without fullgraph)
   state    the tensors of a module (state_dict) held under a handle
   load_state  load tensors into a module held under a handle
+  keep     keep a value the verifier sends under a handle (later requests pass that same object, e.g. a
+           tensor the learner's code marks dynamic before it is served)
 Targets and arguments may name {"entry": true} (the entry point), {"learner": name} (another attribute of
 the learner's module), {"public": name} (the exercise's public module), {"handle": h} (a result kept
 from an earlier request) and {"graph": IR} (a graph the verifier sends, e.g. for an FX pass).
@@ -241,6 +243,10 @@ class Runner:
         module.load_state_dict(state)
         return {}
 
+    def op_keep(self, request: dict) -> dict:
+        """Keep a value the verifier sends, so that later requests can pass that very object."""
+        return {"handle": self.keep(self.decode(request.get("value")))}
+
     def op_reset(self, request: dict) -> dict:
         """A fresh compiler state before each hidden test (as torch's own tests reset Dynamo)."""
         import torch
@@ -271,7 +277,7 @@ def describe_error(exc: BaseException) -> dict:
     elif type(exc).__name__ in ("InductorError", "BackendCompilerFailed") or \
             type(exc).__module__.startswith("torch._dynamo"):
         kind = "compile_error"
-    elif isinstance(exc, MemoryError):
+    elif isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
         kind = "memory"
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     return {"kind": kind, "type": type(exc).__name__, "message": str(exc)[:2000],

@@ -33,7 +33,7 @@ def test_valid_folder_loads(folder):
 
 
 @pytest.mark.parametrize("old, new, expected", [
-    ("format_version = 1", "format_version = 2", "format_version: this judge reads format_version = 1, got 2"),
+    ("format_version = 2", "format_version = 1", "format_version: this judge reads format_version = 2, got 1"),
     ('entry_point = "f"\n', "", "entry_point: required field is missing"),
     ('entry_point = "f"', 'entry_point = "not valid"', "entry_point: String should match pattern"),
     ("difficulty = 1", "difficulty = 9", "difficulty: Input should be less than or equal to 5"),

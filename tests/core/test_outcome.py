@@ -1,11 +1,11 @@
-"""Turning a sandbox's outcome into a report: limits first, nothing forged or missing is ever ACCEPTED."""
+"""Turning the two runs' outcomes into a report: the runner (learner's process) can only fail a grading;
+only the verifier's authenticated messages can pass it; nothing forged or missing is ever ACCEPTED."""
 
 import signal
 
 import pytest
 
-from judge.exercise import Limits
-from judge.job import Job
+from judge.job import VerifierJob
 from judge.outcome import build_report
 from judge.report import Verdict
 from sandbox.base import MessageParser, RunOutcome
@@ -13,26 +13,40 @@ from sandbox.base import MessageParser, RunOutcome
 
 @pytest.fixture
 def job():
-    return Job(exercise_id="x", entry_point="f", source="", files={}, tests=["tests/test_x.py"], limits=Limits())
+    return VerifierJob(exercise_id="add-one", entry_point="f", files={}, tests=["tests/test_x.py"], runner_seconds=60)
 
 
 def passed(job, name="test_a"):
     return {"nonce": job.nonce, "type": "check", "check": {"name": name, "passed": True}}
 
 
-def failed(job, verdict, name="test_a"):
+def failed(job, verdict, name="test_a", message="nope"):
     return {"nonce": job.nonce, "type": "check",
-            "check": {"name": name, "passed": False, "verdict": verdict, "message": "nope"}}
+            "check": {"name": name, "passed": False, "verdict": verdict, "message": message}}
 
 
 def msg(job, type_, **fields):
     return {"nonce": job.nonce, "type": type_, **fields}
 
 
-def test_all_checks_passed_and_done_is_accepted(job):
-    outcome = RunOutcome(messages=[msg(job, "collected", names=["test_a"]), passed(job), msg(job, "done")],
-                         exit_code=0)
-    assert build_report(job, outcome).verdict is Verdict.ACCEPTED
+def loaded_runner(**fields):
+    outcome = RunOutcome(messages=[{"type": "importing"}, {"type": "loaded"}], exit_code=0)
+    for key, value in fields.items():
+        setattr(outcome, key, value)
+    return outcome
+
+
+def verified(job, *messages):
+    return RunOutcome(messages=[msg(job, "collected", names=["test_a"]), *messages], exit_code=0)
+
+
+def report(add_one, job, verifier, runner):
+    return build_report(add_one, job, verifier, runner)
+
+
+def test_all_checks_passed_and_done_is_accepted(add_one, job):
+    assert report(add_one, job, verified(job, passed(job), msg(job, "done")), loaded_runner()).verdict \
+        is Verdict.ACCEPTED
 
 
 @pytest.mark.parametrize("change, verdict", [
@@ -40,69 +54,87 @@ def test_all_checks_passed_and_done_is_accepted(job):
     (dict(cpu_exceeded=True), Verdict.TIME_LIMIT),
     (dict(memory_exceeded=True), Verdict.MEMORY_LIMIT),
     (dict(output_exceeded=True), Verdict.OUTPUT_LIMIT),
-    (dict(exit_code=3), Verdict.RUNTIME_ERROR),
-    (dict(exit_code=None, signal=signal.SIGKILL), Verdict.RUNTIME_ERROR),
 ])
-def test_limits_and_bad_exits_override_passing_checks(job, change, verdict):
-    outcome = RunOutcome(messages=[msg(job, "collected", names=["test_a"]), passed(job), msg(job, "done")],
-                         exit_code=0)
+def test_the_runners_limits_override_passing_checks(add_one, job, change, verdict):
+    verifier = verified(job, passed(job), msg(job, "done"))
+    assert report(add_one, job, verifier, loaded_runner(**change)).verdict is verdict
+
+
+@pytest.mark.parametrize("change", [dict(exit_code=3), dict(exit_code=None, signal=signal.SIGKILL),
+                                    dict(timed_out=True), dict(memory_exceeded=True)])
+def test_a_verifier_that_did_not_end_well_is_never_accepted(add_one, job, change):
+    verifier = verified(job, passed(job), msg(job, "done"))
     for key, value in change.items():
-        setattr(outcome, key, value)
-    assert build_report(job, outcome).verdict is verdict
+        setattr(verifier, key, value)
+    assert report(add_one, job, verifier, loaded_runner()).verdict is not Verdict.ACCEPTED
 
 
-def test_missing_done_is_runtime_error_naming_the_exit(job):
-    outcome = RunOutcome(messages=[msg(job, "collected", names=["test_a"]), passed(job)], exit_code=0)
-    report = build_report(job, outcome)
-    assert report.verdict is Verdict.RUNTIME_ERROR and "exit code 0" in report.summary
+def test_messages_forged_into_the_runners_channel_count_for_nothing(add_one, job):
+    forged = [msg(job, "collected", names=["test_a"]), passed(job), msg(job, "done")]
+    runner = RunOutcome(messages=[{"type": "importing"}, {"type": "loaded"}, *forged], exit_code=0)
+    verifier = RunOutcome(messages=[], exit_code=0)
+    assert report(add_one, job, verifier, runner).verdict is not Verdict.ACCEPTED
 
 
-def test_crash_names_the_signal(job):
-    outcome = RunOutcome(messages=[msg(job, "collected", names=["test_a", "test_b"]), passed(job)],
-                         signal=signal.SIGSEGV)
-    report = build_report(job, outcome)
-    assert report.verdict is Verdict.RUNTIME_ERROR and "SIGSEGV" in report.summary and "test_b" in report.summary
-
-
-def test_messages_without_the_nonce_are_ignored(job):
+def test_messages_without_the_nonce_are_ignored(add_one, job):
     forged = [{"nonce": "guess", "type": "collected", "names": ["test_a"]},
               {"nonce": "guess", "type": "check", "check": {"name": "test_a", "passed": True}},
               {"nonce": "guess", "type": "done"}]
-    assert build_report(job, RunOutcome(messages=forged, exit_code=0)).verdict is Verdict.RUNTIME_ERROR
+    verdict = report(add_one, job, RunOutcome(messages=forged, exit_code=0), loaded_runner()).verdict
+    assert verdict is Verdict.INTERNAL_ERROR
 
 
-def test_unrun_check_is_not_accepted(job):
-    outcome = RunOutcome(messages=[msg(job, "collected", names=["test_a", "test_b"]), passed(job),
-                                   msg(job, "done")], exit_code=0)
-    assert build_report(job, outcome).verdict is Verdict.INTERNAL_ERROR
+def test_a_runner_that_died_during_a_check_names_the_signal(add_one, job):
+    verifier = verified(job, failed(job, "RUNTIME_ERROR", message="your function: your code's process ended"),
+                        msg(job, "done"))
+    result = report(add_one, job, verifier, loaded_runner(exit_code=None, signal=signal.SIGSEGV))
+    assert result.verdict is Verdict.RUNTIME_ERROR and "SIGSEGV" in result.summary and "test_a" in result.summary
 
 
-def test_no_checks_is_not_accepted(job):
-    outcome = RunOutcome(messages=[msg(job, "collected", names=[]), msg(job, "done")], exit_code=0)
-    assert build_report(job, outcome).verdict is Verdict.INTERNAL_ERROR
+def test_unrun_check_is_not_accepted(add_one, job):
+    verifier = RunOutcome(messages=[msg(job, "collected", names=["test_a", "test_b"]), passed(job),
+                                    msg(job, "done")], exit_code=0)
+    assert report(add_one, job, verifier, loaded_runner()).verdict is Verdict.INTERNAL_ERROR
 
 
-def test_first_failing_check_gives_the_verdict(job):
-    outcome = RunOutcome(messages=[msg(job, "collected", names=["test_a", "test_b"]),
-                                   failed(job, "GRAPH_BREAK", "test_a"), failed(job, "WRONG_ANSWER", "test_b"),
-                                   msg(job, "done")], exit_code=0)
-    report = build_report(job, outcome)
-    assert report.verdict is Verdict.GRAPH_BREAK and report.summary.startswith("test_a:")
+def test_no_checks_is_not_accepted(add_one, job):
+    verifier = RunOutcome(messages=[msg(job, "collected", names=[]), msg(job, "done")], exit_code=0)
+    assert report(add_one, job, verifier, loaded_runner()).verdict is Verdict.INTERNAL_ERROR
 
 
-def test_load_error_and_forbidden(job):
-    diag = {"kind": "error", "exc_type": "SyntaxError", "message": "bad"}
-    for verdict in ("LOAD_ERROR", "FORBIDDEN"):
-        outcome = RunOutcome(messages=[msg(job, "load_error", verdict=verdict, message="m", diagnostic=diag),
-                                       msg(job, "done")], exit_code=0)
-        report = build_report(job, outcome)
-        assert report.verdict.value == verdict and report.diagnostics[0].exc_type == "SyntaxError"
+def test_first_failing_check_gives_the_verdict(add_one, job):
+    verifier = RunOutcome(messages=[msg(job, "collected", names=["test_a", "test_b"]),
+                                    failed(job, "GRAPH_BREAK", "test_a"), failed(job, "WRONG_ANSWER", "test_b"),
+                                    msg(job, "done")], exit_code=0)
+    result = report(add_one, job, verifier, loaded_runner())
+    assert result.verdict is Verdict.GRAPH_BREAK and result.summary.startswith("test_a:")
 
 
-def test_malformed_check_is_not_accepted(job):
+@pytest.mark.parametrize("verdict", ["LOAD_ERROR", "FORBIDDEN"])
+def test_load_error_and_forbidden_from_the_runner(add_one, job, verdict):
+    runner = RunOutcome(messages=[{"type": "importing"}, {"type": "load_error", "verdict": verdict, "message": "m",
+                                                          "location": {"file": "solution.py", "line": 2}}],
+                        exit_code=0)
+    result = report(add_one, job, RunOutcome(messages=[msg(job, "runner_not_loaded")], exit_code=0), runner)
+    assert result.verdict.value == verdict and result.diagnostics[0].location.line == 2
+
+
+def test_a_runner_that_failed_before_the_learners_code_is_an_internal_error(add_one, job):
+    runner = RunOutcome(messages=[], exit_code=1, stderr="ModuleNotFoundError: No module named 'pydantic'")
+    result = report(add_one, job, RunOutcome(messages=[msg(job, "runner_not_loaded")], exit_code=0), runner)
+    assert result.verdict is Verdict.INTERNAL_ERROR and "not your fault" in result.summary
+
+
+def test_a_file_that_ends_its_process_at_import_is_a_load_error(add_one, job):
+    runner = RunOutcome(messages=[{"type": "importing"}], exit_code=0)
+    result = report(add_one, job, RunOutcome(messages=[msg(job, "runner_not_loaded")], exit_code=0), runner)
+    assert result.verdict is Verdict.LOAD_ERROR and "exit" in result.summary
+
+
+def test_malformed_check_is_not_accepted(add_one, job):
     bad = {"nonce": job.nonce, "type": "check", "check": {"passed": "yes please"}}
-    outcome = RunOutcome(messages=[msg(job, "collected", names=["test_a"]), bad, msg(job, "done")], exit_code=0)
-    assert build_report(job, outcome).verdict is not Verdict.ACCEPTED
+    verifier = verified(job, bad, msg(job, "done"))
+    assert report(add_one, job, verifier, loaded_runner()).verdict is not Verdict.ACCEPTED
 
 
 def test_parser_splits_lines_and_keeps_garbage_aside():

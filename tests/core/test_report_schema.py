@@ -30,7 +30,7 @@ def test_round_trip_keeps_diagnostic_kinds():
     assert again == report
     assert isinstance(again.checks[0].diagnostics[0], GraphBreakDiagnostic)
     assert isinstance(again.checks[1].diagnostics[0], MismatchDiagnostic)
-    assert again.schema_version == REPORT_SCHEMA_VERSION == 1
+    assert again.schema_version == REPORT_SCHEMA_VERSION == 2
     assert again.first_failure().name == "test_one_graph"
     assert not again.accepted
 

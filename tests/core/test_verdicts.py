@@ -38,7 +38,7 @@ CASES = {
     "missing_entry": (Verdict.LOAD_ERROR, None, "def g(x):\n    return x + 1\n"),
     "import_raises": (Verdict.LOAD_ERROR, None, "raise RuntimeError('at import')\n"),
     "exit_at_import": (Verdict.LOAD_ERROR, None, "import sys\nsys.exit(0)\n"),
-    "hard_exit": (Verdict.RUNTIME_ERROR, None, "import os\nos._exit(0)\n"),
+    "hard_exit": (Verdict.LOAD_ERROR, None, "import os\nos._exit(0)\n"),
     "config_change": (Verdict.FORBIDDEN, None, """
         torch._dynamo.config.cache_size_limit = 1000
 
@@ -77,7 +77,8 @@ CASES = {
         def f(x):
             return x + 2
         """),
-    "patches_hidden_test_module": (Verdict.FORBIDDEN, None, """
+    # The hidden tests live in the verifier: the learner's process has no such module to patch.
+    "patches_hidden_test_module": (Verdict.LOAD_ERROR, None, """
         import sys
 
         sys.modules["test_add"].assert_same = lambda *args, **kwargs: None

@@ -25,7 +25,7 @@ def test_submit_is_202_then_done_with_the_report(client):
     body = wait_done(client, created["id"])
     assert body["verdict"] == "WRONG_ANSWER" and body["source"] == WRONG
     report = body["report"]
-    assert report["schema_version"] == 1 and report["verdict"] == "WRONG_ANSWER"
+    assert report["schema_version"] == 2 and report["verdict"] == "WRONG_ANSWER"
     assert [c["passed"] for c in report["checks"]] == [False, False]
     assert "returned 1, expected 2" in report["checks"][0]["message"]
     assert body["finished_at"] >= body["created_at"]
