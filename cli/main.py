@@ -24,7 +24,7 @@ from rich.markup import escape
 
 from judge.exercise import ExerciseError, find_exercise, load_course
 from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
-from sandbox.base import BACKENDS
+from sandbox.backends import BACKENDS
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)

@@ -18,7 +18,8 @@ from judge.exercise import Exercise
 from judge.job import make_jobs, verifier_limits
 from judge.outcome import build_report, parse_checks
 from judge.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
-from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError, get_sandbox
+from sandbox.backends import get_sandbox
+from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError
 
 MAX_SOURCE_BYTES = 64 * 1024
 MAX_RELAYED_BYTES = 16 * 1024 * 1024

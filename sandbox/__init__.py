@@ -1,5 +1,6 @@
 """How a submission is run: one interface (`Sandbox`), several backends chosen by name."""
 
-from sandbox.base import RunOutcome, Sandbox, SandboxError, get_sandbox
+from sandbox.backends import BACKENDS, get_sandbox, unavailable_reason
+from sandbox.base import RunOutcome, Sandbox, SandboxError
 
-__all__ = ["RunOutcome", "Sandbox", "SandboxError", "get_sandbox"]
+__all__ = ["BACKENDS", "RunOutcome", "Sandbox", "SandboxError", "get_sandbox", "unavailable_reason"]

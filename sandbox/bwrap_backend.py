@@ -19,13 +19,13 @@ import tempfile
 from pathlib import Path
 
 from sandbox.limits import Limits, Program
+from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
 from sandbox import cgroups, launcher
 from sandbox.base import SandboxError
 from sandbox.settings import SandboxSettings
 from sandbox.warm import RunWatch, WarmSandbox, Worker
 
-CODE_DIR = "/opt/practice"
-CODE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
 MiB = 1024 * 1024
 
@@ -85,20 +85,6 @@ def _parent_dirs(argv: list[str]) -> list[str]:
     for d in sorted(parents, key=lambda p: (p.count("/"), p)):
         opts += ["--perms", "0755", "--dir", d]
     return opts
-
-
-def packages(program: Program) -> tuple[str, ...]:
-    """The top-level packages a worker needs: this one and the program's (bound read-only under CODE_DIR)."""
-    return tuple(dict.fromkeys(("sandbox", program.module.split(".")[0])))
-
-
-def python_roots() -> list[str]:
-    """The folders the interpreter and its site-packages live in (bound read-only at the same path)."""
-    roots = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
-    exe = os.path.realpath(sys.executable)
-    if not any(exe.startswith(r + os.sep) for r in roots):
-        roots.add(os.path.dirname(exe))
-    return sorted(r for r in roots if not any(r != o and r.startswith(o + os.sep) for o in roots))
 
 
 class BwrapWorker(Worker):

@@ -20,7 +20,7 @@ import sys
 from sandbox.limits import Limits, Program
 from sandbox import cgroups
 from sandbox.base import SandboxError
-from sandbox.bwrap_backend import CODE_DIR, CODE_ROOT, packages, python_roots
+from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
 from sandbox.settings import SandboxSettings
 from sandbox.warm import READY_TIMEOUT_S, RunWatch, WarmSandbox, Worker
 

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from sandbox.base import SandboxError
-from sandbox.bwrap_backend import python_roots
+from sandbox.mounts import python_roots
 from sandbox.settings import SandboxSettings
 
 HERE = Path(__file__).resolve().parent / "docker"

@@ -17,15 +17,13 @@ import time
 
 from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox
 from sandbox.limits import Limits, Program
+from sandbox.mounts import CODE_ROOT
 from sandbox.streams import pump
 
 MiB = 1024 * 1024
 # `import torch` alone maps ~700 MiB of address space and Inductor spawns compilers: the address-space
 # cap is the memory budget plus this headroom (the hardened backends use cgroups instead).
 ADDRESS_SPACE_HEADROOM_MB = 3072
-
-
-CODE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def child_env(scratch: str, program: Program) -> dict:

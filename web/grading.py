@@ -8,7 +8,7 @@ from typing import Callable
 
 from judge.report import ProgressEvent, Report
 from sandbox import Sandbox
-from sandbox.base import unavailable_reason
+from sandbox.backends import unavailable_reason
 from web.course import Course
 from web.errors import StartupError
 from web.queue import GradeFn, internal_error

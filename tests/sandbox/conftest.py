@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercise import Limits
+from sandbox.limits import Limits
 from judge.grading import grade
 from judge.paths import PROJECT_ROOT
 from judge.report import Verdict
-from sandbox.base import unavailable_reason
+from sandbox.backends import unavailable_reason
 from sandbox.settings import SandboxSettings
 
 BACKENDS = ("bwrap", "docker")
@@ -55,10 +55,10 @@ def sandbox(request, _sandboxes):
             pytest.fail(f"{name} backend unavailable although PRACTICE_REQUIRE_SANDBOXES=1: {reason}")
         if reason:
             pytest.skip(f"{name} backend unavailable: {reason} (CI sets it up with sandbox/setup_ci.sh)")
-        from sandbox import get_sandbox
+        from judge.grading import make_sandbox
 
-        sb = get_sandbox(name)
-        sb.warm_up()
+        sb = make_sandbox(name)
+        sb.warm_up(pools=("runner", "verifier"))
         _sandboxes[name] = sb
     return _sandboxes[name]
 
@@ -77,8 +77,10 @@ def run_attack(sandbox, attack_exercise):
 
 
 def sandbox_uids() -> range:
+    from sandbox.warm import SLOTS_PER_POOL, WarmSandbox
+
     base = SandboxSettings().uid_base
-    return range(base, base + 64)
+    return range(base, base + SLOTS_PER_POOL * len(WarmSandbox.POOL_NAMES))
 
 
 def sandbox_processes(exclude: set[int]) -> list[str]:
@@ -130,8 +132,11 @@ class HostState:
         self.listing = sorted(p.name for p in sentinel_dir.iterdir())
 
     def worker_pids(self) -> set[int]:
-        self.sandbox.pool.settle(120)
-        return {getattr(w, "pid", 0) for w in self.sandbox.pool.workers()}
+        pids = set()
+        for name in ("runner", "verifier"):
+            self.sandbox.pool(name).settle(120)
+            pids |= {getattr(w, "pid", 0) for w in self.sandbox.pool(name).workers()}
+        return pids
 
     def assert_unchanged(self) -> None:
         assert self.sentinel.read_text() == "untouched"

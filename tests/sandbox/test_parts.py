@@ -186,14 +186,16 @@ def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(add_one):
         def new_worker(self, slot):
             return MissingCgroup(slot, self)
 
+    from judge.child import PROGRAM
     from judge.grading import grade
-    from judge.job import make_job
+    from judge.job import make_jobs
     from judge.report import Verdict
 
-    sb = BrokenSetup(pool_size=1)
+    sb = BrokenSetup(PROGRAM, pool_size=1)
     try:
         with pytest.raises(SandboxError, match="could not be set up"):
-            sb.run(make_job(add_one, "def f(x):\n    return x + 1\n").model_dump_json(), add_one.limits)
+            runner_job, _ = make_jobs(add_one, "def f(x):\n    return x + 1\n")
+            sb.run(runner_job.model_dump_json(), add_one.limits, pool="runner")
         report = grade(add_one, "def f(x):\n    return x + 1\n", sandbox=sb)
         assert report.verdict is Verdict.INTERNAL_ERROR and report.diagnostics[0].exc_type == "SandboxError"
     finally:

@@ -40,7 +40,7 @@ def test_original_step_gets_graph_break_on_the_item_line(tmp_path):
 @pytest.mark.sandbox
 @pytest.mark.xdist_group("sandbox")  # one bwrap pool at a time: uids and cgroups are per machine
 def test_default_sandbox_is_bwrap_and_accepts_the_reference(tmp_path, monkeypatch):
-    from sandbox.base import unavailable_reason as unavailable
+    from sandbox.backends import unavailable_reason as unavailable
     from sandbox.settings import SandboxSettings
 
     # This app's pool must not share uids (and so slot cgroups) with another pool alive in this process.

@@ -9,7 +9,7 @@ import pytest
 
 from tests.web.conftest import FIXTURE_COURSE
 from web.course import Course
-from sandbox.base import unavailable_reason as unavailable
+from sandbox.backends import unavailable_reason as unavailable
 from web.grading import StartupError, choose_sandbox
 from web.settings import Settings
 

@@ -1,0 +1,38 @@
+"""The backends by name: which can run here, and building one. (base.py knows none of them.)"""
+
+from __future__ import annotations
+
+from sandbox.base import Sandbox, SandboxError
+from sandbox.limits import Program
+
+BACKENDS = ("none", "bwrap", "docker")
+
+
+def unavailable_reason(name: str) -> str | None:
+    """None if backend `name` can run on this machine now, else why not (for 'auto' and startup messages)."""
+    if name == "bwrap":
+        from sandbox.bwrap_backend import available
+
+        return available()
+    if name == "docker":
+        from sandbox.docker_backend import available
+
+        return available()
+    return None if name == "none" else f"unknown sandbox '{name}'"
+
+
+def get_sandbox(name: str, program: Program, **options) -> Sandbox:
+    """Build the backend called `name` ("none", "bwrap" or "docker") running `program`."""
+    if name == "none":
+        from sandbox.subprocess_backend import SubprocessSandbox
+
+        return SubprocessSandbox(program, **options)
+    if name == "bwrap":
+        from sandbox.bwrap_backend import BwrapSandbox
+
+        return BwrapSandbox(program, **options)
+    if name == "docker":
+        from sandbox.docker_backend import DockerSandbox
+
+        return DockerSandbox(program, **options)
+    raise SandboxError(f"unknown sandbox '{name}'; choose one of: {', '.join(BACKENDS)}")
