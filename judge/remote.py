@@ -230,6 +230,7 @@ class EagerResult:
     value: object
     printed: str = ""
     kept: Ref | None = None
+    type_name: str = ""  # the runner's name for the result's type when it came back as a Ref (not data)
 
 
 def call_printing(target: Ref, *args, what: str = "your function", keep: bool = False, **kwargs) -> EagerResult:
@@ -243,7 +244,9 @@ def call_printing(target: Ref, *args, what: str = "your function", keep: bool = 
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
     kept = Ref({"handle": str(answer["handle"])}) if keep and isinstance(answer.get("handle"), str) else None
-    return EagerResult(_decode_result(answer.get("result")), str(answer.get("printed", ""))[:20000], kept)
+    result = answer.get("result")
+    type_name = str(result.get("type", ""))[:80] if isinstance(result, dict) and "handle" in result else ""
+    return EagerResult(_result_with_type(result), str(answer.get("printed", ""))[:20000], kept, type_name)
 
 
 def call(target: Ref, *args, what: str = "your function", **kwargs):

@@ -2,6 +2,7 @@
 
     gm, args = aten_graph(model, x)          # the post-AOTAutograd inference graph and its real inputs
     out = apply_pass(silu_pass, gm)          # the learner's pass, called outside torch.compile
+    out = apply_pass(entry, gm)              # entry: a judge.remote.Ref; the pass runs in the runner on gm's IR
     op_counts(out)["aten.silu.default"]      # what the graph holds
     output, ran = executed_ops(out, *args)   # what actually ran (catches a forgotten gm.recompile())
 """
@@ -42,7 +43,13 @@ def aten_graph(fn, *inputs) -> tuple[torch.fx.GraphModule, list]:
 
 
 def apply_pass(pass_fn, gm: torch.fx.GraphModule, name: str = "your pass") -> torch.fx.GraphModule:
-    """Call the learner's pass (its exceptions propagate as theirs) and check it returned a valid GraphModule."""
+    """Call the learner's pass (its exceptions propagate as theirs) and check it returned a valid GraphModule.
+
+    `pass_fn` may be a `judge.remote.Ref` (the learner's entry point): see `apply_remote_pass`."""
+    from judge import remote
+
+    if isinstance(pass_fn, remote.Ref):
+        return apply_remote_pass(pass_fn, gm, name)[0]
     result = pass_fn(gm)
     if not isinstance(result, torch.fx.GraphModule):
         raise WrongAnswer(f"{name} must return a torch.fx.GraphModule (usually the one it was given, edited); "
@@ -52,6 +59,29 @@ def apply_pass(pass_fn, gm: torch.fx.GraphModule, name: str = "your pass") -> to
     except Exception as exc:  # noqa: BLE001 - lint raises plain RuntimeErrors
         raise WrongAnswer(f"{name} left an invalid graph: {exc}", [graph_diagnostic(result)]) from None
     return result
+
+
+def apply_remote_pass(pass_ref, gm: torch.fx.GraphModule, name: str = "your pass"):
+    """Run the learner's pass in the runner and rebuild the graph it returns here: (graph, Ref to the runner's
+    returned object, for asking what running it there does).
+
+    `gm` travels as IR (the runner sees the graph, never the inputs it will run on); the returned graph, with
+    its submodules, is rebuilt from `judge.ir`'s allowlist, so what the verifier checks and runs is data."""
+    from judge import remote
+
+    try:
+        answer = remote.call_printing(pass_ref, gm, what=name, keep=True)
+    except remote.Protocol as exc:
+        if "graph from your code's process is malformed" not in str(exc):
+            raise
+        detail = str(exc).split("malformed: ", 1)[-1]
+        raise WrongAnswer(f"{name} left an invalid graph: {detail}") from None
+    result = answer.value
+    if not isinstance(result, torch.fx.GraphModule):
+        kind = answer.type_name or type(result).__name__
+        raise WrongAnswer(f"{name} must return a torch.fx.GraphModule (usually the one it was given, edited); "
+                          f"it returned {kind}")
+    return result, answer.kept
 
 
 def target_name(target) -> str:

@@ -1,12 +1,27 @@
-"""Hidden tests for fx-pass-silu: the learner's pass runs on the post-AOTAutograd ATen graph of the grader's models."""
+"""Hidden tests for fx-pass-silu: the learner's pass runs on the post-AOTAutograd ATen graph of the grader's models.
+
+The grader builds each ATen graph here and sends it (as IR, without its inputs) to the runner, where
+`silu_pass` edits it; the graph it returns is rebuilt here from the allowlist, counted and run on the
+grader's inputs. The runner is asked what running its own returned module does only to explain a failure
+(a forgotten gm.recompile()).
+"""
 
 import torch
 from _silu_models import Block, Gating, OtherMuls, SharedSigmoid, SigmoidTimesX, XTimesSigmoid, make
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
+from judge import remote
 from judge.checks import WrongAnswer, assert_same, describe_tensor
-from judge.checks.fx_passes import aten_graph, apply_pass, dead_nodes, executed_ops, graph_diagnostic, op_counts
+from judge.checks.fx_passes import (
+    apply_pass,
+    apply_remote_pass,
+    aten_graph,
+    dead_nodes,
+    executed_ops,
+    graph_diagnostic,
+    op_counts,
+)
 
 SILU, SIGMOID, MUL = "aten.silu.default", "aten.sigmoid.default", "aten.mul.Tensor"
 WATCHED = (SILU, SIGMOID, MUL)
@@ -18,7 +33,7 @@ def rewritten(entry, cls, dtype=torch.float32):
     x = torch.randn(4, 16, dtype=dtype)
     gm, args = aten_graph(model, x)
     before = op_counts(gm)
-    after = apply_pass(entry, gm)
+    after = apply_pass(entry, gm, name="silu_pass(gm)")
     return model, before, after, args, x
 
 
@@ -86,20 +101,28 @@ def test_other_muls_untouched(entry):
 
 def test_rewritten_graph_runs(entry):
     """The module your pass returns runs the rewritten graph (2 silu, no stale code)"""
-    model, _, after, args, x = rewritten(entry, Block)
-    output, ran = executed_ops(after, *args)
+    model = make(Block)
+    x = torch.randn(4, 16)
+    gm, args = aten_graph(model, x)
+    after, returned = apply_remote_pass(entry, gm, name="silu_pass(gm)")
     expected = {SILU: 2, SIGMOID: 2, MUL: 3}
     in_graph = {op: op_counts(after).get(op, 0) for op in WATCHED}
     if in_graph != expected:
         raise WrongAnswer(f"Block model: after your pass the graph has {describe(in_graph)}; expected "
                           f"{describe(expected)}", [graph_diagnostic(after)])
+    # The module stays in the runner: run it there (on other values of the same shapes) and count what ran.
+    # This can only fail the check; the numbers below come from the returned graph, run here.
+    ran = remote.call(remote.public("executed_ops"), returned, *remote.example_like(tuple(args)),
+                      what="the module silu_pass returned")
+    if not isinstance(ran, dict):
+        raise remote.Protocol("malformed operation counts")
     got = {op: ran.get(op, 0) for op in WATCHED}
     if got != expected:
         raise WrongAnswer(f"running the module your pass returned executed {describe(got)}, although its graph "
                           f"has {describe(in_graph)}: gm.forward still runs the old code. After editing gm.graph, "
                           "call gm.recompile() so that gm.forward is regenerated from it.",
                           [graph_diagnostic(after)])
-    assert_same(output[0], model(x).detach(), case=f"Block, {describe_tensor('x', x)}")
+    expect_same(after, args, model, x, "Block")
 
 
 def test_in_compile_pipeline(entry):
@@ -107,7 +130,7 @@ def test_in_compile_pipeline(entry):
     ran = []
 
     def forward_compiler(gm, example_inputs):
-        rewritten_gm = apply_pass(entry, gm)
+        rewritten_gm = apply_pass(entry, gm, name="silu_pass(gm)")   # the pass runs in the runner, the graph here
 
         def run(*args):  # count the ops the compiled model really runs
             output, counts = executed_ops(rewritten_gm, *args)
