@@ -272,6 +272,17 @@ def load_state(target: Ref, tensors: dict[str, torch.Tensor], what: str = "your 
         raise_learner_error(answer["error"], what)
 
 
+def put(value, what: str = "the judge's value") -> Ref:
+    """Send `value` to the runner and keep it there: a Ref that later requests pass as that same object (a
+    tensor the learner's code marks dynamic, then serves). The runner sees `value`: send `example_like(...)`."""
+    answer = client().request("keep", value=_encode_arg(value))
+    if answer.get("error"):
+        raise_learner_error(answer["error"], what)
+    if not isinstance(answer.get("handle"), str):
+        raise Protocol("malformed handle")
+    return Ref({"handle": answer["handle"]})
+
+
 def _decode_result(obj):
     try:
         return wire.decode(obj, extra={"handle": lambda name: Ref({"handle": str(name)}),
