@@ -38,7 +38,13 @@ class IRError(ValueError):
 
 
 class NotAllowed(IRError):
-    """A well-formed graph calls something outside the allowlist (a learner function, a builtin, I/O)."""
+    """A well-formed graph calls something outside the allowlist (a learner function, a builtin, I/O).
+
+    `called` is the name of what it calls, e.g. 'torch.ops.mylib.rmsnorm.default' (for a check's message)."""
+
+    def __init__(self, message: str, called: str = ""):
+        super().__init__(message)
+        self.called = called
 
 
 # ---------------------------------------------------------------- names of call targets
@@ -217,10 +223,11 @@ def resolve(name: str, op_namespaces: tuple[str, ...] = ()) -> object:
                 return getattr(packet, parts[4]) if len(parts) == 5 else packet
             except (AttributeError, RuntimeError):
                 raise IRError(f"the graph calls {name}, which does not exist here") from None
-        raise NotAllowed(f"the graph calls {name}: operators of that namespace are not allowed in this exercise")
+        raise NotAllowed(f"the graph calls {name}: operators of that namespace are not allowed in this exercise",
+                         name)
     fn = allowed_functions().get(name)
     if fn is None:
-        raise NotAllowed(f"the graph calls {name}, which is not a tensor operation the judge allows")
+        raise NotAllowed(f"the graph calls {name}, which is not a tensor operation the judge allows", name)
     return fn
 
 

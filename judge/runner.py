@@ -266,9 +266,12 @@ class Runner:
 def describe_error(exc: BaseException) -> dict:
     """An exception of the learner's code as data: kind, message, the learner's line, a graph-break diagnosis."""
     from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
-    from judge.checks.locations import learner_location_from_traceback
+    from judge.checks.locations import learner_location_from_traceback, stack_locations, to_display_names
 
     loc = learner_location_from_traceback(exc.__traceback__)
+    if loc is None:  # a plain error Dynamo raised while tracing names the learner's line in its text only
+        found = stack_locations(str(exc).split("from user code:", 1)[1]) if "from user code:" in str(exc) else []
+        loc = found[-1] if found else None
     kind = "error"
     extra = {}
     if is_graph_break_error(exc):
@@ -280,7 +283,7 @@ def describe_error(exc: BaseException) -> dict:
     elif isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
         kind = "memory"
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return {"kind": kind, "type": type(exc).__name__, "message": str(exc)[:2000],
+    return {"kind": kind, "type": type(exc).__name__, "message": to_display_names(str(exc))[:2000],
             "location": loc.model_dump(mode="json") if loc else None, "traceback": tb[-4000:], **extra}
 
 
