@@ -1,4 +1,9 @@
-"""Hidden tests for piecewise-split: the learner splits the grader's Dynamo graph around practice::attention."""
+"""Hidden tests for piecewise-split: the learner splits the grader's Dynamo graph around practice::attention.
+
+The grader captures its own model's graph here and sends it (as IR, without inputs) to the runner, where
+`split_graph` runs; the split graph and its submodules come back as IR, are rebuilt here from the allowlist
+(aten, torch functions, and practice::attention from public.py) and run on the grader's inputs.
+"""
 
 import operator
 
@@ -20,7 +25,7 @@ def split(entry, layers, dtype=torch.float32, batch=2, seq=6):
     x = torch.randn(batch, seq, 16, dtype=dtype)
     captured = compile_one_graph(model, x, what="the grader's model")
     torch._dynamo.reset()
-    result = apply_pass(entry, captured.graphs[0], name="split_graph")
+    result = apply_pass(entry, captured.graphs[0], name="split_graph")   # runs in the runner; rebuilt here
     return model, x, captured.example_inputs[0], result
 
 
