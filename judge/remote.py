@@ -398,9 +398,10 @@ class RemoteCompiled:
         if answer.get("error"):
             raise_learner_error(answer["error"], self.what)
         ran = answer.get("ran")
-        if not isinstance(ran, list) or len(ran) != 1 or not isinstance(ran[0], int) \
-                or not 0 <= ran[0] < len(self.graphs):
-            count = len(ran) if isinstance(ran, list) else 0
+        if not isinstance(ran, list) or not all(isinstance(i, int) and 0 <= i < len(self.graphs) for i in ran):
+            raise Protocol(f"{self.what}: your code's process named a graph it never sent")
+        if len(ran) != 1:
+            count = len(ran)
             raise GraphBreak(f"{self.what}: one call ran {count} graphs; the judge checks calls that run exactly "
                              "one captured graph (no graph break)", [])
         output = self.run_graph(ran[0], args, kwargs, answer.get("output"))

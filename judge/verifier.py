@@ -46,6 +46,8 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         return
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
+        if not rel.startswith("tests/"):
+            continue  # the reference and the starter stay in memory (LOADED.sources), never on disk
         path = hidden / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

@@ -27,7 +27,7 @@ WATCHED = ("judge", "sandbox", "exercises", "tests/fake_course")
 # a sandbox uid is left" checks of one process never see another's submissions.
 _xdist = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _xdist.startswith("gw") and _xdist[2:].isdigit():
-    os.environ["PRACTICE_UID_BASE"] = str(62000 + 100 * int(_xdist[2:]))
+    os.environ["PRACTICE_UID_BASE"] = str(62000 + 1000 * int(_xdist[2:]))  # 3 pools x 64 slots each
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,110 @@
+"""Cheats against the runner/verifier boundary: none is ever ACCEPTED, through the CLI or the web.
+
+Each file in submissions/ is a learner's whole submission that tries to win without solving the exercise:
+forging the result channel, patching the runner, sending graphs that lie. The CLI grades with the plain
+subprocess backend (`python practice/judge.py`), the web with bubblewrap; both run the same two processes.
+A cheat that returns a graph computing the right function on every hidden input would be a correct solution
+(docs/security.md), so every graph these send is wrong somewhere, or not a graph the judge may run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge.paths import EXERCISES_DIR, PROJECT_ROOT
+from judge.report import Verdict
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).parent / "submissions"
+BOOK = "graph-break-step"
+# cheat file -> (exercise, the verdicts it may get). None of them is ever ACCEPTED.
+CHEATS = {
+    "stack_walk_channel.py": (BOOK, {Verdict.WRONG_ANSWER}),
+    "gc_channel.py": (BOOK, {Verdict.WRONG_ANSWER}),
+    "forged_lines_every_fd.py": (BOOK, {Verdict.WRONG_ANSWER}),
+    "patched_request_handler.py": (BOOK, {Verdict.RUNTIME_ERROR}),
+    "patched_torch_compile.py": (BOOK, {Verdict.WRONG_ANSWER}),
+    "constant_graph.py": (BOOK, {Verdict.WRONG_ANSWER}),
+    "traced_original.py": (BOOK, {Verdict.WRONG_ANSWER, Verdict.GRAPH_BREAK}),
+    "target_builtins_eval.py": (BOOK, {Verdict.FORBIDDEN}),
+    "target_os_system.py": (BOOK, {Verdict.FORBIDDEN}),
+    "target_submission_step.py": (BOOK, {Verdict.FORBIDDEN}),
+    "method_outside_allowlist.py": (BOOK, {Verdict.FORBIDDEN}),
+    "huge_nested_ir.py": (BOOK, {Verdict.RUNTIME_ERROR}),
+    "lying_tensor.py": (BOOK, {Verdict.RUNTIME_ERROR}),
+    "never_answers.py": (BOOK, {Verdict.TIME_LIMIT}),
+    "read_hidden_files.py": (BOOK, {Verdict.WRONG_ANSWER}),
+    "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
+}
+SHORT_SECONDS = 40  # a cheat that never answers is cut here, not after the exercise's minute
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    """The exercises the cheats attack, with a short time limit."""
+    root = tmp_path_factory.mktemp("cheat-course")
+    for exercise in {e for e, _ in CHEATS.values()}:
+        shutil.copytree(EXERCISES_DIR / exercise, root / exercise)
+        toml = root / exercise / "exercise.toml"
+        text = toml.read_text(encoding="utf-8")
+        start = text.index("time_seconds = ")
+        end = text.index("\n", start)
+        toml.write_text(text[:start] + f"time_seconds = {SHORT_SECONDS}" + text[end:], encoding="utf-8")
+    return root
+
+
+def test_there_are_at_least_twelve_cheats_of_different_kinds():
+    assert len(CHEATS) >= 12 and sorted(p.name for p in HERE.glob("*.py")) == sorted(CHEATS)
+
+
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_cheat_through_the_cli(name, course, tmp_path):
+    exercise, allowed = CHEATS[name]
+    env = {**os.environ, "PRACTICE_EXERCISES_DIR": str(course), "PRACTICE_WORKSPACE": str(tmp_path / "ws")}
+    result = subprocess.run([sys.executable, str(PROJECT_ROOT / "practice" / "judge.py"), exercise,
+                             str(HERE / name), "--json"], capture_output=True, text=True, env=env, timeout=600)
+    report = json.loads(result.stdout)
+    assert report["verdict"] != "ACCEPTED" and result.returncode == 1
+    assert Verdict(report["verdict"]) in allowed, (report["verdict"], report["summary"])
+
+
+@pytest.fixture(scope="module")
+def web(course, tmp_path_factory):
+    from fastapi.testclient import TestClient
+
+    from sandbox.backends import unavailable_reason
+    from web.app import create_app
+    from web.settings import Settings
+
+    reason = unavailable_reason("bwrap")
+    if reason:
+        if os.environ.get("PRACTICE_REQUIRE_SANDBOXES") == "1":
+            pytest.fail(f"bwrap unavailable although PRACTICE_REQUIRE_SANDBOXES=1: {reason}")
+        pytest.skip(reason)
+    settings = Settings(data_dir=tmp_path_factory.mktemp("cheat-data"), exercises_dir=course, sandbox="bwrap",
+                        workers=1, secret_key="cheats")
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+@pytest.mark.sandbox
+@pytest.mark.xdist_group("sandbox")
+@pytest.mark.parametrize("name", sorted(CHEATS))
+def test_cheat_through_the_web(name, web):
+    from tests.web.test_api_submissions import read_events
+
+    exercise, allowed = CHEATS[name]
+    created = web.post(f"/api/exercises/{exercise}/submissions", json={"source": (HERE / name).read_text()})
+    assert created.status_code == 202, created.text
+    report = read_events(web, created.json()["events_url"])[-1]["report"]
+    assert report["verdict"] != "ACCEPTED"
+    assert Verdict(report["verdict"]) in allowed, (report["verdict"], report["summary"])
+    assert web.get(f"/api/exercises/{exercise}/solution").status_code == 403
