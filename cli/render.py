@@ -24,6 +24,9 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
     """The verdict first, then each check, with the learner's own line quoted where a check points at one."""
     console.print(Panel(escape(report.summary), title=f"[{verdict_style(report.verdict)}]{report.verdict.value}",
                         title_align="left", expand=False))
+    if report.trust == "self-checked":
+        console.print("[yellow]self-checked exercise:[/] part of this verdict rests on what your code's own "
+                      "process reported (see docs/security.md).")
     shown: set[str] = set()
     for check in report.checks:
         mark = "[green]✓[/]" if check.passed else "[red]✗[/]"

@@ -38,6 +38,9 @@ STRINGS: dict[str, dict[str, str]] = {
     "running": {"zh": "评测中…", "en": "Running…"},
     "checks_done": {"zh": "已完成检查", "en": "checks finished"},
     "raw_output": {"zh": "原始输出", "en": "Raw output"},
+    "self_checked": {"zh": "自检练习：部分结论依据你的代码进程自己报告的结果，不能完全排除伪造。",
+                     "en": "Self-checked exercise: part of this verdict rests on what your code's own process "
+                           "reported, so it cannot rule out forgery."},
     "truncated": {"zh": "（已截断）", "en": "(truncated)"},
     "line": {"zh": "第 {n} 行", "en": "line {n}"},
     "graph_break_at": {"zh": "图中断", "en": "Graph break"},

@@ -28,6 +28,7 @@
       // The summary usually repeats the first failure's message, which is shown below anyway.
       const repeats = first && first.message && report.summary.endsWith(first.message);
       const parts = repeats ? [] : [el("p", {class: "summary"}, report.summary)];
+      if (report.trust === "self-checked") parts.unshift(el("p", {class: "trust"}, T.self_checked));
       if (report.checks.length) parts.push(el("ol", {class: "checks"},
         report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
       report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));
