@@ -1,4 +1,13 @@
-"""Hidden tests for graph-break-three: no break at all, no host sync, same numbers on both branches."""
+"""Hidden tests for graph-break-three: no break at all, no host sync, same numbers on both branches.
+
+The runner compiles forward and sends back the graph Dynamo captured; every numeric check runs that graph here,
+on inputs the runner never saw (it gets other values of the same shapes), and each call must run exactly one
+graph. The structural checks (the graph-break log, one graph, no host sync) read what the runner reports and
+can only fail a submission; what makes it pass is that single graph giving the original's numbers here.
+"""
+
+import contextlib
+import io
 
 import torch
 
@@ -25,7 +34,14 @@ def picked_inputs(corner, dtype=torch.float32):
 
 
 def compiled(entry):
-    return torch.compile(entry, fullgraph=True, backend="aot_eager")
+    """forward compiled in the runner; each call runs the captured graph here, on the test's own inputs."""
+    return entry.compile(fullgraph=True)
+
+
+def original(starter, x, w):
+    """The original forward on copies (its debug print silenced)."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return starter.forward(x.clone(), w.clone())
 
 
 def case_of(x, w, note):
@@ -59,7 +75,8 @@ def test_branch_taken(entry, starter):
     fn = compiled(entry)
     for shape in [(6, 16, 8), (1, 4, 3), (32, 64, 16)]:
         x, w = scaled_inputs(20, shape)
-        assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| about 20, at a positive entry"))
+        assert_same(fn(x, w), original(starter, x, w),
+                    case=case_of(x, w, "max |x @ w| about 20, at a positive entry"))
 
 
 def test_branch_not_taken(entry, starter):
@@ -67,13 +84,14 @@ def test_branch_not_taken(entry, starter):
     fn = compiled(entry)
     for shape in [(6, 16, 8), (2, 3, 5)]:
         x, w = scaled_inputs(5, shape)
-        assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| about 5, at a positive entry"))
+        assert_same(fn(x, w), original(starter, x, w),
+                    case=case_of(x, w, "max |x @ w| about 5, at a positive entry"))
 
 
 def test_large_negative(entry, starter):
     """Equal to the original when the largest |value| is negative (-20) and every positive one is below 10"""
     x, w = picked_inputs(-20)
-    assert_same(compiled(entry)(x, w), starter.forward(x, w),
+    assert_same(compiled(entry)(x, w), original(starter, x, w),
                 case=case_of(x, w, "x @ w has -20; its positive values are all below 10"))
 
 
@@ -81,7 +99,7 @@ def test_max_exactly_10(entry, starter):
     """Equal to the original when max |x @ w| is exactly 10 (the original does not divide)"""
     x, w = picked_inputs(10)
     assert (x @ w).abs().max().item() == 10, "test inputs are broken"
-    assert_same(compiled(entry)(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
+    assert_same(compiled(entry)(x, w), original(starter, x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
 
 
 def test_float64(entry, starter):
@@ -89,6 +107,6 @@ def test_float64(entry, starter):
     fn = compiled(entry)
     for max_abs in (20, 5):
         x, w = scaled_inputs(max_abs, dtype=torch.float64)
-        assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, f"max |x @ w| about {max_abs}"))
+        assert_same(fn(x, w), original(starter, x, w), case=case_of(x, w, f"max |x @ w| about {max_abs}"))
     x, w = picked_inputs(10, dtype=torch.float64)
-    assert_same(fn(x, w), starter.forward(x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
+    assert_same(fn(x, w), original(starter, x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
