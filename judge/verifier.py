@@ -41,9 +41,6 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     client = remote.RunnerClient(channel.send, stdin.fd, deadline=started + job.runner_seconds + 5,
                                  buffered=stdin.buffer)
     remote.CLIENT.update(client=client, op_namespaces=tuple(job.op_namespaces))
-    if not client.wait_loaded():
-        channel.send("runner_not_loaded")
-        return
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
         if not rel.startswith("tests/"):
@@ -60,7 +57,13 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     register_learner_file(job.filename, job.filename)  # names in the runner's stacks are already this one
     (hidden / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
 
+    state: dict = {}
+
     def after_collection(names: list[str]) -> bool:
+        # Collection overlaps with the runner importing the learner's file; the checks wait for it.
+        if not client.wait_loaded():
+            state["not_loaded"] = True
+            return False
         channel.send("collected", names=names)
         return True
 
@@ -84,6 +87,9 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         "-p", "judge.fixtures", "-W", "ignore"]
     sys.path.insert(0, str(hidden / "tests"))
     exit_code = pytest.main(args, plugins=[collector])
+    if state.get("not_loaded"):
+        channel.send("runner_not_loaded")
+        return
     if exit_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
         channel.send("internal_error", message=f"pytest could not run the hidden tests (exit code {exit_code})")
         return
