@@ -13,7 +13,7 @@ if ! "$PYTHON" -c 'import torch, sys; sys.exit(torch.__version__.split("+")[0] !
   say "torch==2.13.0"
   "$PYTHON" -m pip install -q torch==2.13.0
 fi
-if ! "$PYTHON" -c 'import judge, fastapi, xdist, playwright' 2>/dev/null || [ pyproject.toml -nt .install-stamp ]; then
+if ! "$PYTHON" -c 'import judge, fastapi, xdist, playwright, argon2, babel' 2>/dev/null || [ pyproject.toml -nt .install-stamp ]; then
   say "the project and its Python dependencies"
   "$PYTHON" -m pip install -q -e '.[test]'
   touch .install-stamp

@@ -12,14 +12,19 @@ from fastapi.staticfiles import StaticFiles
 
 from web import db
 from web.api import router as api_router
+from web.classes import ClassStore
 from web.course import Course
 from web.events import EventHub
+from web.forms import PageRefused
 from web.grading import choose_sandbox, make_grade_fn
+from web.join import router as join_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
 from web.queue import EmbeddedQueue, GradeFn, GradingQueue
+from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
+from web.teach import refused_page, router as teach_router
 
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
@@ -74,8 +79,13 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.settings, app.state.course, app.state.store = settings, course, store
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
-    app.add_middleware(LearnerMiddleware, secret_key=settings.resolved_secret_key(), secure=settings.cookie_secure)
+    app.state.classes = ClassStore(engine)
+    app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
+    app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
+    app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)
     app.include_router(pages_router)
+    app.include_router(teach_router)
+    app.include_router(join_router)
     return app

@@ -1,7 +1,8 @@
 """One ASGI middleware for what every response needs: the learner cookie, security headers, CSRF.
 
 - Learners are anonymous: a signed cookie (HttpOnly, SameSite=Lax) carries a random id, put in
-  `request.state.learner_id`.
+  `request.state.learner_id` (`web/sessions.py`). A signed-in instructor's id (a second cookie) is put in
+  `request.state.instructor_id`; routes check it against the database.
 - Content-Security-Policy allows only the app's own scripts, styles and connections (plus the
   editor's one <style> element, admitted by a per-response nonce).
 - State-changing methods are refused (403) when the browser says the request is cross-site:
@@ -13,13 +14,11 @@ from __future__ import annotations
 
 import json
 import secrets
-from http.cookies import SimpleCookie
 from urllib.parse import urlsplit
 
-from itsdangerous import BadSignature, Signer
+from web.sessions import LEARNER_COOKIE, Cookies
 
-COOKIE = "practice_learner"
-COOKIE_MAX_AGE = 365 * 24 * 3600
+COOKIE = LEARNER_COOKIE
 # The editor injects its own <style> element; a per-response nonce admits it and nothing else.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self' 'nonce-{nonce}'; img-src 'self' data:; "
        "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
@@ -33,10 +32,9 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 class LearnerMiddleware:
-    def __init__(self, app, secret_key: str, secure: bool = False):
+    def __init__(self, app, cookies: Cookies):
         self.app = app
-        self.signer = Signer(secret_key, salt="practice-learner")
-        self.secure = secure
+        self.cookies = cookies
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -44,40 +42,25 @@ class LearnerMiddleware:
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         if scope["method"] not in SAFE_METHODS and _cross_site(headers):
             return await _forbidden(send)
-        learner_id, is_new = self._learner(headers.get("cookie", ""))
+        cookies = self.cookies.parse(headers.get("cookie", ""))
+        learner_id = self.cookies.learner(cookies)
+        is_new = learner_id is None
+        learner_id = learner_id or secrets.token_hex(16)  # a missing or tampered cookie gets a new learner
         nonce = secrets.token_urlsafe(16)
-        scope.setdefault("state", {}).update(learner_id=learner_id, csp_nonce=nonce)
+        scope.setdefault("state", {}).update(learner_id=learner_id, csp_nonce=nonce,
+                                             instructor_id=self.cookies.instructor(cookies))
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
                 extra = [(b"content-security-policy", CSP.format(nonce=nonce).encode()), *SECURITY_HEADERS]
-                if is_new:
-                    extra.append((b"set-cookie", self._cookie(learner_id).encode("latin-1")))
-                message = {**message, "headers": list(message.get("headers", [])) + extra}
+                # A route that signed a learner in set the cookie itself.
+                if is_new and not any(k == b"set-cookie" and v.startswith(f"{COOKIE}=".encode()) for k, v in headers):
+                    extra.append((b"set-cookie", self.cookies.learner_header(learner_id).encode("latin-1")))
+                message = {**message, "headers": headers + extra}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
-
-    def _learner(self, cookie_header: str) -> tuple[str, bool]:
-        cookies = SimpleCookie()
-        try:
-            cookies.load(cookie_header)
-        except Exception:  # a malformed Cookie header gets a new learner, not an error
-            cookies = SimpleCookie()
-        morsel = cookies.get(COOKIE)
-        if morsel is not None:
-            try:
-                return self.signer.unsign(morsel.value).decode("ascii"), False
-            except (BadSignature, UnicodeDecodeError):
-                pass
-        return secrets.token_hex(16), True
-
-    def _cookie(self, learner_id: str) -> str:
-        value = self.signer.sign(learner_id).decode("ascii")
-        parts = [f"{COOKIE}={value}", "Path=/", f"Max-Age={COOKIE_MAX_AGE}", "HttpOnly", "SameSite=Lax"]
-        if self.secure:
-            parts.append("Secure")
-        return "; ".join(parts)
 
 
 def _cross_site(headers: dict[str, str]) -> bool:

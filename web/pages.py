@@ -9,20 +9,37 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from web.api import learner, state_of
-from web.i18n import LANGS, pick_lang, strings
+from web.i18n import LANGS, install, pick_lang, strings, verdict_name
 from web.render import markdown_html, pygments_css
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+install(templates.env)
 LANG_COOKIE = "practice_lang"
+
+
+def lang_of(request: Request) -> str:
+    """The request's language: `?lang=`, else the remembered choice, else Chinese."""
+    return pick_lang(request.query_params.get("lang") or request.cookies.get(LANG_COOKIE))
+
+
+def viewer(request: Request) -> dict:
+    """Who is looking, for the page header: the signed-in instructor's name, or the learner's display name."""
+    state = request.app.state
+    instructor = state.classes.instructor(request.state.instructor_id)
+    memberships = [] if instructor else state.classes.memberships(learner(request))
+    return {"instructor": instructor.username if instructor else None,
+            "member": memberships[0][1].display_name if memberships else None}
 
 
 def page(request: Request, name: str, context: dict, status: int = 200) -> HTMLResponse:
     """Render a template in the request's language; `?lang=` switches it and is remembered."""
     asked = request.query_params.get("lang")
-    lang = pick_lang(asked or request.cookies.get(LANG_COOKIE))
+    lang = lang_of(request)
     other = next(code for code in LANGS if code != lang)
-    context = {**context, "lang": lang, "other_lang": other, "t": strings(lang)}
+    context = {"viewer": viewer(request), **context, "lang": lang, "other_lang": other, "t": strings(lang),
+               "verdict_name": lambda v: verdict_name(lang, v),
+               "lang_switch": str(request.url.include_query_params(lang=other).replace(scheme="", netloc=""))}
     response = templates.TemplateResponse(request, name, context, status_code=status)
     if asked in LANGS:
         response.set_cookie(LANG_COOKIE, lang, max_age=365 * 24 * 3600, samesite="lax", httponly=True)
@@ -41,7 +58,7 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
     exercise = request.app.state.course.get(exercise_id)
     if exercise is None:
         return page(request, "not_found.html", {}, status=404)
-    lang = pick_lang(request.query_params.get("lang") or request.cookies.get(LANG_COOKIE))
+    lang = lang_of(request)
     store, who = request.app.state.store, learner(request)
     accepted = store.has_accepted(who, exercise.id)
     return page(request, "exercise.html", {

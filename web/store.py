@@ -18,10 +18,20 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from judge.report import Report, Verdict
 from web import db
-from web.tables import DONE, QUEUED, RUNNING, SubmissionRow, now as _now
+from web.tables import DONE, QUEUED, RUNNING, LearnerRow, SubmissionRow, now as _now
 
 UNFINISHED = (QUEUED, RUNNING)
-__all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission"]
+__all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission", "ensure_learner"]
+
+
+def ensure_learner(connection: Connection, learner_id: str) -> None:
+    """Make the learner's row unless it exists (a cookie's first submission, or joining a class)."""
+    if connection.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    connection.execute(insert(LearnerRow).values(id=learner_id, created_at=_now())
+                       .on_conflict_do_nothing(index_elements=["id"]))
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,7 @@ class Store:
         row = SubmissionRow(id=uuid.uuid4().hex, learner_id=learner_id, exercise_id=exercise_id,
                             source=source, status=QUEUED, created_at=_now(), attempts=0)
         with self._session() as s, s.begin():
+            ensure_learner(s.connection(), learner_id)
             s.add(row)
             s.flush()
             submission = Submission.of(row)

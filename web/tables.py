@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import BigInteger, DateTime, Index, Integer, String, Text
+from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
@@ -23,13 +23,31 @@ class Base(DeclarativeBase):
     pass
 
 
+class LearnerRow(Base):
+    """A learner: a cookie's random id, made on the first submission or on joining a class.
+
+    Anonymous until they join a class; a password or a personal sign-in link (stored as a SHA-256 of a random
+    token) brings the same learner back in another browser.
+    """
+
+    __tablename__ = "learners"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    signin_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    __table_args__ = (Index("ix_learners_signin_token_hash", "signin_token_hash", unique=True),)
+
+
 class SubmissionRow(Base):
     """One submission; the truth about it (status, verdict) whichever process grades it."""
 
     __tablename__ = "submissions"
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    learner_id: Mapped[str] = mapped_column(String(64), index=True)
+    learner_id: Mapped[str] = mapped_column(String(64), ForeignKey("learners.id", name="fk_submissions_learner"),
+                                            index=True)
     exercise_id: Mapped[str] = mapped_column(String(128))
     source: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16), default=QUEUED)
@@ -68,3 +86,57 @@ class GraderRow(Base):
     sandbox: Mapped[str] = mapped_column(String(32))
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     last_seen: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class InstructorRow(Base):
+    """An instructor account (`practice admin add-instructor`); the password is an Argon2 hash."""
+
+    __tablename__ = "instructors"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    username: Mapped[str] = mapped_column(String(64))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    __table_args__ = (Index("ix_instructors_username", "username", unique=True),)
+
+
+class ClassRow(Base):
+    """A class: learners join it through `/join/<join_code>`; its instructors see their progress."""
+
+    __tablename__ = "classes"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    join_code: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    __table_args__ = (Index("ix_classes_join_code", "join_code", unique=True),)
+
+
+class ClassInstructorRow(Base):
+    """Who may see a class (its creator, and instructors the creator added)."""
+
+    __tablename__ = "class_instructors"
+
+    class_id: Mapped[str] = mapped_column(String(32), ForeignKey("classes.id", name="fk_class_instructors_class",
+                                                                 ondelete="CASCADE"), primary_key=True)
+    instructor_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "instructors.id", name="fk_class_instructors_instructor", ondelete="CASCADE"), primary_key=True)
+
+
+class MemberRow(Base):
+    """A learner in a class, under a display name unique in that class (compared case-insensitively: `name_key`)."""
+
+    __tablename__ = "class_members"
+
+    class_id: Mapped[str] = mapped_column(String(32), ForeignKey("classes.id", name="fk_class_members_class",
+                                                                 ondelete="CASCADE"), primary_key=True)
+    learner_id: Mapped[str] = mapped_column(String(64), ForeignKey("learners.id", name="fk_class_members_learner"),
+                                            primary_key=True)
+    display_name: Mapped[str] = mapped_column(String(64))
+    name_key: Mapped[str] = mapped_column(String(64))
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    __table_args__ = (Index("ix_class_members_name", "class_id", "name_key", unique=True),
+                      Index("ix_class_members_learner_id", "learner_id"))

@@ -1,0 +1,125 @@
+"""The learner's side of a class: join through the class's link, sign back in elsewhere, `/me`.
+
+Joining keeps the browser's learner (the cookie's id) and so every submission made before. In another
+browser a learner signs in with the display name and password, or through a personal sign-in link (their
+instructor can reissue it; the old link then stops working). Without a class nothing changes: solo use is
+anonymous, as before.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from web.api import learner
+from web.classes import Class
+from web.errors import InputError
+from web.forms import PageRefused, read_form, see_other
+from web.i18n import N_, gettext_for
+from web.pages import lang_of, page
+
+router = APIRouter(include_in_schema=False)
+
+
+def class_by_code(request: Request, code: str) -> Class:
+    class_ = request.app.state.classes.class_by_code(code)
+    if class_ is None:
+        raise PageRefused(404, N_("This join link matches no class: check that you copied the whole link, or ask "
+                                  "your instructor for the current one."))
+    return class_
+
+
+def _join_page(request: Request, class_: Class, status: int = 200, **context) -> Response:
+    member = request.app.state.classes.member(class_.id, learner(request))
+    defaults = {"join_error": None, "signin_error": None, "display_name": "", "signin_name": ""}
+    return page(request, "join.html", {"class_": class_, "member": member, **defaults, **context}, status=status)
+
+
+@router.get("/join/{code}", response_class=HTMLResponse, name="join_page")
+def join_page(request: Request, code: str) -> Response:
+    return _join_page(request, class_by_code(request, code))
+
+
+@router.post("/join/{code}", response_class=HTMLResponse)
+async def join(request: Request, code: str) -> Response:
+    class_ = class_by_code(request, code)
+    form = await read_form(request)
+    try:
+        request.app.state.classes.join(class_.id, learner(request), form.get("display_name", ""),
+                                       form.get("password", ""))
+    except InputError as exc:
+        return _join_page(request, class_, 400, join_error=exc.text(gettext_for(lang_of(request))),
+                          display_name=form.get("display_name", ""))
+    return see_other("/me")
+
+
+@router.post("/join/{code}/signin", response_class=HTMLResponse)
+async def signin(request: Request, code: str) -> Response:
+    """Sign in as a member of the class with display name and password: this browser becomes that learner."""
+    class_ = class_by_code(request, code)
+    form = await read_form(request)
+    try:
+        member = request.app.state.classes.sign_in_learner(class_.id, form.get("display_name", ""),
+                                                           form.get("password", ""))
+    except InputError as exc:
+        return _join_page(request, class_, 401, signin_error=exc.text(gettext_for(lang_of(request))),
+                          signin_name=form.get("display_name", ""))
+    return see_other("/me", request.app.state.cookies.learner_header(member.learner_id))
+
+
+def _me(request: Request, status: int = 200, **context) -> Response:
+    memberships = request.app.state.classes.memberships(learner(request))
+    defaults = {"password_error": None, "password_saved": False, "new_link": None}
+    return page(request, "me.html", {"memberships": memberships, **defaults, **context}, status=status)
+
+
+@router.get("/me", response_class=HTMLResponse)
+def me(request: Request) -> Response:
+    return _me(request)
+
+
+@router.post("/me/password", response_class=HTMLResponse)
+async def set_password(request: Request) -> Response:
+    form = await read_form(request)
+    _ = gettext_for(lang_of(request))
+    if not request.app.state.classes.memberships(learner(request)):
+        raise PageRefused(403, N_("Join a class first: a password signs you in to your classes."))
+    if form.get("password", "") != form.get("password2", ""):
+        return _me(request, 400, password_error=_("The two passwords differ: type the same password twice."))
+    try:
+        request.app.state.classes.set_learner_password(learner(request), form.get("password", ""))
+    except InputError as exc:
+        return _me(request, 400, password_error=exc.text(_))
+    return _me(request, password_saved=True)
+
+
+@router.post("/me/signin-link", response_class=HTMLResponse)
+def new_link(request: Request) -> Response:
+    """A personal sign-in link, shown once; the previous one stops working."""
+    if not request.app.state.classes.memberships(learner(request)):
+        raise PageRefused(403, N_("Join a class first: a sign-in link signs you in to your classes."))
+    token = request.app.state.classes.issue_signin_token(learner(request))
+    return _me(request, new_link=str(request.url_for("link_page", token=token)))
+
+
+def _link_learner(request: Request, token: str):
+    learner_id = request.app.state.classes.learner_by_token(token)
+    memberships = request.app.state.classes.memberships(learner_id) if learner_id else []
+    if not memberships:
+        raise PageRefused(404, N_("This sign-in link does not work any more (a newer one replaced it): ask your "
+                                  "instructor for a new one."))
+    return learner_id, memberships
+
+
+@router.get("/signin/link/{token}", response_class=HTMLResponse, name="link_page")
+def link_page(request: Request, token: str) -> Response:
+    """Asks before signing in: a link opened by a preview bot or planted by someone else changes nothing."""
+    learner_id, memberships = _link_learner(request, token)
+    return page(request, "signin_link.html", {"memberships": memberships,
+                                              "already": learner_id == learner(request)})
+
+
+@router.post("/signin/link/{token}")
+def link_signin(request: Request, token: str) -> Response:
+    learner_id, _ = _link_learner(request, token)
+    return see_other("/me", request.app.state.cookies.learner_header(learner_id))

@@ -1,0 +1,202 @@
+"""What an instructor sees of a class: learners × exercises, one learner's submissions, one exercise's failures.
+
+Read-only queries over `submissions` joined with `class_members`, summed up here in plain Python (a class is
+tens of learners), so SQLite and PostgreSQL give the same numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from judge.report import Report, Verdict
+from web.classes import Member
+from web.store import Submission, _aware
+from web.tables import DONE, MemberRow, SubmissionRow
+
+ACCEPTED = Verdict.ACCEPTED.value
+SAMPLES_PER_CHECK = 3
+NO_CHECK = ""  # failing submissions whose report has no failing check (load errors, limits)
+
+
+@dataclass
+class Cell:
+    """One learner on one exercise."""
+
+    attempts: int = 0
+    last_verdict: str | None = None  # a verdict, or 'queued'/'running' while the latest is grading
+    first_solved_at: datetime | None = None
+    last_at: datetime | None = None
+
+    @property
+    def solved(self) -> bool:
+        return self.first_solved_at is not None
+
+
+@dataclass
+class Row:
+    member: Member
+    cells: dict[str, Cell]
+
+    @property
+    def solved(self) -> int:
+        return sum(c.solved for c in self.cells.values())
+
+    @property
+    def attempts(self) -> int:
+        return sum(c.attempts for c in self.cells.values())
+
+
+SORTS = ("name", "solved", "attempts")
+
+
+def sort_rows(rows: list[Row], key: str, descending: bool) -> list[Row]:
+    """By `name`, `solved` (count), `attempts` (count) or an exercise id (solved first, then earlier, then fewer
+    attempts); ties by name."""
+    by_name = sorted(rows, key=lambda r: r.member.display_name.casefold())
+    if key == "solved":
+        return sorted(by_name, key=lambda r: r.solved, reverse=descending)
+    if key == "attempts":
+        return sorted(by_name, key=lambda r: r.attempts, reverse=descending)
+    if key != "name":
+        def rank(r: Row):
+            cell = r.cells[key]
+            return (0 if cell.solved else 1, cell.first_solved_at.timestamp() if cell.solved else 0, -cell.attempts)
+        ranked = sorted(by_name, key=rank)
+        return ranked[::-1] if descending else ranked
+    return by_name[::-1] if descending else by_name
+
+
+def _member_submissions(engine: Engine, class_id: str, exercise_id: str | None = None, *columns):
+    query = select(*columns).join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
+        MemberRow.class_id == class_id)
+    if exercise_id is not None:
+        query = query.where(SubmissionRow.exercise_id == exercise_id)
+    with engine.connect() as conn:
+        return conn.execute(query.order_by(SubmissionRow.created_at)).all()
+
+
+def class_table(engine: Engine, class_id: str, members: list[Member], exercise_ids: list[str]) -> list[Row]:
+    """A row per member, a cell per exercise of the course (submissions to exercises no longer served are left out)."""
+    rows = {m.learner_id: Row(m, {e: Cell() for e in exercise_ids}) for m in members}
+    columns = (SubmissionRow.learner_id, SubmissionRow.exercise_id, SubmissionRow.status, SubmissionRow.verdict,
+               SubmissionRow.created_at)
+    for learner_id, exercise_id, status, verdict, created_at in _member_submissions(engine, class_id, None, *columns):
+        row = rows.get(learner_id)
+        if row is None or exercise_id not in row.cells:
+            continue
+        cell, created_at = row.cells[exercise_id], _aware(created_at)
+        cell.attempts += 1
+        cell.last_verdict = verdict if status == DONE else status
+        cell.last_at = created_at
+        if verdict == ACCEPTED and cell.first_solved_at is None:
+            cell.first_solved_at = created_at
+    return list(rows.values())
+
+
+def csv_text(rows: list[Row], exercise_ids: list[str]) -> str:
+    """The table as CSV: one line per learner, four columns per exercise, times in UTC (ISO 8601)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    head = ["learner", "solved", "attempts"]
+    for e in exercise_ids:
+        head += [f"{e} solved", f"{e} attempts", f"{e} last verdict", f"{e} first solved at"]
+    writer.writerow(head)
+    for row in rows:
+        line = [_cell_text(row.member.display_name), row.solved, row.attempts]
+        for e in exercise_ids:
+            c = row.cells[e]
+            line += ["yes" if c.solved else "no", c.attempts, c.last_verdict or "",
+                     c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else ""]
+        writer.writerow(line)
+    return out.getvalue()
+
+
+def _cell_text(text: str) -> str:
+    # A name that a spreadsheet would run as a formula (=, +, -, @) is kept as text.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def learner_submissions(engine: Engine, class_id: str, learner_id: str,
+                        exercise_id: str | None = None) -> list[Submission]:
+    """One member's submissions, newest first (empty when the learner is not in the class)."""
+    query = select(SubmissionRow).join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
+        MemberRow.class_id == class_id, SubmissionRow.learner_id == learner_id)
+    if exercise_id is not None:
+        query = query.where(SubmissionRow.exercise_id == exercise_id)
+    with engine.connect() as conn:
+        rows = conn.execute(query.order_by(SubmissionRow.created_at.desc())).all()
+    return [Submission.of(r) for r in rows]
+
+
+@dataclass
+class Sample:
+    learner_id: str
+    display_name: str
+    submission_id: str
+    created_at: datetime
+    message: str
+
+
+@dataclass
+class FailingCheck:
+    name: str  # NO_CHECK for failures without a failing check
+    title: str
+    verdict: str
+    submissions: int = 0
+    learners: set[str] = field(default_factory=set)
+    samples: list[Sample] = field(default_factory=list)
+
+
+@dataclass
+class ExerciseStats:
+    verdicts: list[tuple[str, int]]  # most frequent first
+    finished: int
+    failing: list[FailingCheck]  # most frequent first
+    learners_solved: int
+    learners_tried: int
+
+
+def exercise_stats(engine: Engine, class_id: str, exercise_id: str, members: list[Member]) -> ExerciseStats:
+    """The class's verdicts on one exercise and the checks its failing submissions failed, with samples (newest)."""
+    names = {m.learner_id: m.display_name for m in members}
+    columns = (SubmissionRow.id, SubmissionRow.learner_id, SubmissionRow.status, SubmissionRow.verdict,
+               SubmissionRow.report_json, SubmissionRow.created_at)
+    rows = _member_submissions(engine, class_id, exercise_id, *columns)
+    verdicts: Counter[str] = Counter()
+    failing: dict[str, FailingCheck] = {}
+    solved, tried = set(), set()
+    for sid, learner_id, status, verdict, report_json, created_at in reversed(rows):
+        tried.add(learner_id)
+        if status != DONE or verdict is None:
+            continue
+        verdicts[verdict] += 1
+        if verdict == ACCEPTED:
+            solved.add(learner_id)
+            continue
+        report = Report.model_validate_json(report_json) if report_json else None
+        failed = [c for c in report.checks if not c.passed] if report else []
+        keys = [(c.name, c.title or c.name, (c.verdict.value if c.verdict else verdict), c.message) for c in failed]
+        for name, title, check_verdict, message in keys or [(NO_CHECK, "", verdict, report.summary if report else "")]:
+            entry = failing.setdefault(name, FailingCheck(name, title, check_verdict))
+            entry.submissions += 1
+            entry.learners.add(learner_id)
+            if len(entry.samples) < SAMPLES_PER_CHECK:
+                entry.samples.append(Sample(learner_id, names.get(learner_id, "?"), sid, _aware(created_at), message))
+    return ExerciseStats(
+        verdicts=sorted(verdicts.items(), key=lambda kv: (-kv[1], kv[0])), finished=sum(verdicts.values()),
+        failing=sorted(failing.values(), key=lambda f: (-f.submissions, -len(f.learners), f.name)),
+        learners_solved=len(solved), learners_tried=len(tried))
+
+
+def by_exercise(submissions: list[Submission]) -> dict[str, list[Submission]]:
+    grouped: dict[str, list[Submission]] = defaultdict(list)
+    for s in submissions:
+        grouped[s.exercise_id].append(s)
+    return grouped

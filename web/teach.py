@@ -1,0 +1,199 @@
+"""The instructor's pages: sign in, classes, a class's progress table (and its CSV), a learner, an exercise.
+
+Every class page is for that class's instructors only: anyone else (a learner, another class's instructor, an
+anonymous visitor) gets 403. Instructor accounts come from `practice admin add-instructor`.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from web.classes import Class, Instructor
+from web.errors import InputError
+from web.forms import PageRefused, local_path, read_form, see_other
+from web.i18n import N_, gettext_for, strings
+from web.pages import lang_of, page
+from web.progress import SORTS, by_exercise, class_table, csv_text, exercise_stats, learner_submissions, sort_rows
+
+router = APIRouter(include_in_schema=False)
+MESSAGE_CHARS = 300
+DESCENDING_FIRST = ("solved", "attempts")  # counts sort most first; names and exercises (solved first) ascending
+
+
+def signed_in(request: Request) -> Instructor | None:
+    return request.app.state.classes.instructor(request.state.instructor_id)
+
+
+def taught_class(request: Request, class_id: str) -> tuple[Instructor, Class]:
+    """The instructor and the class, when the instructor teaches it; otherwise `PageRefused` (403, or 404)."""
+    instructor = signed_in(request)
+    if instructor is None:
+        raise PageRefused(403, N_("This page is for the class's instructors: sign in as one of them."), signin=True)
+    class_ = request.app.state.classes.get_class(class_id)
+    if class_ is None:
+        raise PageRefused(404, N_("No such class: check the address, or open the class from My classes."))
+    if not request.app.state.classes.teaches(instructor.id, class_id):
+        raise PageRefused(403, N_("You do not teach this class: only its instructors may see it. Ask one of them "
+                                  "to add you."))
+    return instructor, class_
+
+
+@router.get("/signin", response_class=HTMLResponse)
+def signin_page(request: Request) -> Response:
+    target = local_path(request.query_params.get("next"), "/teach")
+    if signed_in(request) is not None:
+        return see_other(target)
+    return page(request, "signin.html", {"next": target, "username": "", "error": None})
+
+
+@router.post("/signin", response_class=HTMLResponse)
+async def signin(request: Request) -> Response:
+    form = await read_form(request)
+    target = local_path(form.get("next"), "/teach")
+    try:
+        instructor = request.app.state.classes.sign_in_instructor(form.get("username", ""), form.get("password", ""))
+    except InputError as exc:
+        return page(request, "signin.html", {"next": target, "username": form.get("username", ""),
+                                             "error": exc.text(gettext_for(lang_of(request)))}, status=401)
+    return see_other(target, request.app.state.cookies.instructor_header(instructor.id))
+
+
+@router.post("/signout")
+def signout(request: Request) -> Response:
+    return see_other("/", request.app.state.cookies.clear_instructor_header())
+
+
+@router.get("/teach", response_class=HTMLResponse)
+def teach_home(request: Request) -> Response:
+    return _teach_home(request)
+
+
+def _teach_home(request: Request, error: str | None = None, name: str = "") -> Response:
+    instructor = signed_in(request)
+    if instructor is None:
+        return see_other("/signin?next=/teach")
+    classes = request.app.state.classes.classes_of(instructor.id)
+    return page(request, "teach.html", {"classes": classes, "error": error, "name": name},
+                status=400 if error else 200)
+
+
+@router.post("/teach/classes", response_class=HTMLResponse)
+async def create_class(request: Request) -> Response:
+    instructor = signed_in(request)
+    if instructor is None:
+        raise PageRefused(403, N_("Sign in as an instructor to create a class."), signin=True)
+    form = await read_form(request)
+    try:
+        class_ = request.app.state.classes.create_class(instructor.id, form.get("name", ""))
+    except InputError as exc:
+        return _teach_home(request, exc.text(gettext_for(lang_of(request))), form.get("name", ""))
+    return see_other(f"/teach/classes/{class_.id}")
+
+
+def _table(request: Request, class_: Class):
+    exercises = request.app.state.course.all()
+    ids = [e.id for e in exercises]
+    rows = class_table(request.app.state.store.engine, class_.id, request.app.state.classes.members(class_.id), ids)
+    key = request.query_params.get("sort", "name")
+    key = key if key in SORTS or key in ids else "name"
+    descending = request.query_params.get("dir") == "desc"
+    return exercises, ids, sort_rows(rows, key, descending), key, descending
+
+
+@router.get("/teach/classes/{class_id}", response_class=HTMLResponse)
+def class_page(request: Request, class_id: str) -> Response:
+    return _class_page(request, class_id)
+
+
+def _class_page(request: Request, class_id: str, error: str | None = None) -> Response:
+    _, class_ = taught_class(request, class_id)
+    exercises, _, rows, key, descending = _table(request, class_)
+    join_url = str(request.url_for("join_page", code=class_.join_code))
+
+    def sort_url(column: str) -> str:
+        flip = not descending if column == key else column in DESCENDING_FIRST
+        return f"?sort={quote(column)}&dir={'desc' if flip else 'asc'}"
+
+    return page(request, "class.html", {
+        "class_": class_, "exercises": exercises, "rows": rows, "sort": key, "descending": descending,
+        "sort_url": sort_url,
+        "join_url": join_url, "instructors": request.app.state.classes.instructors_of(class_.id),
+        "query": request.url.query, "error": error}, status=400 if error else 200)
+
+
+@router.get("/teach/classes/{class_id}/progress.csv")
+def class_csv(request: Request, class_id: str) -> Response:
+    """The table as shown (same order), as CSV in UTF-8 with a byte-order mark (spreadsheets then read Chinese)."""
+    _, class_ = taught_class(request, class_id)
+    _, ids, rows, _, _ = _table(request, class_)
+    filename = f"{class_.name}-progress.csv"
+    return Response("\ufeff" + csv_text(rows, ids), media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f"attachment; filename=\"progress.csv\"; filename*=UTF-8''{quote(filename)}",
+        "Cache-Control": "no-store"})
+
+
+@router.post("/teach/classes/{class_id}/instructors", response_class=HTMLResponse)
+async def add_instructor(request: Request, class_id: str) -> Response:
+    taught_class(request, class_id)
+    form = await read_form(request)
+    try:
+        request.app.state.classes.add_class_instructor(class_id, form.get("username", ""))
+    except InputError as exc:
+        return _class_page(request, class_id, error=exc.text(gettext_for(lang_of(request))))
+    return see_other(f"/teach/classes/{class_id}")
+
+
+def _learner_page(request: Request, class_id: str, learner_id: str, new_link: str | None = None) -> Response:
+    _, class_ = taught_class(request, class_id)
+    member = request.app.state.classes.member(class_id, learner_id)
+    if member is None:
+        raise PageRefused(404, N_("This learner is not in the class."))
+    exercise_id = request.query_params.get("exercise") or None
+    submissions = learner_submissions(request.app.state.store.engine, class_id, learner_id, exercise_id)
+    reports = {s.id: json.loads(s.report_json) for s in submissions if s.report_json}
+    course = request.app.state.course
+    return page(request, "class_learner.html", {
+        "class_": class_, "member": member, "submissions": submissions, "grouped": by_exercise(submissions),
+        "exercise_id": exercise_id, "course": course, "new_link": new_link,
+        "boot": {"reports": reports, "raw_output_chars": request.app.state.settings.raw_output_chars},
+        "script_strings": strings(lang_of(request))})
+
+
+@router.get("/teach/classes/{class_id}/learners/{learner_id}", response_class=HTMLResponse)
+def learner_page(request: Request, class_id: str, learner_id: str) -> Response:
+    return _learner_page(request, class_id, learner_id)
+
+
+@router.post("/teach/classes/{class_id}/learners/{learner_id}/signin-link", response_class=HTMLResponse)
+def reissue_link(request: Request, class_id: str, learner_id: str) -> Response:
+    """A new personal sign-in link for the learner, shown once; the previous link stops working."""
+    taught_class(request, class_id)
+    if request.app.state.classes.member(class_id, learner_id) is None:
+        raise PageRefused(404, N_("This learner is not in the class."))
+    token = request.app.state.classes.issue_signin_token(learner_id)
+    return _learner_page(request, class_id, learner_id, str(request.url_for("link_page", token=token)))
+
+
+@router.get("/teach/classes/{class_id}/exercises/{exercise_id}", response_class=HTMLResponse)
+def exercise_page(request: Request, class_id: str, exercise_id: str) -> Response:
+    _, class_ = taught_class(request, class_id)
+    exercise = request.app.state.course.get(exercise_id)
+    if exercise is None:
+        raise PageRefused(404, N_("No such exercise."))
+    members = request.app.state.classes.members(class_id)
+    stats = exercise_stats(request.app.state.store.engine, class_id, exercise_id, members)
+    return page(request, "class_exercise.html", {"class_": class_, "exercise": exercise, "stats": stats,
+                                                 "members": len(members), "message_chars": MESSAGE_CHARS})
+
+
+def refused_page(request: Request, exc: PageRefused) -> Response:
+    """The HTML page of a `PageRefused`: the message in the page's language, a sign-in link when it helps."""
+    message = gettext_for(lang_of(request))(exc.message).format(**{k: v for k, v in exc.params.items()
+                                                                     if k != "signin"})
+    signin = "/signin?next=" + quote(request.url.path) if exc.params.get("signin") else None
+    return page(request, "refused.html", {"status": exc.status, "message": message, "signin": signin},
+                status=exc.status)
