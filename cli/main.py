@@ -9,12 +9,14 @@
     practice serve                    the web UI
     practice worker --database-url U  a grader for `practice serve` on PostgreSQL (any machine)
     practice db upgrade               migrate the database schema
+    practice admin add-instructor U   an instructor account for classes in the web UI
 
 Exit codes: 0 accepted (or success), 1 not accepted, 2 usage or exercise error.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -37,8 +39,19 @@ workspace_option = click.option("--workspace", type=click.Path(path_type=Path), 
                                 help="Where your own copies of the exercises live.")
 sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default="none", envvar="PRACTICE_SANDBOX",
                               show_default=True, help="How submissions run (none: a plain subprocess).")
-lang_option = click.option("--lang", type=click.Choice(["zh", "en"]), default="en", envvar="PRACTICE_LANG",
-                           show_default=True, help="Language of statements and hints.")
+
+
+def locale_lang() -> str:
+    """zh when the locale says Chinese (LC_ALL, else LC_MESSAGES, else LANG, as POSIX orders them), else en."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        if os.environ.get(name):
+            return "zh" if os.environ[name].lower().startswith("zh") else "en"
+    return "en"
+
+
+lang_option = click.option("--lang", type=click.Choice(["zh", "en"]), default=locale_lang, envvar="PRACTICE_LANG",
+                           show_default="from the locale: LC_ALL, LC_MESSAGES or LANG",
+                           help="Language of statements and hints.")
 
 
 class ExerciseGroup(click.Group):
@@ -276,6 +289,39 @@ def db_current(database_url, data_dir):
     from cli.worker import current
 
     current(database_url, data_dir)
+
+
+@cli.group()
+def admin():
+    """Accounts for classes in the web UI: instructors sign in at /signin and see their classes."""
+
+
+password_stdin_option = click.option("--password-stdin", is_flag=True,
+                                     help="Read the password from the first line of standard input (for scripts).")
+
+
+@admin.command("add-instructor")
+@click.argument("username")
+@password_stdin_option
+@database_url_option
+@data_dir_option
+def admin_add_instructor(username, password_stdin, database_url, data_dir):
+    """Create the instructor account USERNAME (asks for its password twice; migrates the database first)."""
+    from cli.admin import add_instructor
+
+    add_instructor(username, password_stdin, database_url, data_dir)
+
+
+@admin.command("set-password")
+@click.argument("username")
+@password_stdin_option
+@database_url_option
+@data_dir_option
+def admin_set_password(username, password_stdin, database_url, data_dir):
+    """Change the password of the instructor USERNAME."""
+    from cli.admin import set_password
+
+    set_password(username, password_stdin, database_url, data_dir)
 
 
 def main() -> None:

@@ -91,6 +91,15 @@ class ClassStore:
                              name=username) from None
         return Instructor(row.id, row.username)
 
+    def set_instructor_password(self, username: str, password: str) -> None:
+        check_new_password(password)
+        with self._sessions() as s, s.begin():
+            done = s.execute(update(InstructorRow).where(InstructorRow.username == username.strip().lower())
+                             .values(password_hash=hash_password(password)))
+        if done.rowcount != 1:
+            raise InputError(N_("No instructor is named {name}: check the spelling, or create the account with "
+                                "`practice admin add-instructor`."), name=username.strip())
+
     def instructor(self, instructor_id: str | None) -> Instructor | None:
         if not instructor_id:
             return None

@@ -1,0 +1,62 @@
+"""`practice admin`: instructor accounts for classes (they sign in at /signin of `practice serve`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from cli.worker import settings_from
+
+
+def _password(from_stdin: bool) -> str:
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+
+
+def _classes(database_url: str | None, data_dir: Path | None):
+    """The accounts store on the database (migrated first, as `practice serve` does on start)."""
+    from web import db
+    from web.classes import ClassStore
+    from web.errors import StartupError
+
+    settings = settings_from(database_url=database_url, data_dir=data_dir)
+    url = settings.resolved_database_url()
+    try:
+        if url.startswith("sqlite"):
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        engine = db.make_engine(url)
+        db.upgrade(engine)
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
+    return engine, ClassStore(engine)
+
+
+def add_instructor(username: str, password_stdin: bool, database_url: str | None, data_dir: Path | None) -> None:
+    from web import db
+    from web.errors import InputError
+
+    engine, classes = _classes(database_url, data_dir)
+    try:
+        instructor = classes.add_instructor(username, _password(password_stdin))
+    except InputError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        engine.dispose()
+    click.echo(f"instructor {instructor.username} added to {db.display(engine.url)}: sign in at /signin")
+
+
+def set_password(username: str, password_stdin: bool, database_url: str | None, data_dir: Path | None) -> None:
+    from web import db
+    from web.errors import InputError
+
+    engine, classes = _classes(database_url, data_dir)
+    try:
+        classes.set_instructor_password(username, _password(password_stdin))
+    except InputError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        engine.dispose()
+    click.echo(f"password of instructor {username.strip().lower()} changed in {db.display(engine.url)}")
