@@ -83,10 +83,59 @@ def unbacked_origins(gm: torch.fx.GraphModule) -> list[tuple[str, torch.fx.Node]
     return origins
 
 
-def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: str = "the captured graph") -> None:
-    """Fail with GRAPH_BREAK if a graph has a data-dependent size, naming the learner's line that made it."""
-    for gm in graphs:
+def traced_unbacked_origins(gm: torch.fx.GraphModule, inputs: list) -> list[tuple[str, torch.fx.Node]]:
+    """Like `unbacked_origins`, but derived on this side: `gm` is traced here with symbolic sizes on `inputs`
+    (e.g. `RemoteCompiled.inputs_for(i, ...)`), and each unbacked symbol comes with the node of `gm` that made it.
+
+    `unbacked_origins` reads the sizes recorded with a graph (for a rebuilt graph, by the runner); this reads
+    only the graph's operations, so a record that leaves a data-dependent size out cannot hide it. A graph that
+    cannot be traced with symbolic sizes fails with GRAPH_BREAK (its sizes cannot be shown to follow from the
+    input shapes)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+
+    origins: list[tuple[str, torch.fx.Node]] = []
+    seen: set[str] = set()
+    current: list[torch.fx.Node] = []
+
+    class Watch(torch.fx.Interpreter):
+        def run_node(self, node):
+            current[:] = [node]
+            out = super().run_node(node)
+            for name in sorted(_unbacked(list(out) if isinstance(out, tuple) else out) - seen):
+                seen.add(name)
+                origins.append((name, node))
+            return out
+
+    try:
+        make_fx(lambda *args: Watch(gm).run(*args), tracing_mode="symbolic")(*inputs)
+    except GuardOnDataDependentSymNode:
+        if current:
+            origins.append(("a value read from a tensor", current[0]))
+    except Exception as exc:  # noqa: BLE001 - a graph the judge cannot trace is not shown to be data-independent
+        if origins:  # a data-dependent size came first; what failed after it is its consequence
+            return origins
+        loc = learner_line(current[0]) if current else None
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise GraphBreak(f"the judge could not trace the captured graph with symbolic sizes "
+                         f"({type(exc).__name__}: {first})" + (f" at line {loc.line} (`{loc.text}`)" if loc else "")
+                         + ", so its sizes cannot be shown to follow from the input shapes alone",
+                         [GraphBreakDiagnostic(reason=f"{type(exc).__name__} while tracing with symbolic sizes",
+                                               explanation="the graph could not be traced with symbolic sizes",
+                                               location=loc, user_stack=[loc] if loc else [])]) from None
+    return origins
+
+
+def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: str = "the captured graph",
+                               inputs: list[list] | None = None) -> None:
+    """Fail with GRAPH_BREAK if a graph has a data-dependent size, naming the learner's line that made it.
+
+    With `inputs` (for each graph, the values it takes here), the sizes recorded with the graph are checked
+    first and then derived on this side (`traced_unbacked_origins`), so only the graph itself decides a pass."""
+    for i, gm in enumerate(graphs):
         origins = unbacked_origins(gm)
+        if not origins and inputs is not None:
+            origins = traced_unbacked_origins(gm, inputs[i])
         if not origins:
             continue
         name, node = origins[0]

@@ -8,7 +8,7 @@ import torch
 
 from judge.checks import GraphBreak, compile_one_graph
 from judge.checks.locations import register_learner_file
-from judge.checks.shapes import assert_no_unbacked_symbols, input_shapes, unbacked_origins
+from judge.checks.shapes import assert_no_unbacked_symbols, input_shapes, traced_unbacked_origins, unbacked_origins
 
 LEARNER_SOURCE = textwrap.dedent("""
     import torch
@@ -74,3 +74,39 @@ def test_boolean_indexing_is_data_dependent(learner):
     gm = graph_of(learner.boolean_index, torch.randn(6, 3), torch.tensor([1]))
     with pytest.raises(GraphBreak, match="line 13"):
         assert_no_unbacked_symbols([gm])
+
+
+def rebuilt_without_sizes(gm):
+    """`gm` as the verifier rebuilds it from a runner that recorded no sizes at all (a record hiding u0)."""
+    from judge import ir
+
+    register_learner_file("solution.py", "solution.py")  # rebuilt stacks name the file as the learner knows it
+    body = ir.to_ir(gm)
+    for node in body["nodes"]:
+        node["meta"].pop("value", None)
+    return ir.from_ir(body)
+
+
+def graph_inputs(gm, **values):
+    """The values for a rebuilt graph's placeholders, by the argument each one stands for (l_x_ -> x)."""
+    from judge import ir
+
+    return [values[node.name.removeprefix("l_").removesuffix("_")] for node in ir.placeholders(gm)]
+
+
+@pytest.mark.parametrize("name, line", [("sliced", 5), ("boolean_index", 13)])
+def test_data_dependent_sizes_are_found_here_without_the_runners_record(learner, name, line):
+    x, n = torch.randn(6, 3), torch.tensor([2, 4])
+    gm = rebuilt_without_sizes(graph_of(getattr(learner, name), x, n))
+    assert unbacked_origins(gm) == []  # the record says nothing ...
+    origins = traced_unbacked_origins(gm, graph_inputs(gm, x=x, n=n))  # ... the graph's own operations do
+    assert origins and origins[0][0].startswith("u")
+    with pytest.raises(GraphBreak, match=f"line {line}"):
+        assert_no_unbacked_symbols([gm], inputs=[graph_inputs(gm, x=x, n=n)])
+
+
+def test_a_mask_traced_here_has_no_unbacked_symbols(learner):
+    x, n = torch.randn(6, 3), torch.tensor([2, 4])
+    gm = rebuilt_without_sizes(graph_of(learner.masked, x, n))
+    assert traced_unbacked_origins(gm, graph_inputs(gm, x=x, n=n)) == []
+    assert_no_unbacked_symbols([gm], inputs=[graph_inputs(gm, x=x, n=n)])
