@@ -10,6 +10,7 @@ then gets its own namespaces, a fresh /tmp, a per-run cgroup and the slot's unpr
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -93,7 +94,9 @@ class BwrapWorker(Worker):
         self.sb = sandbox
         self.uid = sandbox.settings.uid_base + slot
         self.proc: subprocess.Popen | None = None
-        self.cg = sandbox.base_cgroup.child(f"slot-{self.uid}")  # unique per uid: two pools never share one
+        # One cgroup per worker, never per slot: a retired worker is closed in the background while its
+        # successor starts in the same slot, and closing removes the worker's cgroup with all in it.
+        self.cg = sandbox.base_cgroup.child(f"slot-{self.uid}-{secrets.token_hex(4)}")
         self.log = tempfile.TemporaryFile(prefix="practice-worker-")
 
     def argv(self, ctl_fd: int) -> list[str]:

@@ -43,6 +43,7 @@ class Pool:
         worker, error = None, None
         try:
             worker = self._make(slot)
+            worker.pool_slot = slot  # this pool's numbering (a worker's own `slot` may be offset by its maker)
             worker.start()
         except Exception as exc:  # noqa: BLE001 - reported to whoever waits for a worker
             worker, error = None, str(exc) or type(exc).__name__
@@ -82,7 +83,7 @@ class Pool:
         """Give a worker back; a broken or worn-out one is closed and its slot refilled."""
         retire = worker.broken or worker.runs >= self.max_runs
         if retire:
-            log.info("retiring sandbox worker in slot %d after %d runs%s", worker.slot, worker.runs,
+            log.info("retiring sandbox worker in slot %d after %d runs%s", worker.pool_slot, worker.runs,
                      " (broken)" if worker.broken else "")
         with self._cond:
             if not retire and not self._closed:
@@ -91,7 +92,7 @@ class Pool:
                 return
             self._all.discard(worker)
             if not self._closed:
-                self._start(worker.slot)
+                self._start(worker.pool_slot)
         threading.Thread(target=worker.close, daemon=True).start()
 
     def settle(self, timeout: float) -> None:

@@ -17,8 +17,9 @@ fi
 export PRACTICE_TEST_DATABASE_URL PRACTICE_REQUIRE_POSTGRES="${PRACTICE_REQUIRE_POSTGRES:-1}"
 # One warm C++ build cache shared by every grading in this run (FX-graph/AOT caches stay off per submission).
 export PRACTICE_INDUCTOR_CACHE="${PRACTICE_INDUCTOR_CACHE:-/tmp/torch-practice-inductor-test}"
-# The web's own bwrap pool runs in a pytest process of its own: beside the attack suite's pools in one
-# long xdist worker it has failed to start its workers (see the closing note); alone it passes.
-OWN_PROCESS="tests/web/test_e2e_real_grader.py::test_default_sandbox_is_bwrap_and_accepts_the_reference"
-"${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup --deselect "$OWN_PROCESS" "$@"
-"${PYTHON:-python3}" -m pytest -q "$OWN_PROCESS"  # not exec: the EXIT trap stops the PostgreSQL server
+started=$(date +%s)
+# not exec: the EXIT trap stops the PostgreSQL server
+status=0
+"${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup "$@" || status=$?
+echo "test.sh: the suite took $(( $(date +%s) - started )) s"
+exit $status

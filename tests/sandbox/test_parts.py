@@ -200,3 +200,51 @@ def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(add_one):
         assert report.verdict is Verdict.INTERNAL_ERROR and report.diagnostics[0].exc_type == "SandboxError"
     finally:
         sb.close()
+
+
+@pytest.mark.sandbox
+@pytest.mark.xdist_group("sandbox")
+def test_a_replaced_worker_never_takes_its_successors_cgroup_with_it(add_one, monkeypatch):
+    """Root cause of pools that stopped starting workers after a long run: a worker retired from a slot
+    was closed in the background while its successor started in the same slot; both used the cgroup
+    `slot-<uid>`, so the old worker's close killed and removed the new worker's cgroup. Every run here
+    retires its worker (max_runs=1), so each grading starts a successor while the old one closes."""
+    from sandbox import bwrap_backend
+
+    reason = bwrap_backend.available()
+    if reason:
+        pytest.skip(f"bwrap backend unavailable: {reason}")
+    from judge.child import PROGRAM
+    from judge.grading import grade
+    from judge.report import Verdict
+    from sandbox.settings import SandboxSettings
+
+    import threading
+
+    monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 700))
+    successor_made = {slot: threading.Event() for slot in range(3 * 64)}
+
+    class SlowToClose(bwrap_backend.BwrapWorker):
+        """Closes only once its successor in the slot exists (what a busy machine does by chance)."""
+
+        def __init__(self, slot, sandbox):
+            super().__init__(slot, sandbox)
+            successor_made[slot].set()
+
+        def terminate(self):
+            successor_made[self.slot].clear()
+            successor_made[self.slot].wait(60)  # the successor's __init__ sets it (a fresh set after the clear)
+            super().terminate()
+
+    class Sandbox(bwrap_backend.BwrapSandbox):
+        def new_worker(self, slot):
+            return SlowToClose(slot, self)
+
+    sb = Sandbox(PROGRAM, pool_size=1, max_runs=1)
+    try:
+        reports = [grade(add_one, "def f(x):\n    return x + 1\n", sandbox=sb) for _ in range(4)]
+        assert [r.verdict for r in reports] == [Verdict.ACCEPTED] * 4, [(r.summary, r.diagnostics) for r in reports]
+        names = {w.cg.dirs[next(iter(w.cg.dirs))].name for p in ("runner", "verifier") for w in sb.pool(p).workers()}
+        assert all(name.startswith("slot-") for name in names)
+    finally:
+        sb.close()
