@@ -1,0 +1,336 @@
+"""Classes over HTTP: instructors sign in, learners join and sign back in, and only a class's instructors see it.
+
+Each test runs on SQLite and on PostgreSQL (the `client` fixture), with the fake grader of conftest.py.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from html import unescape
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import CORRECT, WRONG, wait_done
+from web.sessions import INSTRUCTOR_COOKIE, LEARNER_COOKIE
+
+PASSWORD = "correct horse"
+SUBMIT = "/api/exercises/add-one/submissions"
+
+
+@pytest.fixture(autouse=True)
+def cheap_passwords(monkeypatch):
+    """Argon2 at its lowest cost: the default spends most of a second per hash on this 2-core machine."""
+    from argon2 import PasswordHasher
+
+    from web import passwords
+
+    monkeypatch.setattr(passwords, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    passwords._dummy_hash.cache_clear()
+    yield
+    passwords._dummy_hash.cache_clear()
+
+
+def browser(client: TestClient) -> TestClient:
+    """Another browser on the same app: its own cookies."""
+    return TestClient(client.app, base_url="http://testserver", follow_redirects=False)
+
+
+def sign_in(client: TestClient, username: str, password: str = PASSWORD):
+    return client.post("/signin", data={"username": username, "password": password}, follow_redirects=False)
+
+
+def new_class(client: TestClient, name: str = "Class A") -> tuple[str, str]:
+    """The class page's path and its join path."""
+    created = client.post("/teach/classes", data={"name": name}, follow_redirects=False)
+    assert created.status_code == 303, created.text
+    class_path = created.headers["location"]
+    join_url = re.search(r'id="join-url" readonly value="([^"]+)"', client.get(class_path).text).group(1)
+    return class_path, join_url.removeprefix("http://testserver")
+
+
+def submit(client: TestClient, source: str) -> dict:
+    return wait_done(client, client.post(SUBMIT, json={"source": source}).json()["id"])
+
+
+def message(html: str, element_id: str) -> str:
+    return unescape(re.search(rf'id="{element_id}">([^<]*)<', html).group(1))
+
+
+@pytest.fixture
+def teacher(client):
+    client.app.state.classes.add_instructor("teacher", PASSWORD)
+    client.app.state.classes.add_instructor("other", PASSWORD)
+    t = browser(client)
+    assert sign_in(t, "teacher").status_code == 303
+    return t
+
+
+@pytest.fixture
+def klass(teacher):
+    return new_class(teacher)
+
+
+def table(html: str) -> list[dict]:
+    """The class table as the page shows it: one dict per learner row, cells from their data attributes."""
+    rows = []
+    for row in re.findall(r'<tr data-learner="([^"]*)">(.*?)</tr>', html, re.S):
+        name, body = row
+        cells = {m[0]: {"solved": m[1], "attempts": m[2], "last verdict": m[3], "first solved at": m[4]}
+                 for m in re.findall(r'data-exercise="([^"]+)"\s+data-solved="(\w+)" data-attempts="(\d+)" '
+                                     r'data-last-verdict="(\w*)"\s+data-first-solved="([^"]*)"', body)}
+        rows.append({"learner": unescape(name), "cells": cells})
+    return rows
+
+
+def test_instructor_signs_in_and_out(client):
+    client.app.state.classes.add_instructor("teacher", PASSWORD)
+    t = browser(client)
+    assert t.get("/teach").headers["location"] == "/signin?next=/teach"
+    for username, password in [("teacher", "wrong password"), ("nobody", PASSWORD)]:
+        refused = sign_in(t, username, password)
+        assert refused.status_code == 401 and INSTRUCTOR_COOKIE not in refused.headers.get("set-cookie", "")
+        assert message(refused.text, "signin-error").startswith("用户名或密码不对")  # Chinese by default
+    signed = sign_in(t, "teacher")
+    assert signed.status_code == 303 and signed.headers["location"] == "/teach"
+    cookie = signed.headers["set-cookie"]
+    assert cookie.startswith(f"{INSTRUCTOR_COOKIE}=") and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert t.get("/teach").status_code == 200
+    out = t.post("/signout")
+    assert out.status_code == 303 and "Max-Age=0" in out.headers["set-cookie"]
+    assert t.get("/teach").status_code == 303
+
+
+def test_wrong_password_messages_in_both_languages(client):
+    client.app.state.classes.add_instructor("teacher", PASSWORD)
+    t = browser(client)
+    zh = t.post("/signin?lang=zh", data={"username": "teacher", "password": "nope nope"})
+    assert message(zh.text, "signin-error").startswith("用户名或密码不对")
+    en = t.post("/signin?lang=en", data={"username": "teacher", "password": "nope nope"})
+    assert message(en.text, "signin-error").startswith("Wrong user name or password: check both and try again")
+
+
+def test_an_old_instructor_session_is_signed_out(teacher, klass, monkeypatch):
+    monkeypatch.setattr("web.sessions.INSTRUCTOR_MAX_AGE", -1)
+    assert teacher.get(klass[0]).status_code == 403
+
+
+@pytest.mark.parametrize("target, landing", [
+    ("/teach/classes/abc", "/teach/classes/abc"),
+    ("//evil.example/x", "/teach"),
+    ("https://evil.example/", "/teach"),
+    ("/\\evil.example", "/teach"),
+])
+def test_sign_in_sends_back_only_within_the_site(client, target, landing):
+    client.app.state.classes.add_instructor("teacher", PASSWORD)
+    response = browser(client).post("/signin", data={"username": "teacher", "password": PASSWORD, "next": target})
+    assert response.headers["location"] == landing
+
+
+def test_a_class_needs_a_name(teacher):
+    response = teacher.post("/teach/classes?lang=en", data={"name": "   "})
+    assert response.status_code == 400 and "Enter a name for the class." in response.text
+
+
+def test_joining_keeps_earlier_submissions_and_the_table_shows_them(client, teacher, klass):
+    class_path, join_path = klass
+    learner = browser(client)
+    submit(learner, WRONG)  # anonymous, before joining
+    page = learner.get(join_path)
+    assert page.status_code == 200 and "Class A" in page.text
+    joined = learner.post(join_path, data={"display_name": "  Bob   Li ", "password": ""})
+    assert joined.status_code == 303 and joined.headers["location"] == "/me"
+    assert "Class A" in learner.get("/me").text and "Bob Li" in learner.get("/").text  # the header names them
+    solved = submit(learner, CORRECT)
+    [row] = table(teacher.get(class_path).text)
+    assert row["learner"] == "Bob Li"
+    cell = row["cells"]["add-one"]
+    assert cell["solved"] == "yes" and cell["attempts"] == "2" and cell["last verdict"] == "ACCEPTED"
+    assert cell["first solved at"] == solved["created_at"][:19] + "+00:00"
+
+
+@pytest.mark.parametrize("path_kind, fields, status, text", [
+    ("unknown", {"display_name": "Ann"}, 404, "This join link matches no class: check that you copied the whole link"),
+    ("join", {"display_name": "bob"}, 400, "Someone in this class is already called bob: add your family name"),
+    ("join", {"display_name": "   "}, 400, "Enter a display name: the name your instructor will see."),
+    ("join", {"display_name": "x" * 41}, 400, "The display name is too long: use at most 40 characters."),
+    ("join", {"display_name": "Ann", "password": "short"}, 400, "The password is too short: use at least 8"),
+])
+def test_join_errors_say_what_to_fix(client, klass, path_kind, fields, status, text):
+    _, join_path = klass
+    bob = browser(client)
+    assert bob.post(join_path, data={"display_name": "Bob"}).status_code == 303
+    path = "/join/no-such-code" if path_kind == "unknown" else join_path
+    response = browser(client).post(path + "?lang=en", data=fields)
+    assert response.status_code == status and text in unescape(response.text), response.text
+    again = bob.post(join_path + "?lang=en", data={"display_name": "Bob 2"})
+    assert again.status_code == 400 and "You are in this class already." in again.text
+
+
+def test_a_learner_signs_in_elsewhere_with_display_name_and_password(client, klass):
+    _, join_path = klass
+    home = browser(client)
+    home.post(join_path, data={"display_name": "Bob", "password": "bobs password"})
+    submit(home, CORRECT)
+    elsewhere = browser(client)
+    wrong = elsewhere.post(join_path + "/signin?lang=en", data={"display_name": "Bob", "password": "nope nope"})
+    assert wrong.status_code == 401 and "Wrong display name or password for this class" in message(wrong.text,
+                                                                                                     "signin-error")
+    signed = elsewhere.post(join_path + "/signin", data={"display_name": "bob", "password": "bobs password"})
+    assert signed.status_code == 303 and signed.headers["set-cookie"].startswith(f"{LEARNER_COOKIE}=")
+    assert elsewhere.get("/api/exercises").json()[0]["state"] == "solved"
+    assert "Bob" in elsewhere.get(join_path).text and 'id="joined"' in elsewhere.get(join_path).text
+
+
+def test_the_instructor_reissues_a_personal_sign_in_link(client, teacher, klass):
+    class_path, join_path = klass
+    home = browser(client)
+    home.post(join_path, data={"display_name": "Bob"})
+    submit(home, CORRECT)
+    learner_id = client.app.state.classes.members(class_path.rsplit("/", 1)[1])[0].learner_id
+    learner_page = f"{class_path}/learners/{learner_id}"
+
+    def reissue() -> str:
+        page = teacher.post(learner_page + "/signin-link")
+        assert page.status_code == 200
+        return re.search(r'id="signin-link" readonly value="([^"]+)"', page.text).group(1).removeprefix(
+            "http://testserver")
+
+    first = reissue()
+    elsewhere = browser(client)
+    confirm = elsewhere.get(first)
+    assert confirm.status_code == 200 and "Bob" in confirm.text and 'id="continue"' in confirm.text
+    assert elsewhere.get("/api/exercises").json()[0]["state"] == "not_started"  # opening it changes nothing
+    signed = elsewhere.post(first)
+    assert signed.status_code == 303 and signed.headers["set-cookie"].startswith(f"{LEARNER_COOKIE}=")
+    assert elsewhere.get("/api/exercises").json()[0]["state"] == "solved"
+    second = reissue()
+    gone = browser(client).get(first + "?lang=en")
+    assert gone.status_code == 404 and "This sign-in link does not work any more" in unescape(gone.text)
+    assert browser(client).post(second).status_code == 303
+
+
+def test_a_learner_sets_a_password_on_their_page(client, klass):
+    _, join_path = klass
+    home = browser(client)
+    assert "You are in no class" in home.get("/me?lang=en").text
+    assert home.post("/me/password", data={"password": "abcdefgh", "password2": "abcdefgh"}).status_code == 403
+    home.post(join_path, data={"display_name": "Bob"})
+    differ = home.post("/me/password?lang=en", data={"password": "abcdefgh", "password2": "abcdefgX"})
+    assert differ.status_code == 400 and "The two passwords differ" in message(differ.text, "password-error")
+    assert home.post("/me/password", data={"password": "abcdefgh", "password2": "abcdefgh"}).status_code == 200
+    elsewhere = browser(client)
+    assert elsewhere.post(join_path + "/signin", data={"display_name": "Bob", "password": "abcdefgh"}).status_code == 303
+    link = re.search(r'id="signin-link" readonly value="([^"]+)"', home.post("/me/signin-link").text).group(1)
+    assert browser(client).get(link.removeprefix("http://testserver")).status_code == 200
+
+
+CLASS_PAGES = [("get", ""), ("get", "/progress.csv"), ("get", "/learners/{learner}"), ("get", "/exercises/add-one"),
+               ("post", "/learners/{learner}/signin-link"), ("post", "/instructors")]
+
+
+@pytest.mark.parametrize("method, suffix", CLASS_PAGES)
+@pytest.mark.parametrize("visitor", ["anonymous", "learner", "other instructor"])
+def test_only_the_class_instructors_see_it(client, teacher, klass, method, suffix, visitor):
+    class_path, join_path = klass
+    learner = browser(client)
+    learner.post(join_path, data={"display_name": "Bob"})
+    learner_id = client.app.state.classes.members(class_path.rsplit("/", 1)[1])[0].learner_id
+    path = class_path + suffix.format(learner=learner_id)
+    who = {"anonymous": browser(client), "learner": learner, "other instructor": browser(client)}[visitor]
+    if visitor == "other instructor":
+        sign_in(who, "other")
+        new_class(who, "Other class")
+    response = getattr(who, method)(path + "?lang=en", **({"data": {"username": "other"}} if method == "post" else {}))
+    assert response.status_code == 403, response.text
+    assert "text/html" in response.headers["content-type"] and "instructors" in response.text
+    assert 'id="progress"' not in response.text and "learner,solved" not in response.text
+    assert 'id="learner-name"' not in response.text and 'id="signin-link"' not in response.text
+    assert 'id="verdicts"' not in response.text and "content-disposition" not in response.headers
+    assert getattr(teacher, method)(path, **({"data": {"username": "other"}} if method == "post" else {})
+                                    ).status_code in (200, 303)
+
+
+def test_an_added_instructor_sees_the_class_and_an_unknown_one_is_named(client, teacher, klass):
+    class_path, _ = klass
+    other = browser(client)
+    sign_in(other, "other")
+    assert other.get(class_path).status_code == 403
+    unknown = teacher.post(class_path + "/instructors?lang=en", data={"username": "nobody"})
+    assert unknown.status_code == 400 and "No instructor is named nobody: check the spelling" in unescape(unknown.text)
+    assert teacher.post(class_path + "/instructors", data={"username": "other"}).status_code == 303
+    assert other.get(class_path).status_code == 200
+    assert teacher.get("/teach/classes/" + "0" * 32).status_code == 404
+
+
+def test_the_csv_matches_the_table_in_its_order(client, teacher, klass):
+    class_path, join_path = klass
+    for name, sources in [("Zoe", [WRONG, CORRECT]), ("=HYPERLINK(1)", [WRONG]), ("Adam", [])]:
+        learner = browser(client)
+        learner.post(join_path, data={"display_name": name})
+        for source in sources:
+            submit(learner, source)
+    for query in ["", "?sort=solved&dir=desc", "?sort=add-one&dir=asc", "?sort=attempts&dir=desc"]:
+        shown = table(teacher.get(class_path + query).text)
+        response = teacher.get(class_path + "/progress.csv" + query)
+        assert response.headers["content-type"] == "text/csv; charset=utf-8"
+        assert "attachment" in response.headers["content-disposition"]
+        lines = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+        assert [line["learner"].removeprefix("'") for line in lines] == [row["learner"] for row in shown]
+        for line, row in zip(lines, shown):
+            for field, value in row["cells"]["add-one"].items():
+                assert line[f"add-one {field}"] == value
+            assert int(line["attempts"]) == sum(int(c["attempts"]) for c in row["cells"].values())
+    assert [r["learner"] for r in table(teacher.get(class_path + "?sort=solved&dir=desc").text)][0] == "Zoe"
+    assert [r["learner"] for r in table(teacher.get(class_path + "?sort=name&dir=desc").text)] == \
+        ["Zoe", "Adam", "=HYPERLINK(1)"]
+    formula = teacher.get(class_path + "/progress.csv").content.decode("utf-8-sig")
+    assert "'=HYPERLINK(1)" in formula  # a spreadsheet shows it as text, never runs it
+
+
+def test_an_exercise_shows_its_verdicts_and_the_checks_that_fail(client, teacher, klass):
+    class_path, join_path = klass
+    for name, sources in [("Ann", [WRONG, WRONG, CORRECT]), ("Bob", [WRONG, "def add_one(x):\n    return 1 / 0\n"])]:
+        learner = browser(client)
+        learner.post(join_path, data={"display_name": name})
+        for source in sources:
+            submit(learner, source)
+    html = teacher.get(class_path + "/exercises/add-one?lang=en").text
+    verdicts = dict(re.findall(r'<tr data-verdict="(\w+)">.*?<td class="num">(\d+)</td>', html, re.S))
+    assert verdicts == {"WRONG_ANSWER": "3", "RUNTIME_ERROR": "1", "ACCEPTED": "1"}
+    assert "1 of 2 learners solved it; 2 tried it." in html
+    checks = re.findall(r'<tr data-check="([^"]*)">.*?<td class="num">(\d+)</td>\s*<td class="num">(\d+)</td>', html,
+                        re.S)
+    assert checks == [("test_add_one_-5", "4", "2"), ("test_add_one_1", "4", "2")]
+    samples = html.split('data-check="test_add_one_-5"', 1)[1].split("</ul>", 1)[0]
+    assert samples.count("<li>") == 3  # a sample, newest first
+    assert "division by zero" in samples and "add_one(-5) returned -5, expected -4" in samples
+
+
+def test_a_learners_submissions_show_source_and_report(client, teacher, klass):
+    class_path, join_path = klass
+    learner = browser(client)
+    learner.post(join_path, data={"display_name": "Bob"})
+    submit(learner, WRONG)
+    learner_id = client.app.state.classes.members(class_path.rsplit("/", 1)[1])[0].learner_id
+    html = teacher.get(f"{class_path}/learners/{learner_id}?exercise=add-one").text
+    assert "def add_one(x):\n    return x\n" in html
+    assert '"verdict": "WRONG_ANSWER"' in html.replace('\\"', '"') or '"verdict":"WRONG_ANSWER"' in html
+    assert '<script src="/static/report.js">' in html
+
+
+@pytest.mark.parametrize("path", ["/signin", "/join/code", "/teach/classes", "/me/password", "/signout"])
+def test_cross_site_form_posts_are_refused(client, path):
+    response = client.post(path, data={"x": "1"}, headers={"origin": "https://evil.example"})
+    assert response.status_code == 403
+
+
+def test_pages_speak_both_languages(client, teacher, klass):
+    class_path, join_path = klass
+    assert "进度" in teacher.get(class_path + "?lang=zh").text and "下载 CSV" in teacher.get(class_path).text
+    english = teacher.get(class_path + "?lang=en").text
+    assert "Progress" in english and "Download CSV" in english and "进度" not in english
+    assert "加入班级" in browser(client).get(join_path + "?lang=zh").text
+    assert "Join the class" in browser(client).get(join_path + "?lang=en").text
