@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 from judge.checks.failures import CheckFailure
-from judge.checks.locations import is_learner_file, location
+from judge.checks.locations import stack_locations
 from judge.report import ErrorDiagnostic, Verdict
 
 
@@ -52,10 +51,9 @@ def run_python(script: str, args: list[str], *, env: dict[str, str], result_file
 def learner_error(what: str, traceback_text: str) -> LearnerError:
     """A RUNTIME_ERROR for a traceback captured in a fresh process, pointing at the learner's line."""
     last = traceback_text.strip().splitlines()[-1] if traceback_text.strip() else "an exception"
-    loc = None
-    for filename, lineno in re.findall(r'File "([^"]+)", line (\d+)', traceback_text):
-        if is_learner_file(filename):
-            loc = location(filename, int(lineno))
+    # the learner's innermost frame; its line's text as printed when the file is not here (the verifier)
+    found = stack_locations(traceback_text)
+    loc = found[-1] if found else None
     where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
     diag = ErrorDiagnostic(exc_type=last.split(":", 1)[0], message=last[:2000], location=loc,
                            traceback=traceback_text[-4000:])

@@ -41,7 +41,7 @@ def learner_location_from_traceback(tb: TracebackType | None) -> SourceLocation 
     return found[-1] if found else None
 
 
-_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([^\n]+))?\n?(?:[ \t]+([^\n]*))?')
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)(?:, in ([^\n]+))?\n?(?:[ \t]+(?![ \t]*File ")([^\n]*))?')
 
 
 def stack_locations(text: str) -> list[SourceLocation]:
