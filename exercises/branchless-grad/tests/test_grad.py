@@ -1,8 +1,15 @@
-"""Hidden tests for branchless-grad: one graph; outputs and gradients equal eager's on both sides of 0 and at 0."""
+"""Hidden tests for branchless-grad: one graph; outputs and gradients equal eager's on both sides of 0 and at 0.
+
+The runner compiles f (its example s requires grad, with other values) and sends back the forward graph Dynamo
+captured. Here that graph is compiled with the test's backend (aot_eager: AOTAutograd derives the backward
+graph on this side; or Inductor), run on the test's own s with requires_grad, and backward is called here: the
+outputs and gradients compared are all computed on this side.
+"""
 
 import pytest
 import torch
 
+from judge import remote
 from judge.checks import assert_no_host_sync, compile_one_graph, describe_tensor
 from judge.checks.autograd import assert_same_value_and_grads
 
@@ -15,10 +22,18 @@ CASES = {
 NOTES = {"positive": "t > 0", "negative": "t < 0", "zero": "t = 0", "cancels_to_zero": "nonzero s, t exactly 0"}
 
 
-def check(compiled, starter, name, dtype=torch.float32, backend="aot_eager"):
+def check(fn, starter, name, dtype=torch.float32, backend="aot_eager"):
+    """Output and gradient of s: `fn` (the captured graph, run here) against the original f run eagerly here."""
     s = CASES[name](dtype)
     case = describe_tensor("s", s, f"{NOTES[name]}, backend {backend}")
-    assert_same_value_and_grads(compiled, starter.f, s, case=case, names=["s"])
+    assert_same_value_and_grads(fn, starter.f, s, case=case, names=["s"])
+
+
+def compiled(entry, backend="aot_eager"):
+    """f compiled in the runner (fullgraph); each call compiles the captured graph here with `backend`, once,
+    and runs it on the test's own inputs."""
+    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=f"f compiled with fullgraph=True ({backend})",
+                                 local_backend=backend)
 
 
 def test_one_graph(entry):
@@ -35,18 +50,18 @@ def test_no_host_sync(entry):
 @pytest.mark.parametrize("name", list(CASES))
 def test_outputs_and_gradients(entry, starter, name):
     """Output and gradient of s equal eager's (backend aot_eager)"""
-    check(torch.compile(entry, backend="aot_eager", fullgraph=True), starter, name)
+    check(compiled(entry), starter, name)
 
 
 def test_float64(entry, starter):
     """float64: outputs and gradients equal eager's for t > 0, t < 0 and t = 0"""
-    compiled = torch.compile(entry, backend="aot_eager", fullgraph=True)
+    fn = compiled(entry)
     for name in ("positive", "negative", "zero"):
-        check(compiled, starter, name, dtype=torch.float64)
+        check(fn, starter, name, dtype=torch.float64)
 
 
 def test_inductor(entry, starter):
     """With a real Inductor compile: outputs and gradients equal eager's for t > 0, t < 0 and t = 0"""
-    compiled = torch.compile(entry, fullgraph=True)
+    fn = compiled(entry, backend="inductor")
     for name in ("positive", "negative", "zero"):
-        check(compiled, starter, name, backend="inductor")
+        check(fn, starter, name, backend="inductor")
