@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything torch-practice needs on a fresh Debian machine. Idempotent.
 #   scripts/install.sh          Python packages + bubblewrap (enough to serve with the bwrap sandbox)
-#   scripts/install.sh --test   also chromium (browser tests), postgresql (database tests), docker.io + a running
+#   scripts/install.sh --test   also chromium and a Chinese font (browser tests and their screenshots of the Chinese
+#                               pages), postgresql (database tests), docker.io + a running
 #                               dockerd + the worker image
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,7 +38,7 @@ apt_install() {
 
 apt_install bubblewrap || say "bubblewrap unavailable: serve with --sandbox docker, or none for local use"
 if [ "${1:-}" = "--test" ]; then
-  apt_install chromium
+  apt_install chromium fonts-wqy-microhei  # without a CJK font the Chinese pages' screenshots show boxes
   apt_install postgresql  # the tests start a server of their own (scripts/postgres.sh); no service is used
   bash sandbox/setup_ci.sh "$PYTHON"
 fi
