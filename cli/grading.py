@@ -18,8 +18,11 @@ def _sandbox(name: str):
 
 
 def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,
-               as_json: bool = False) -> bool:
-    """Grade `path`, print the report (or its JSON), record progress; True when accepted."""
+               as_json: bool = False, sandbox=None) -> bool:
+    """Grade `path`, print the report (or its JSON), record progress; True when accepted.
+
+    `sandbox`: a sandbox to reuse (the watch loop keeps its warm workers across saves); default: one made
+    for this grading and closed after it."""
     from cli.render import print_report
     from judge.grading import grade
 
@@ -28,7 +31,8 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
     except UnicodeDecodeError:
         console.print(f"[red]{escape(str(path))} is not UTF-8 text[/]", soft_wrap=True)
         return False
-    sandbox = _sandbox(sandbox_name)
+    owned = sandbox is None
+    sandbox = sandbox or _sandbox(sandbox_name)
     try:
         if as_json:
             report = grade(exercise, source, sandbox=sandbox, filename=path.name)
@@ -47,7 +51,8 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
             console.print()
             print_report(console, report, path)
     finally:
-        sandbox.close()
+        if owned:
+            sandbox.close()
     workspace.record(exercise.id, report.verdict.value)
     return report.accepted
 
@@ -57,11 +62,15 @@ def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sand
     """Grade now and again on every save, until Ctrl+C (or until `stop_event` is set)."""
     from watchfiles import watch
 
-    grade_file(console, exercise, path, workspace, sandbox_name)
-    console.print(f"[dim]Watching {escape(str(path))} — save to grade again, Ctrl+C to stop.[/]", soft_wrap=True)
+    sandbox = _sandbox(sandbox_name)  # warm workers kept for every save
     try:
+        grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox)
+        console.print(f"[dim]Watching {escape(str(path))} — save to grade again, Ctrl+C to stop.[/]",
+                      soft_wrap=True)
         for _ in watch(path, debounce=300, stop_event=stop_event):
             console.rule(f"{path.name} changed")
-            grade_file(console, exercise, path, workspace, sandbox_name)
+            grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox)
     except KeyboardInterrupt:
         pass
+    finally:
+        sandbox.close()

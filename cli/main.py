@@ -37,8 +37,9 @@ exercises_option = click.option("--exercises", "exercises_dir", type=click.Path(
 workspace_option = click.option("--workspace", type=click.Path(path_type=Path), default=WORKSPACE_DIR,
                                 envvar="PRACTICE_WORKSPACE", show_default=True,
                                 help="Where your own copies of the exercises live.")
-sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default="none", envvar="PRACTICE_SANDBOX",
-                              show_default=True, help="How submissions run (none: a plain subprocess).")
+sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default="local", envvar="PRACTICE_SANDBOX",
+                              show_default=True, help="How submissions run (local: warm forked processes, "
+                              "no isolation; none: fresh processes; bwrap/docker: isolated).")
 
 
 def locale_lang() -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sandbox.base import Sandbox, SandboxError
 from sandbox.limits import Program
 
-BACKENDS = ("none", "bwrap", "docker")
+BACKENDS = ("none", "local", "bwrap", "docker")
 
 
 def unavailable_reason(name: str) -> str | None:
@@ -18,15 +18,19 @@ def unavailable_reason(name: str) -> str | None:
         from sandbox.docker_backend import available
 
         return available()
-    return None if name == "none" else f"unknown sandbox '{name}'"
+    return None if name in ("none", "local") else f"unknown sandbox '{name}'"
 
 
 def get_sandbox(name: str, program: Program, **options) -> Sandbox:
-    """Build the backend called `name` ("none", "bwrap" or "docker") running `program`."""
+    """Build the backend called `name` ("none", "local", "bwrap" or "docker") running `program`."""
     if name == "none":
         from sandbox.subprocess_backend import SubprocessSandbox
 
         return SubprocessSandbox(program, **options)
+    if name == "local":
+        from sandbox.local_backend import LocalSandbox
+
+        return LocalSandbox(program, **options)
     if name == "bwrap":
         from sandbox.bwrap_backend import BwrapSandbox
 

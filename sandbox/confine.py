@@ -79,8 +79,15 @@ def drop_privileges(uid: int) -> None:
         raise OSError("privileges were not dropped")
 
 
-def set_rlimits(limits: dict) -> None:
-    """CPU seconds, file size, open files, no core dumps; NPROC as a second line behind the pids cgroup."""
+def set_address_space(megabytes: int) -> None:
+    """Cap the address space (where no cgroup counts memory)."""
+    size = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+
+def set_rlimits(limits: dict, per_user_processes: bool = True) -> None:
+    """CPU seconds, file size, open files, no core dumps; NPROC as a second line behind the pids cgroup
+    (not for a run under the user's own uid, whose other processes it would count)."""
     cpu = max(1, int(limits["cpu_seconds"] + 0.999))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     size = limits["file_size_mb"] * 1024 * 1024
@@ -89,8 +96,9 @@ def set_rlimits(limits: dict) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     # Counted per uid (root ignores it); the slot's uid is the submission's alone but for the
     # Docker worker itself, hence the margin.
-    nproc = limits["pids"] + 16
-    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    if per_user_processes:
+        nproc = limits["pids"] + 16
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
 
 
 def own_fds(result_fd: int, out_fd: int, err_fd: int, in_fd: int, setup_fd: int) -> None:

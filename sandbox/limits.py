@@ -6,9 +6,22 @@ worker imports and which limits a run gets; each limit and each environment vari
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 from pydantic import BaseModel, ConfigDict, Field
 
 MiB = 1024 * 1024
+
+# The unisolated backends ("none", "local") cap memory by address space. `import torch` alone maps ~700 MiB
+# of it and Inductor spawns compilers: the cap is the memory budget plus this headroom (the hardened
+# backends count memory with cgroups instead).
+ADDRESS_SPACE_HEADROOM_MB = 3072
+
+
+def inductor_cache_dir() -> str:
+    """The C++ build cache the unisolated backends share (FX-graph and AOT caches stay off per run)."""
+    return os.environ.get("PRACTICE_INDUCTOR_CACHE", os.path.join(tempfile.gettempdir(), "torch-practice-inductor"))
 
 
 class Limits(BaseModel):

@@ -16,14 +16,12 @@ import tempfile
 import time
 
 from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox
-from sandbox.limits import Limits, Program
+from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program, inductor_cache_dir
 from sandbox.mounts import CODE_ROOT
 from sandbox.streams import pump
 
 MiB = 1024 * 1024
-# `import torch` alone maps ~700 MiB of address space and Inductor spawns compilers: the address-space
-# cap is the memory budget plus this headroom (the hardened backends use cgroups instead).
-ADDRESS_SPACE_HEADROOM_MB = 3072
+
 
 
 def child_env(scratch: str, program: Program) -> dict:
@@ -37,10 +35,6 @@ def child_env(scratch: str, program: Program) -> dict:
         "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir(),
     }
 
-
-def inductor_cache_dir() -> str:
-    """The shared C++ build cache (FX-graph and AOT caches stay off per submission)."""
-    return os.environ.get("PRACTICE_INDUCTOR_CACHE", os.path.join(tempfile.gettempdir(), "torch-practice-inductor"))
 
 
 def _die_with_parent() -> None:

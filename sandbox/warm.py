@@ -86,6 +86,9 @@ class Worker(abc.ABC):
     def startup_log(self) -> str:
         return ""
 
+    def after_send(self, watch: RunWatch) -> None:
+        """Called once the run request is sent (a backend may read what the worker says at fork)."""
+
     def close(self) -> None:
         if self.ctl is not None:
             try:
@@ -126,6 +129,7 @@ class Worker(abc.ABC):
                     os.close(w)
                 os.close(stdin_r)
             feed.attach(stdin_w)
+            self.after_send(watch)
             self.runs += 1
             pump(stdout_fd=pipes[1][0], stderr_fd=pipes[2][0], result_fd=pipes[0][0],
                  deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,

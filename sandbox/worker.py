@@ -58,13 +58,16 @@ def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool)
             scratch = req["scratch"]
         confine.own_fds(*fds)
         os.setsid()
-        confine.set_rlimits(limits)
+        local = bool(req.get("local"))
+        confine.set_rlimits(limits, per_user_processes=not local)
+        if local:  # no cgroup watches a local run: its memory is capped by address space, as backend "none" does
+            confine.set_address_space(limits["memory_mb"] + req.get("address_space_headroom_mb", 0))
         if privileged:
             confine.drop_privileges(uid)
         confine.clean_env(scratch, req.get("env", {}))
         os.chdir(scratch)
         os.umask(0o077)
-        if not confine.lock_down():
+        if not local and not confine.lock_down():
             print("seccomp: no filter for this architecture", file=sys.stderr)
         os.write(confine.SETUP_FD, b"1")  # tells the worker the sandbox is complete; learner code next
         os.close(confine.SETUP_FD)
@@ -146,15 +149,22 @@ def _clean_dir(path: str) -> None:
                 pass
 
 
-def serve(ctl: socket.socket, privileged: bool) -> None:
-    """Answer run requests until the channel closes or a `stop` arrives."""
+def serve(ctl: socket.socket, privileged: bool, local_scratch: str | None = None) -> None:
+    """Answer run requests until the channel closes or a `stop` arrives.
+
+    `local_scratch`: a worker of the local backend (no container, the user's own uid): each run's scratch is
+    a folder under it, the trusted side learns the run's pid (its process group) to kill it, and only that
+    folder is emptied afterwards."""
     runs = 0
     while True:
         req, fds = channel.recv(ctl)
         if req.get("op") == "stop":
             return
         runs += 1
-        if not privileged:
+        if local_scratch:
+            req["scratch"], req["local"] = os.path.join(local_scratch, f"run-{runs}"), True
+            os.mkdir(req["scratch"], 0o700)
+        elif not privileged:
             req["scratch"] = f"/tmp/run-{runs}"
             os.mkdir(req["scratch"], 0o700)
         setup_r, setup_w = os.pipe()
@@ -167,6 +177,8 @@ def serve(ctl: socket.socket, privileged: bool) -> None:
             _submission(req, fds, ctl, privileged=False)
         for fd in fds:
             os.close(fd)
+        if local_scratch:
+            channel.send(ctl, {"op": "forked", "pid": pid})
         _, code = os.waitpid(pid, 0)
         status = _decode_keeper(code) if privileged else _status(code)
         os.set_blocking(setup_r, False)
@@ -175,7 +187,14 @@ def serve(ctl: socket.socket, privileged: bool) -> None:
         except BlockingIOError:
             status["setup_ok"] = False
         os.close(setup_r)
-        if not privileged:
+        if local_scratch:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            _reap_all()
+            shutil.rmtree(req["scratch"], ignore_errors=True)
+        elif not privileged:
             _kill_others(pid)
             _reap_all()
             for path in ("/tmp", "/dev/shm"):
@@ -189,6 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ctl-fd", type=int, default=None, help="inherited control socket")
     parser.add_argument("--ctl-path", default=None, help="Unix socket to connect to instead")
     parser.add_argument("--program", required=True, help="module providing prepare_worker() and run_job()")
+    parser.add_argument("--local-scratch", default=None, help="local backend: the folder for runs' scratch")
     args = parser.parse_args(argv)
     if args.ctl_path:
         ctl = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -211,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     channel.send(ctl, {"op": "ready", "pid": os.getpid(), "privileged": privileged,
                        "seccomp": confine.seccomp.supported()})
     try:
-        serve(ctl, privileged)
+        serve(ctl, privileged and not args.local_scratch, args.local_scratch)
     except channel.ChannelClosed:
         pass
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from judge.exercise import load_course
-from judge.grading import grade
+from judge.grading import grade, make_sandbox
 from judge.proving import Proof, cases
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -27,9 +27,17 @@ def _params():
     return params
 
 
+@pytest.fixture(scope="module")
+def warm():
+    """One warm local runner and verifier for every proof of this process (a fork per grading)."""
+    sandbox = make_sandbox("local")
+    yield sandbox
+    sandbox.close()
+
+
 @pytest.mark.parametrize("exercise, kind, path, verdict, check", _params())
-def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check):
-    report = grade(exercise, exercise.read(path), filename=Path(path).name)
+def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, warm):
+    report = grade(exercise, exercise.read(path), filename=Path(path).name, sandbox=warm)
     proof = Proof(kind, path, verdict, check, report)
     assert proof.ok, proof.problem()
 

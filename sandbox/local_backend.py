@@ -1,0 +1,121 @@
+"""Backend "local": warm workers as plain processes of the user's own, no isolation, for one's own machine.
+
+The same warm fork the hardened backends use (`sandbox.worker`: torch imported once, a forked child per
+run), without namespaces, cgroups or another uid: a re-grade on save starts in milliseconds instead of
+seconds. Limits are rlimits (CPU time, address space, file size) and the wall clock, as for "none"; each
+run is its own process group, killed when it ends or overruns. Never for a shared server.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+
+from sandbox import channel, launcher
+from sandbox.base import SandboxError
+from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program, inductor_cache_dir
+from sandbox.mounts import CODE_ROOT
+from sandbox.warm import RunWatch, WarmSandbox, Worker
+
+
+class GroupWatch(RunWatch):
+    """A run is the process group its child leads (the worker says the child's pid at fork)."""
+
+    def __init__(self):
+        self.pid: int | None = None
+        self.started = resource.getrusage(resource.RUSAGE_CHILDREN)
+
+    def kill(self) -> None:
+        if self.pid:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+class LocalWorker(Worker):
+    def __init__(self, slot: int, sandbox: "LocalSandbox"):
+        super().__init__(slot)
+        self.sb = sandbox
+        self.proc: subprocess.Popen | None = None
+        self.scratch = tempfile.mkdtemp(prefix="practice-local-")
+        self.log = tempfile.TemporaryFile(prefix="practice-worker-")
+
+    def launch(self) -> socket.socket:
+        from sandbox.worker import bootstrap
+
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        env = {**self.sb.program.environment(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+               "HOME": self.scratch, "TMPDIR": self.scratch, "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir()}
+        argv = [sys.executable, "-I", "-c", bootstrap(CODE_ROOT), "--ctl-fd", str(theirs.fileno()),
+                "--program", self.sb.program.module, "--local-scratch", self.scratch]
+        try:
+            self.proc = launcher.call(lambda: subprocess.Popen(
+                argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                env=env, cwd=self.scratch, start_new_session=True, preexec_fn=_die_with_parent))
+        finally:
+            theirs.close()
+        return mine
+
+    def startup_log(self) -> str:
+        self.log.seek(0)
+        return self.log.read()[-3000:].decode("utf-8", "replace")
+
+    def watch(self, limits: Limits) -> RunWatch:
+        return GroupWatch()
+
+    def after_send(self, watch: RunWatch) -> None:
+        try:
+            msg, _ = channel.recv(self.ctl, limit=1 << 16)
+        except channel.ChannelClosed as exc:
+            self.broken = True
+            raise SandboxError(f"the local worker did not fork the run: {exc}") from None
+        if msg.get("op") != "forked" or not isinstance(msg.get("pid"), int):
+            self.broken = True
+            raise SandboxError(f"the local worker answered {str(msg)[:200]} instead of the run's pid")
+        watch.pid = msg["pid"]
+
+    def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
+        return {"uid": os.getuid(), "address_space_headroom_mb": ADDRESS_SPACE_HEADROOM_MB,
+                "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_ROOT,
+                        "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir()}}
+
+    def terminate(self) -> None:
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        self.log.close()
+
+
+def _die_with_parent() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class LocalSandbox(WarmSandbox):
+    """Warm local workers (one per pool by default): `practice --watch`, `practice check`, the test suite."""
+
+    name = "local"
+
+    def __init__(self, program: Program, pool_size: int = 1, max_runs: int = 200):
+        super().__init__(program, pool_size, max_runs)
+
+    def describe(self) -> str:
+        return f"local (warm forked processes, no isolation, {self.pool_size} per pool)"
+
+    def new_worker(self, slot: int) -> Worker:
+        return LocalWorker(slot, self)
