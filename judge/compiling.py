@@ -106,7 +106,7 @@ class Session:
                     result = self.compiled(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001
                 error = describe_error(exc)
-                if error["kind"] == "graph_break":
+                if error["kind"] in ("graph_break", "error"):  # eagerly, a plain error names the learner's line
                     error = self._eager_also_fails(args, kwargs) or error
         new = [{"index": i, "ir": ir.to_ir(gm), "inputs": inputs}
                for i, (gm, inputs) in enumerate(self.graphs) if i >= self.sent]

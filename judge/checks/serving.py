@@ -90,6 +90,14 @@ def symbolic_inputs(gm: torch.fx.GraphModule) -> list[str]:
             found.append(f"{node.name} {[str(s) for s in value.shape]}".replace("'", ""))
         elif isinstance(value, (torch.SymInt, torch.SymFloat)):
             found.append(str(value))
+        elif value is None:  # a graph rebuilt from the runner's IR: the recorded shape names its symbols
+            recorded = node.meta.get("ir", {}).get("value")
+            recorded = recorded if isinstance(recorded, dict) else {}
+            shape = recorded.get("shape")
+            if isinstance(shape, list) and any(not isinstance(s, int) for s in shape):
+                found.append(f"{node.name} [{', '.join(str(s) for s in shape)}]")
+            elif "sym" in recorded:
+                found.append(str(recorded["sym"])[:40])
     return found
 
 
