@@ -108,7 +108,7 @@ def web_times(sandbox_name: str, exercise, source: str, runs: int) -> list[float
                 verdict = None
                 with client.stream("GET", created["events_url"]) as stream:
                     for text in stream.iter_lines():
-                        if text.startswith("data: ") and '"report"' in text:
+                        if text.startswith("data: ") and (json.loads(text[6:]).get("report") or {}).get("verdict"):
                             verdict = json.loads(text[6:])["report"]["verdict"]
                 if verdict != "ACCEPTED":
                     raise SystemExit(f"web: expected ACCEPTED, got {verdict}")

@@ -261,7 +261,11 @@ class Cgroup:
         for d in self.dirs.values():
             if not d.exists():
                 continue
-            for sub in sorted((p for p in d.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+            try:
+                subs = sorted((p for p in d.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts))
+            except FileNotFoundError:  # removed meanwhile (a run's cgroup going as its worker closes)
+                subs = []
+            for sub in subs:
                 _rmdir(sub)
             _rmdir(d)
 

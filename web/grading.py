@@ -70,7 +70,7 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
     def warm() -> None:
         """Start warm workers before the first submission (backends without them do nothing)."""
         try:
-            getattr(sandbox(), "warm_up", lambda: None)()
+            getattr(sandbox(), "warm_up", lambda **kwargs: None)(pools=("runner", "verifier"))
         except Exception:  # the first submission reports the problem as its verdict
             log.exception("sandbox warm-up failed")
 
