@@ -39,7 +39,7 @@ def encode_tensor(t: torch.Tensor) -> dict:
         raise WireError(f"tensors of dtype {t.dtype} cannot be sent")
     if t.is_sparse or t.layout != torch.strided:
         raise WireError("only dense (strided) tensors can be sent")
-    data = t.contiguous().view(torch.uint8).numpy().tobytes() if t.numel() else b""
+    data = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # 0-dim too
     if len(data) > MAX_TENSOR_BYTES:
         raise WireError(f"a tensor of {len(data)} bytes is larger than the {MAX_TENSOR_BYTES} allowed")
     return {"dtype": name, "shape": list(t.shape), "strides": list(t.stride()), "data": base64.b64encode(data).decode()}
@@ -68,7 +68,7 @@ def decode_tensor(obj) -> torch.Tensor:
         raise WireError(f"shape {shape} of {obj['dtype']} needs {numel * itemsize} bytes, got {len(raw)}")
     flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(dtype) if raw else torch.empty(0, dtype=dtype)
     dense = flat.reshape(shape)
-    if numel and strides != list(dense.stride()):
+    if strides != list(dense.stride()):
         span = 1 + sum((n - 1) * s for n, s in zip(shape, strides) if n > 0)
         if span > 4 * max(numel, 1) + 1024 or span * itemsize > MAX_TENSOR_BYTES:
             raise WireError(f"strides {strides} reach far outside the {numel} elements of shape {shape}")
