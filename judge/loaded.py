@@ -1,4 +1,5 @@
-"""The modules of this run: the learner's (imported once, up front) and the exercise's own (on demand)."""
+"""The exercise's own modules in the verifier (reference, starter, public; imported on demand), and the
+import helpers the runner uses for the learner's file."""
 
 from __future__ import annotations
 
@@ -12,11 +13,9 @@ from types import ModuleType
 
 @dataclass
 class Loaded:
-    submission: ModuleType | None = None
     entry_point: str = ""
-    # name -> source text of an exercise module ("reference", "starter"), kept in memory because the hidden
-    # folder is deleted before the learner's code runs. They are imported only when a test asks: importing
-    # the reference first could register custom ops the learner must register themselves.
+    # name -> source text of an exercise module ("reference", "starter", "exercise_public"), kept in memory:
+    # they never touch the verifier's disk, and are imported only when a test asks for them.
     sources: dict[str, str] = field(default_factory=dict)
     modules: dict[str, ModuleType] = field(default_factory=dict)
 
