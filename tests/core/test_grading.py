@@ -58,3 +58,32 @@ def test_a_set_up_failure_is_retried_once(add_one):
     sandbox = FlakySandbox()
     report = grade(add_one, "def f(x):\n    return x + 1\n", sandbox=sandbox)
     assert report.verdict is Verdict.ACCEPTED and sandbox.calls == 4  # a runner and a verifier, twice
+
+
+class BrokenRunnerInterpreter(Sandbox):
+    """The runner starts on an interpreter without site-packages (no pydantic, no torch): it dies before
+    the learner's code could run. The verifier runs normally."""
+
+    name = "broken-runner"
+
+    def __init__(self, tmp_path):
+        import sys
+
+        from judge.child import PROGRAM
+        from sandbox.subprocess_backend import SubprocessSandbox
+
+        wrapper = tmp_path / "python-without-site"
+        wrapper.write_text(f'#!/bin/sh\nexec {sys.executable} -S "$@"\n')
+        wrapper.chmod(0o755)
+        self.good, self.broken = SubprocessSandbox(PROGRAM), SubprocessSandbox(PROGRAM, python=str(wrapper))
+
+    def run(self, job_json, limits, on_message=None, *, inbox=None, pool="default") -> RunOutcome:
+        chosen = self.broken if pool == "runner" else self.good
+        return chosen.run(job_json, limits, on_message, inbox=inbox, pool=pool)
+
+
+def test_a_runner_that_cannot_start_is_an_internal_error_never_the_learners(add_one, tmp_path):
+    report = grade(add_one, "def f(x):\n    return x + 1\n", sandbox=BrokenRunnerInterpreter(tmp_path))
+    assert report.verdict is Verdict.INTERNAL_ERROR
+    assert "before your code ran" in report.summary and "exit()" not in report.summary
+    assert "ModuleNotFoundError" in report.diagnostics[0].traceback
