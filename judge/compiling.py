@@ -70,9 +70,10 @@ class Session:
         args, kwargs = self.current
         by_id = {id(t): {"kind": "arg", "path": list(p)} for p, t in _paths(args)}
         by_id.update({id(t): {"kind": "kwarg", "path": list(p)} for p, t in _paths(kwargs)})
-        by_id.update(_module_state(self.target, "target"))
         for name, obj in self.handles.items():
-            by_id.update(_module_state(obj, name))
+            if obj is not self.target:
+                by_id.update(_module_state(obj, name))
+        by_id.update(_module_state(self.target, "target"))  # the compiled module's own state is "target"
         for i, arg in enumerate(args):
             if isinstance(arg, torch.nn.Module):
                 by_id.update(_module_state(arg, f"arg{i}"))
@@ -115,7 +116,26 @@ class Session:
                   "printed": printed.getvalue()[-20000:]}
         if error is None:
             answer["output"] = self._output_spec(result, args, encode)
+            answer["state_out"] = self._state_outputs(args)
         return answer
+
+    def _state_outputs(self, args) -> list[dict]:
+        """Module state that is, after the call, one of the graph's outputs: a buffer or parameter the code
+        rebound (`self.step = self.step + 1`, set by Dynamo after the graph), so the verifier's copy follows."""
+        last = self.outputs.get(self.ran[-1]) if len(self.ran) == 1 else None
+        if not isinstance(last, (list, tuple)):
+            return []
+        owners = [("target", self.target)] + [(k, v) for k, v in self.handles.items() if v is not self.target] + \
+            [(f"arg{i}", a) for i, a in enumerate(args)]
+        found = []
+        for owner, obj in owners:
+            if not isinstance(obj, torch.nn.Module):
+                continue
+            for name, t in list(obj.named_parameters()) + list(obj.named_buffers()):
+                index = next((i for i, o in enumerate(last) if o is t), None)
+                if index is not None:
+                    found.append({"owner": owner, "name": name, "out": index})
+        return found[:256]
 
     def _eager_also_fails(self, args, kwargs):
         """Code that fails eagerly too is a runtime error, not a graph break."""

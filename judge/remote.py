@@ -254,9 +254,12 @@ def call(target: Ref, *args, what: str = "your function", **kwargs):
     return call_printing(target, *args, what=what, **kwargs).value
 
 
-def state(target: Ref, what: str = "your module") -> dict[str, torch.Tensor]:
-    """A copy of the state_dict of a module kept in the runner (the verifier's own tensors from then on)."""
-    answer = client().request("state", target=target.spec)
+def state(target: Ref, what: str = "your module", *, graph_inputs: bool = False) -> dict[str, torch.Tensor]:
+    """A copy of the state_dict of a module kept in the runner (the verifier's own tensors from then on).
+
+    With `graph_inputs`, every parameter and buffer instead (non-persistent buffers too): what a captured
+    graph of the module reads, for `compiled.state["target"]`."""
+    answer = client().request("state", target=target.spec, graph_inputs=graph_inputs)
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
     found = answer.get("state")
@@ -374,6 +377,7 @@ class RemoteCompiled:
         self.state: dict[str, dict[str, torch.Tensor]] = {}
         self.local_backend = local_backend
         self._local: dict[int, object] = {}
+        self._last_flat: tuple = ()
 
     @property
     def frame_count(self) -> int:
@@ -405,8 +409,24 @@ class RemoteCompiled:
             raise GraphBreak(f"{self.what}: one call ran {count} graphs; the judge checks calls that run exactly "
                              "one captured graph (no graph break)", [])
         output = self.run_graph(ran[0], args, kwargs, answer.get("output"))
+        self._follow_state(answer.get("state_out"))
         self.calls.append(Call(ran[0], output, str(answer.get("printed", ""))[:20000]))
         return output
+
+    def _follow_state(self, moved) -> None:
+        """State the runner's module holds, after the call, as a graph output (a rebound buffer): our copy takes
+        that output as computed here. A wrong mapping can only make later results wrong."""
+        if not isinstance(moved, list):
+            return
+        for item in moved[:256]:
+            if not isinstance(item, dict) or not isinstance(item.get("out"), int):
+                raise Protocol("malformed state update")
+            store = self.state.get(str(item.get("owner")))
+            if store is None or str(item.get("name")) not in store:
+                continue  # state this side does not hold: the graph never reads it here
+            if not 0 <= item["out"] < len(self._last_flat):
+                raise Protocol("a state update refers to a graph output that does not exist")
+            store[str(item["name"])] = self._last_flat[item["out"]]
 
     def _take_graphs(self, graphs) -> None:
         if not isinstance(graphs, list):
@@ -439,8 +459,9 @@ class RemoteCompiled:
                 values.append(self._state_tensor(owner, name))
             elif kind == "const":
                 try:
-                    values.append(wire.decode(spec.get("value")) if "tensor" not in str(spec.get("value"))[:12]
-                                  else wire.decode_tensor(spec.get("value")))
+                    value = spec.get("value")  # a tensor travels as encode_tensor's object, anything else as wire
+                    values.append(wire.decode_tensor(value) if isinstance(value, dict) and "data" in value
+                                  else wire.decode(value))
                 except (wire.WireError, TypeError):
                     raise Protocol("a graph constant is malformed") from None
             elif kind == "sym":
@@ -488,6 +509,7 @@ class RemoteCompiled:
         except Exception as exc:  # noqa: BLE001 - the graph from the runner fails on our inputs
             raise WrongAnswer(f"{self.what}: the captured graph fails on the judge's inputs: "
                               f"{type(exc).__name__}: {_first(str(exc), 2)}") from None
+        self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         return _assemble(output_spec, flat, args, self.what)
 
 

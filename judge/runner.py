@@ -10,7 +10,7 @@ Requests (each has an "id"; the response echoes it):
            graph ran, how the call's result maps onto the graph's outputs, and any error or graph break
   call     one eager call: the result and what it printed
   explain  every graph break Dynamo takes (compiled without fullgraph)
-  state    the tensors of a module (state_dict) held under a handle
+  state    the tensors of a module (state_dict; with graph_inputs, every parameter and buffer) held under a handle
   load_state  load tensors into a module held under a handle
   keep     keep a value the verifier sends under a handle (later requests pass that same object, e.g. a
            tensor the learner's code marks dynamic before it is served)
@@ -235,6 +235,8 @@ class Runner:
     def op_state(self, request: dict) -> dict:
         module = self.target(request["target"])
         state = module.state_dict()
+        if request.get("graph_inputs"):  # what its graphs read: every parameter and buffer, non-persistent too
+            state = dict(module.named_parameters()) | dict(module.named_buffers())
         return {"state": {k: self.encode(v) for k, v in state.items()}}
 
     def op_load_state(self, request: dict) -> dict:
