@@ -30,8 +30,8 @@ CHEATS = {
     "stack_walk_channel.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "gc_channel.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "forged_lines_every_fd.py": (BOOK, {Verdict.WRONG_ANSWER}),
-    "patched_request_handler.py": (BOOK, {Verdict.RUNTIME_ERROR}),
-    "patched_torch_compile.py": (BOOK, {Verdict.WRONG_ANSWER}),
+    "patched_request_handler.py": (BOOK, {Verdict.RUNTIME_ERROR, Verdict.GRAPH_BREAK}),
+    "patched_torch_compile.py": (BOOK, {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
     "constant_graph.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "traced_original.py": (BOOK, {Verdict.WRONG_ANSWER, Verdict.GRAPH_BREAK}),
     "target_builtins_eval.py": (BOOK, {Verdict.FORBIDDEN}),
@@ -44,6 +44,9 @@ CHEATS = {
     "read_hidden_files.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
 }
+# With the local backend the learner's code runs as the user, next to the exercises folder (reference
+# included) by design: a cheat that reads files is graded through the CLI with bubblewrap too.
+CLI_SANDBOX = {"read_hidden_files.py": "bwrap"}
 SHORT_SECONDS = 40  # a cheat that never answers is cut here, not after the exercise's minute
 
 
@@ -69,28 +72,37 @@ def test_there_are_at_least_twelve_cheats_of_different_kinds():
 def test_cheat_through_the_cli(name, course, tmp_path):
     exercise, allowed = CHEATS[name]
     env = {**os.environ, "PRACTICE_EXERCISES_DIR": str(course), "PRACTICE_WORKSPACE": str(tmp_path / "ws")}
+    sandbox = CLI_SANDBOX.get(name, "local")
+    if sandbox == "bwrap":
+        _require_bwrap()
     result = subprocess.run([sys.executable, str(PROJECT_ROOT / "practice" / "judge.py"), exercise,
-                             str(HERE / name), "--json"], capture_output=True, text=True, env=env, timeout=600)
+                             str(HERE / name), "--json", "--sandbox", sandbox], capture_output=True, text=True,
+                            env=env, timeout=600)
     report = json.loads(result.stdout)
     assert report["verdict"] != "ACCEPTED" and result.returncode == 1
     assert Verdict(report["verdict"]) in allowed, (report["verdict"], report["summary"])
+
+
+def _require_bwrap() -> None:
+    from sandbox.backends import unavailable_reason
+
+    reason = unavailable_reason("bwrap")
+    if reason and os.environ.get("PRACTICE_REQUIRE_SANDBOXES") == "1":
+        pytest.fail(f"bwrap unavailable although PRACTICE_REQUIRE_SANDBOXES=1: {reason}")
+    if reason:
+        pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
 def web(course, tmp_path_factory):
     from fastapi.testclient import TestClient
 
-    from sandbox.backends import unavailable_reason
     from web.app import create_app
     from web.settings import Settings
 
-    reason = unavailable_reason("bwrap")
-    if reason:
-        if os.environ.get("PRACTICE_REQUIRE_SANDBOXES") == "1":
-            pytest.fail(f"bwrap unavailable although PRACTICE_REQUIRE_SANDBOXES=1: {reason}")
-        pytest.skip(reason)
+    _require_bwrap()
     settings = Settings(data_dir=tmp_path_factory.mktemp("cheat-data"), exercises_dir=course, sandbox="bwrap",
-                        workers=1, secret_key="cheats")
+                        workers=1, secret_key="cheats", submissions_per_minute=1000)
     with TestClient(create_app(settings)) as client:
         yield client
 

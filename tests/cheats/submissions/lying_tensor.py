@@ -1,22 +1,26 @@
-"""Sends results whose tensors lie about their shape and byte count."""
+"""Sends results whose tensors lie about their shape and byte count (next to an honest graph)."""
 import base64
 import importlib
-import sys
 
 import torch
 
+Session = importlib.import_module("judge.compiling").Session
+_honest_call = Session.call
 
-def _session_call(self, args, kwargs, mark_dynamic, encode):
-    lie = {"tensor": {"dtype": "float32", "shape": [4, 16], "strides": [16, 1],
-                      "data": base64.b64encode(b"\0" * 12).decode()}}
+
+def _lying_call(self, args, kwargs, mark_dynamic, encode):
+    answer = _honest_call(self, args, kwargs, mark_dynamic, encode)
+    short = {"tensor": {"dtype": "float32", "shape": [4, 16], "strides": [16, 1],
+                        "data": base64.b64encode(b"\0" * 12).decode()}}
     far = {"tensor": {"dtype": "float32", "shape": [4, 16], "strides": [1 << 40, 1],
                       "data": base64.b64encode(b"\0" * 256).decode()}}
-    return {"graphs": [], "ran": [], "recompiles": [], "error": None, "printed": "",
-            "output": {"spec": None, "leaves": [{"value": lie}, {"value": far}]}}
+    answer["output"] = {"spec": None, "leaves": [{"value": short}, {"value": far}]}
+    return answer
 
 
-importlib.import_module("judge.compiling").Session.call = _session_call
+Session.call = _lying_call
 
 
 def step(x, w):
-    return x @ w
+    h = x @ w
+    return torch.relu(torch.where(h.sum() > 0, h * 2, h))

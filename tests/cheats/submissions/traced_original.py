@@ -1,6 +1,6 @@
-"""Sends the graph of the original step traced on the example inputs (its branch is baked in)."""
+"""Sends the graph of the original step as it runs on the example inputs: the branch the example took is
+baked in (traced with make_fx after deciding the branch eagerly, as tracing the original would)."""
 import importlib
-import sys
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -14,10 +14,11 @@ def original(x, w):
 
 
 def _session_call(self, args, kwargs, mark_dynamic, encode):
-    gm = make_fx(original)(*args)
+    x, w = args
+    doubled = bool((x @ w).sum() > 0)
+    gm = make_fx(lambda x, w: torch.relu((x @ w) * 2) if doubled else torch.relu(x @ w))(x, w)
     index = len(self.graphs)
-    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    self.graphs.append((gm, [{"kind": "arg", "path": [i]} for i in range(len(placeholders))]))
+    self.graphs.append((gm, [{"kind": "arg", "path": [0]}, {"kind": "arg", "path": [1]}]))
     from judge import ir
     new = [{"index": i, "ir": ir.to_ir(g), "inputs": inputs} for i, (g, inputs) in enumerate(self.graphs)
            if i >= self.sent]
