@@ -59,6 +59,68 @@ class PinnedSolution(_Strict):
     why: str = Field("", description="What is wrong with it, for instructors.")
 
 
+DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+
+class ContractInput(_Strict):
+    """One tensor argument of the entry point, in call order ([[contract.inputs]])."""
+
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="The argument's name, for messages.")
+    shape: list[str | int] = Field(description="Each dim a size (8) or a symbol of contract.dims ('N'); "
+                                   "inputs sharing a symbol get the same size.")
+    low: float | None = Field(None, description="Smallest value allowed (inclusive); none: any value.")
+    high: float | None = Field(None, description="Largest value allowed (inclusive); none: any value.")
+
+
+class Contract(_Strict):
+    """What the statement promises about the entry point, checked by the generic contract checks.
+
+    An exercise that declares `[contract]` gets the hidden module `judge/checks/contract_tests.py` run after its
+    own tests: a search for inputs inside the contract where the compiled entry point (the graph the runner
+    captured, run here) differs from the original (`compare_with`, run here), and the contract's promises.
+    """
+
+    inputs: list[ContractInput] = Field(min_length=1, description="The tensor arguments, in call order.")
+    dims: dict[str, tuple[int, int]] = Field(default_factory=dict, description="Each shape symbol's "
+                                             "[smallest, largest] size; the search tries a few sizes in it.")
+    dtypes: list[str] = Field(["float32"], min_length=1, description="Dtypes the contract allows (all inputs "
+                              "share one per call): float16, bfloat16, float32, float64.")
+    keep_dtype: bool = Field(True, description="Every tensor output has the inputs' dtype (no silent promotion).")
+    inputs_unchanged: bool = Field(True, description="The entry point leaves every input unmodified.")
+    compare_with: str = Field("starter", pattern=r"^(starter|reference)$", description="The module whose "
+                              "`entry_point` gives the expected values (run here, on copies of the inputs).")
+    grads: bool = Field(False, description="Also compare every input's gradient (backward of the outputs' sum).")
+    fullgraph: bool = Field(True, description="Compile with fullgraph=True in the runner.")
+    local_backend: str | None = Field(None, pattern=r"^(aot_eager|inductor)$", description="Compile the "
+                                      "captured graph here with this backend before running it.")
+    rtol: float | None = Field(None, ge=0, description="Relative tolerance; none: the dtype's default.")
+    atol: float | None = Field(None, ge=0, description="Absolute tolerance; none: the dtype's default. Set 0 "
+                               "when values near zero matter (sqrt(t + eps) differs from sqrt(t) by < 1e-5).")
+    examples: int = Field(60, ge=1, le=500, description="Search budget: examples tried per submission.")
+    shapes: int = Field(2, ge=1, le=8, description="Distinct shapes (and so runner round trips) per dtype.")
+    seed: int = Field(0, description="Search seed (shown with a counterexample; the same seed finds the same).")
+
+    @field_validator("dtypes")
+    @classmethod
+    def _known_dtypes(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if name not in DTYPES:
+                raise ValueError(f"unknown dtype '{name}'; use one of {', '.join(DTYPES)}")
+        return value
+
+    @model_validator(mode="after")
+    def _symbols_declared(self) -> "Contract":
+        for spec in self.inputs:
+            for dim in spec.shape:
+                if isinstance(dim, str) and dim not in self.dims:
+                    raise ValueError(f"inputs.{spec.name}.shape: symbol '{dim}' is not in contract.dims "
+                                     f"(add {dim} = [smallest, largest])")
+        for name, (lo, hi) in self.dims.items():
+            if not 0 <= lo <= hi:
+                raise ValueError(f"dims.{name}: need 0 <= smallest <= largest, got [{lo}, {hi}]")
+        return self
+
+
 class Exercise(_Strict):
     """One exercise. Fields are read from `exercise.toml`; `root` is the folder."""
 
@@ -92,6 +154,8 @@ class Exercise(_Strict):
                        "learner's process reports (say why in trust_reason and docs/security.md).")
     trust_reason: Text | None = Field(None, description="Why a self-checked exercise cannot be verified.")
     needs_cuda: bool = Field(False, description="Graded only where a CUDA GPU is present.")
+    contract: Contract | None = Field(None, description="Optional [contract]: input shapes, ranges and dtypes, "
+                                      "what the outputs keep; checked generically (see Contract).")
     root: Path = Field(exclude=True)
 
     @field_validator("format_version")

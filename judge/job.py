@@ -39,6 +39,7 @@ class VerifierJob(BaseModel):
     starter: str = "starter.py"
     public: str | None = None
     op_namespaces: list[str] = []
+    contract: dict | None = Field(None, description="The exercise's [contract], checked by judge.checks.contract.")
     runner_seconds: float = Field(description="The runner's wall-clock limit: how long answers may take.")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
@@ -54,7 +55,8 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py") ->
     verifier = VerifierJob(exercise_id=exercise.id, entry_point=exercise.entry_point, filename=filename,
                            files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
                            reference=exercise.reference, starter=exercise.starter, public=public,
-                           op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds)
+                           op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds,
+                           contract=exercise.contract.model_dump(mode="json") if exercise.contract else None)
     return runner, verifier
 
 

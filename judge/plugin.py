@@ -98,5 +98,6 @@ class Collector:
         problems = self.after_test()
         if problems and result.passed:
             result.passed, result.verdict = False, Verdict.FORBIDDEN
-            result.message = "your code changed global compiler state or replaced a function: " + "; ".join(problems)
+            result.message = ("your code changed global state (compiler settings, grad mode, default dtype, ...) "
+                              "or replaced a function: " + "; ".join(problems))
         self.send(result)

@@ -409,6 +409,7 @@ class RemoteCompiled:
             raise GraphBreak(f"{self.what}: one call ran {count} graphs; the judge checks calls that run exactly "
                              "one captured graph (no graph break)", [])
         output = self.run_graph(ran[0], args, kwargs, answer.get("output"))
+        self.last_output_spec = answer.get("output")  # how graph ran[0]'s outputs form a result (for run_graph)
         self._follow_state(answer.get("state_out"))
         self.calls.append(Call(ran[0], output, str(answer.get("printed", ""))[:20000]))
         return output

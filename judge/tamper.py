@@ -27,12 +27,18 @@ class Snapshot:
         self.functions = {(owner.__name__, attr): getattr(owner, attr) for owner, attr in _GUARDED_FUNCTIONS}
         self.stance = _stance()
         self.judge = _judge_functions()
+        self.process = process_globals()
 
     def changes(self) -> list[str]:
         """What differs now, as 'torch._dynamo.config.x: False -> True' lines; empty when nothing did."""
         found = []
         if _stance() != self.stance:
             found.append(f"torch.compiler.set_stance: {self.stance} -> {_stance()}")
+        now_process = process_globals()
+        for key, before in self.process.items():
+            if now_process.get(key) != before:
+                found.append(f"{key}: {before!r} -> {now_process.get(key)!r} (process-wide state; restore it, "
+                             "e.g. with a `with` block)")
         for name, mod in _configs().items():
             now = _plain_config(mod)
             for key, before in self.configs[name].items():
@@ -62,6 +68,22 @@ def _judge_functions() -> dict:
             if callable(value) and (hidden_test or getattr(value, "__module__", None) == module_name):
                 found[f"{module_name}.{attr}"] = value
     return found
+
+
+def process_globals() -> dict:
+    """Process-wide state a solution must leave as it found it: grad mode, default dtype, determinism, threads."""
+    values = {
+        "torch.is_grad_enabled()": torch.is_grad_enabled(),
+        "torch.is_inference_mode_enabled()": torch.is_inference_mode_enabled(),
+        "torch.get_default_dtype()": str(torch.get_default_dtype()),
+        "torch.are_deterministic_algorithms_enabled()": torch.are_deterministic_algorithms_enabled(),
+        "torch.is_deterministic_algorithms_warn_only_enabled()":
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        "torch.get_num_threads()": torch.get_num_threads(),
+        "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision(),
+        "torch.is_anomaly_enabled()": torch.is_anomaly_enabled(),
+    }
+    return values
 
 
 def _stance() -> str:

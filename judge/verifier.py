@@ -40,7 +40,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     started = time.monotonic()
     client = remote.RunnerClient(channel.send, stdin.fd, deadline=started + job.runner_seconds + 5,
                                  buffered=stdin.buffer)
-    remote.CLIENT.update(client=client, op_namespaces=tuple(job.op_namespaces))
+    remote.CLIENT.update(client=client, op_namespaces=tuple(job.op_namespaces), contract=job.contract)
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
         if not rel.startswith("tests/"):
@@ -56,6 +56,12 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
 
     register_learner_file(job.filename, job.filename)  # names in the runner's stacks are already this one
     (hidden / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    tests = list(job.tests)
+    if job.contract:  # the generic contract checks run after the exercise's own tests
+        (hidden / "tests").mkdir(parents=True, exist_ok=True)
+        (hidden / "tests" / "test_zz_contract.py").write_text(
+            "from judge.checks.contract_tests import *  # noqa: F401,F403\n", encoding="utf-8")
+        tests.append("tests/test_zz_contract.py")
 
     state: dict = {}
 
@@ -81,7 +87,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         channel.send("check", check=result.model_dump(mode="json"))
 
     collector = Collector(send_check, after_collection, after_test)
-    args = [str(hidden / t) for t in job.tests] + [
+    args = [str(hidden / t) for t in tests] + [
         "-c", str(hidden / "pytest.ini"), "--rootdir", str(hidden), "--confcutdir", str(hidden),
         "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
         "-p", "judge.fixtures", "-W", "ignore"]

@@ -1,0 +1,206 @@
+"""Checks derived from an exercise's `[contract]` (judge/exercise.py: Contract), written once for every exercise.
+
+`ContractRun(contract, entry, expected_fn)` compiles the entry point in the runner and runs each captured graph
+here. A graph is fetched once per input signature (shapes, dtype, requires_grad): examples of a signature
+already seen reuse it without a runner round trip, so a search prefers few shapes and many values.
+
+- `check_dtypes`: one call per allowed dtype; every tensor output keeps the inputs' dtype.
+- `check_inputs_unchanged`: the graph run here leaves the verifier's inputs as they were.
+- `search`: property-based differential testing with Hypothesis; inputs drawn from the contract (shapes,
+  dtypes, magnitudes incl. zero, tiny, huge, negative and exact ties); a failure is shrunk to a minimal
+  counterexample, shown with the seed that finds it again.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+import torch
+import torch.utils._pytree as pytree
+
+from judge import remote
+from judge.checks.autograd import value_and_grads
+from judge.checks.failures import CheckFailure, WrongAnswer
+from judge.checks.numerics import assert_same
+
+MAX_SHOWN_VALUES = 6
+# Scales a whole tensor is multiplied by (shrinking goes towards the first): tiny and huge magnitudes.
+SCALES = {
+    torch.float16: [1.0, 1e-4, 1e-7, 0.5, 3e3, 6e4],
+    torch.bfloat16: [1.0, 1e-12, 1e-30, 0.5, 1e12, 1e30],
+    torch.float32: [1.0, 1e-12, 1e-30, 1e-6, 1e6, 1e12, 1e30],
+    torch.float64: [1.0, 1e-12, 1e-30, 1e-6, 1e6, 1e12, 1e30, 1e-300],
+}
+
+
+def contract() -> dict | None:
+    """The contract of the exercise being graded (set by the verifier from the job), or None."""
+    return remote.CLIENT.get("contract")
+
+
+class ContractRun:
+    """The compiled entry point (graphs captured in the runner, run here) and the expected function."""
+
+    def __init__(self, spec: dict, entry, expected_fn):
+        self.spec, self.expected_fn = spec, expected_fn
+        options = {"fullgraph": bool(spec.get("fullgraph", True))}
+        self.compiled = remote.RemoteCompiled(entry, options, what="your compiled function",
+                                              local_backend=spec.get("local_backend"))
+        self.graph_for: dict = {}  # signature -> (graph index, output spec)
+        self.round_trips = 0
+
+    def __call__(self, *args):
+        key = tuple((tuple(a.shape), a.dtype, a.requires_grad) for a in args)
+        if key not in self.graph_for:
+            self.round_trips += 1
+            out = self.compiled(*args)
+            self.graph_for[key] = (self.compiled.calls[-1].graph, self.compiled.last_output_spec)
+            return out
+        index, output_spec = self.graph_for[key]
+        return self.compiled.run_graph(index, args, {}, output_spec)
+
+    def expected(self, *args):
+        return self.expected_fn(*[a.clone() for a in args])
+
+    def compare(self, args, case: str) -> None:
+        """Outputs (and gradients, when the contract asks) of the compiled graph against the expected ones."""
+        rtol, atol = self.spec.get("rtol"), self.spec.get("atol")
+        names = [i["name"] for i in self.spec["inputs"]]
+        if self.spec.get("grads"):
+            out, grads = value_and_grads(self, *args)
+            ref_out, ref_grads = value_and_grads(self.expected_fn, *args)
+        else:
+            before = [a.clone() for a in args]
+            ref_out, ref_grads = self.expected(*args), []
+            out, grads = self(*args), []
+            if self.spec.get("inputs_unchanged", True):
+                for name, a, a0 in zip(names, args, before):
+                    assert_same(a, a0, case=f"{case}: your function modified its input {name}", what=name,
+                                rtol=0, atol=0)
+        check_dtype(out, args, case, self.spec)
+        assert_same(out, ref_out, case=case, rtol=rtol, atol=atol, what="output")
+        for name, grad, ref_grad in zip(names, grads, ref_grads):
+            if ref_grad is not None:
+                assert_same(grad, ref_grad, case=case, rtol=rtol, atol=atol, what=f"gradient of {name}")
+
+
+def check_dtype(out, args, case: str, spec: dict) -> None:
+    """Every tensor output has the inputs' dtype (contract.keep_dtype)."""
+    if not spec.get("keep_dtype", True) or not args:
+        return
+    dtype = args[0].dtype
+    for i, leaf in enumerate(pytree.tree_leaves(out)):
+        if isinstance(leaf, torch.Tensor) and leaf.is_floating_point() and leaf.dtype != dtype:
+            got, want = str(leaf.dtype).removeprefix("torch."), str(dtype).removeprefix("torch.")
+            raise WrongAnswer(f"{case}: output {i} is {got}, but the inputs are {want}: the contract says every "
+                              f"output keeps the inputs' dtype (no promotion to {got})")
+
+
+# ------------------------------------------------------------------ inputs from the contract
+
+
+def dtypes(spec: dict) -> list[torch.dtype]:
+    return [getattr(torch, name) for name in spec.get("dtypes", ["float32"])]
+
+
+def shape_plans(spec: dict, seed: int) -> list[dict]:
+    """`spec["shapes"]` assignments of the shape symbols: the smallest sizes first, then random ones."""
+    rng = random.Random(seed)
+    dims = spec.get("dims", {})
+    plans = [{k: max(lo, min(hi, 2)) for k, (lo, hi) in dims.items()}]
+    for _ in range(64):
+        if len(plans) >= spec.get("shapes", 2):
+            break
+        plan = {k: rng.randint(lo, hi) for k, (lo, hi) in dims.items()}
+        if plan not in plans:
+            plans.append(plan)
+    return plans
+
+
+def shape_of(input_spec: dict, plan: dict) -> tuple[int, ...]:
+    return tuple(plan[d] if isinstance(d, str) else int(d) for d in input_spec["shape"])
+
+
+def fixed_inputs(spec: dict, plan: dict, dtype: torch.dtype, seed: int = 0) -> list[torch.Tensor]:
+    """Ordinary inputs (normal values, clamped to each input's range) of one shape plan."""
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for item in spec["inputs"]:
+        t = torch.randn(shape_of(item, plan), generator=gen, dtype=torch.float64)
+        out.append(_in_range(t, item).to(dtype))
+    return out
+
+
+def _in_range(t: torch.Tensor, item: dict) -> torch.Tensor:
+    lo, hi = item.get("low"), item.get("high")
+    return t.clamp(min=lo, max=hi) if lo is not None or hi is not None else t
+
+
+def tensor_strategy(st, shape, dtype, item: dict):
+    """Hypothesis strategy of one tensor: small integers (zeros, exact ties and cancellations), special
+    values and plain floats, times a scale drawn for the whole tensor (tiny and huge magnitudes)."""
+    numel = 1
+    for n in shape:
+        numel *= n
+    element = st.one_of(st.integers(-3, 3).map(float), st.sampled_from([0.5, -0.5, 1e-3, -2.0, 7.0]),
+                        st.floats(-10, 10, allow_nan=False, allow_infinity=False))
+
+    def build(parts):
+        values, scale = parts
+        t = torch.tensor(values, dtype=torch.float64).reshape(shape) * scale
+        return _in_range(t, item).to(dtype)
+
+    return st.tuples(st.lists(element, min_size=numel, max_size=numel), st.sampled_from(SCALES[dtype])).map(build)
+
+
+def describe_inputs(spec: dict, args) -> str:
+    """'s = [1e-12, 0, 0] (float32)' per input; larger tensors show their nonzero entries."""
+    parts = []
+    for item, t in zip(spec["inputs"], args):
+        name, flat = item["name"], t.detach().double().flatten()
+        dtype = str(t.dtype).removeprefix("torch.")
+        if flat.numel() <= MAX_SHOWN_VALUES:
+            parts.append(f"{name} {list(t.shape)} = [{', '.join(f'{v:.3g}' for v in flat.tolist())}] {dtype}")
+            continue
+        nz = t.detach().double().nonzero().tolist()
+        shown = ", ".join(f"{idx}={t[tuple(idx)].item():.3g}" for idx in nz[:MAX_SHOWN_VALUES])
+        more = f", … ({len(nz)} nonzero)" if len(nz) > MAX_SHOWN_VALUES else ""
+        parts.append(f"{name} {list(t.shape)} {dtype} " + (f"nonzero at {shown}{more}" if nz else "all zero"))
+    return ", ".join(parts)
+
+
+def search(run: ContractRun, spec: dict) -> dict:
+    """Differential search with Hypothesis; returns statistics. A failure is shrunk to a minimal
+    counterexample and re-raised with the seed (`spec["seed"]`) and the budget."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as fix_seed
+    from hypothesis import strategies as st
+
+    seed, budget = int(spec.get("seed", 0)), int(spec.get("examples", 60))
+    plans = shape_plans(spec, seed)
+    strategies = []
+    for dtype in dtypes(spec):
+        for plan in plans:
+            strategies.append(st.tuples(*[tensor_strategy(st, shape_of(i, plan), dtype, i) for i in spec["inputs"]]))
+    stats = {"seed": seed, "examples": 0, "round_trips": 0, "seconds": 0.0}
+    started = time.monotonic()
+
+    @settings(max_examples=budget, database=None, deadline=None, derandomize=False, print_blob=False,
+              report_multiple_bugs=False, suppress_health_check=list(HealthCheck),
+              phases=[Phase.explicit, Phase.generate, Phase.shrink])
+    @fix_seed(seed)
+    @given(st.one_of(*strategies))
+    def holds(args):
+        stats["examples"] += 1
+        args = list(args)
+        run.compare(args, case="fails for " + describe_inputs(spec, args))
+
+    try:
+        holds()
+    except CheckFailure as exc:
+        raise type(exc)(f"{exc.message} [counterexample found by search, seed {seed}, budget {budget}]",
+                        exc.diagnostics, verdict=exc.verdict) from None
+    finally:
+        stats["round_trips"], stats["seconds"] = run.round_trips, time.monotonic() - started
+    return stats
