@@ -107,13 +107,23 @@ CASES = {
 SHORT_LIMIT = {"busy_loop"}
 
 
+@pytest.fixture(scope="module", params=["local", pytest.param("none", marks=pytest.mark.slow)])
+def backend(request):
+    """Every verdict through the warm local backend and through fresh processes."""
+    from judge.grading import make_sandbox
+
+    sandbox = make_sandbox(request.param)
+    yield sandbox
+    sandbox.close()
+
+
 @pytest.mark.parametrize("name", list(CASES))
-def test_verdict(add_one, name):
+def test_verdict(add_one, name, backend):
     verdict, check, body = CASES[name]
     exercise = add_one
     if name in SHORT_LIMIT:
         exercise = add_one.model_copy(update={"limits": add_one.limits.model_copy(update={"time_seconds": 15})})
-    report = grade(exercise, HEADER + textwrap.dedent(body))
+    report = grade(exercise, HEADER + textwrap.dedent(body), sandbox=backend)
     assert report.verdict is verdict, report.summary
     if check:
         assert report.first_failure().name == check
