@@ -68,8 +68,11 @@ class ContractInput(_Strict):
     name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="The argument's name, for messages.")
     shape: list[str | int] = Field(description="Each dim a size (8) or a symbol of contract.dims ('N'); "
                                    "inputs sharing a symbol get the same size.")
-    low: float | None = Field(None, description="Smallest value allowed (inclusive); none: any value.")
-    high: float | None = Field(None, description="Largest value allowed (inclusive); none: any value.")
+    low: float | str | None = Field(None, description="Smallest value allowed (inclusive), a number or a symbol "
+                                    "of contract.dims (its size in this call); none: any finite value.")
+    high: float | str | None = Field(None, description="Largest value allowed (inclusive), as `low`.")
+    dtype: str | None = Field(None, description="A fixed dtype for this input ('int64', 'int32', 'bool'); none: "
+                              "the call's floating dtype, one of contract.dtypes.")
 
 
 class Contract(_Strict):
@@ -91,6 +94,7 @@ class Contract(_Strict):
                               "`entry_point` gives the expected values (run here, on copies of the inputs).")
     grads: bool = Field(False, description="Also compare every input's gradient (backward of the outputs' sum).")
     fullgraph: bool = Field(True, description="Compile with fullgraph=True in the runner.")
+    dynamic: bool | None = Field(None, description="The `dynamic=` of the runner's torch.compile.")
     local_backend: str | None = Field(None, pattern=r"^(aot_eager|inductor)$", description="Compile the "
                                       "captured graph here with this backend before running it.")
     rtol: float | None = Field(None, ge=0, description="Relative tolerance; none: the dtype's default.")
@@ -111,7 +115,11 @@ class Contract(_Strict):
     @model_validator(mode="after")
     def _symbols_declared(self) -> "Contract":
         for spec in self.inputs:
-            for dim in spec.shape:
+            if spec.dtype is not None and spec.dtype not in ("int64", "int32", "bool"):
+                raise ValueError(f"inputs.{spec.name}.dtype: use int64, int32 or bool (floating inputs take "
+                                 "contract.dtypes)")
+            bounds = [b for b in (spec.low, spec.high) if isinstance(b, str)]
+            for dim in list(spec.shape) + bounds:
                 if isinstance(dim, str) and dim not in self.dims:
                     raise ValueError(f"inputs.{spec.name}.shape: symbol '{dim}' is not in contract.dims "
                                      f"(add {dim} = [smallest, largest])")

@@ -45,6 +45,8 @@ class ContractRun:
     def __init__(self, spec: dict, entry, expected_fn):
         self.spec, self.expected_fn = spec, expected_fn
         options = {"fullgraph": bool(spec.get("fullgraph", True))}
+        if spec.get("dynamic") is not None:
+            options["dynamic"] = bool(spec["dynamic"])
         self.compiled = remote.RemoteCompiled(entry, options, what="your compiled function",
                                               local_backend=spec.get("local_backend"))
         self.graph_for: dict = {}  # signature -> (graph index, output spec)
@@ -89,7 +91,10 @@ def check_dtype(out, args, case: str, spec: dict) -> None:
     """Every tensor output has the inputs' dtype (contract.keep_dtype)."""
     if not spec.get("keep_dtype", True) or not args:
         return
-    dtype = args[0].dtype
+    floating = [a.dtype for a in args if a.is_floating_point()]
+    if not floating:
+        return
+    dtype = floating[0]
     for i, leaf in enumerate(pytree.tree_leaves(out)):
         if isinstance(leaf, torch.Tensor) and leaf.is_floating_point() and leaf.dtype != dtype:
             got, want = str(leaf.dtype).removeprefix("torch."), str(dtype).removeprefix("torch.")
@@ -127,29 +132,48 @@ def fixed_inputs(spec: dict, plan: dict, dtype: torch.dtype, seed: int = 0) -> l
     gen = torch.Generator().manual_seed(seed)
     out = []
     for item in spec["inputs"]:
-        t = torch.randn(shape_of(item, plan), generator=gen, dtype=torch.float64)
-        out.append(_in_range(t, item).to(dtype))
+        shape = shape_of(item, plan)
+        if item.get("dtype"):
+            lo, hi = _bounds(item, plan, 0, 1)
+            out.append(torch.randint(int(lo), int(hi) + 1, shape, generator=gen).to(getattr(torch, item["dtype"])))
+            continue
+        t = torch.randn(shape, generator=gen, dtype=torch.float64)
+        out.append(_in_range(t, item, plan, dtype))
     return out
 
 
-def _in_range(t: torch.Tensor, item: dict) -> torch.Tensor:
-    lo, hi = item.get("low"), item.get("high")
-    return t.clamp(min=lo, max=hi) if lo is not None or hi is not None else t
+def _bounds(item: dict, plan: dict, lo=None, hi=None):
+    """(low, high) of an input, symbols replaced by their size in `plan`; `lo`/`hi` where none is given."""
+    def value(v, default):
+        return default if v is None else (plan[v] if isinstance(v, str) else v)
+    return value(item.get("low"), lo), value(item.get("high"), hi)
 
 
-def tensor_strategy(st, shape, dtype, item: dict):
+def _in_range(t: torch.Tensor, item: dict, plan: dict, dtype: torch.dtype) -> torch.Tensor:
+    """Clamped to the input's range and to the dtype's finite values, then cast."""
+    big = torch.finfo(dtype).max
+    lo, hi = _bounds(item, plan, -big, big)
+    return t.clamp(min=max(lo, -big), max=min(hi, big)).to(dtype)
+
+
+def tensor_strategy(st, shape, dtype, item: dict, plan: dict):
     """Hypothesis strategy of one tensor: small integers (zeros, exact ties and cancellations), special
     values and plain floats, times a scale drawn for the whole tensor (tiny and huge magnitudes)."""
     numel = 1
     for n in shape:
         numel *= n
+    if item.get("dtype"):
+        lo, hi = _bounds(item, plan, 0, 1)
+        fixed = getattr(torch, item["dtype"])
+        return st.lists(st.integers(int(lo), int(hi)), min_size=numel, max_size=numel).map(
+            lambda v: torch.tensor(v, dtype=torch.int64).reshape(shape).to(fixed))
     element = st.one_of(st.integers(-3, 3).map(float), st.sampled_from([0.5, -0.5, 1e-3, -2.0, 7.0]),
                         st.floats(-10, 10, allow_nan=False, allow_infinity=False))
 
     def build(parts):
         values, scale = parts
         t = torch.tensor(values, dtype=torch.float64).reshape(shape) * scale
-        return _in_range(t, item).to(dtype)
+        return _in_range(t, item, plan, dtype)
 
     return st.tuples(st.lists(element, min_size=numel, max_size=numel), st.sampled_from(SCALES[dtype])).map(build)
 
@@ -182,7 +206,7 @@ def search(run: ContractRun, spec: dict) -> dict:
     strategies = []
     for dtype in dtypes(spec):
         for plan in plans:
-            strategies.append(st.tuples(*[tensor_strategy(st, shape_of(i, plan), dtype, i) for i in spec["inputs"]]))
+            strategies.append(st.tuples(*[tensor_strategy(st, shape_of(i, plan), dtype, i, plan) for i in spec["inputs"]]))
     stats = {"seed": seed, "examples": 0, "round_trips": 0, "seconds": 0.0}
     started = time.monotonic()
 
