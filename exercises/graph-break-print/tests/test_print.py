@@ -23,6 +23,9 @@ PRINT_CASES = [
     ("x [4, 16]", lambda: torch.randn(4, 16)),
     ("x [3, 5, 6]", lambda: torch.rand(3, 5, 6) * 4 - 1),
     ("x [2, 9] float64", lambda: torch.randn(2, 9, dtype=torch.float64) + 0.5),
+    # Means whose 4 decimals end in zeros: the line must keep them ("0.0000", "1.5000"), as the :.4f format does.
+    ("x [3, 4], all negative (mean activation exactly 0)", lambda: -torch.rand(3, 4) - 0.1),
+    ("x [2, 3] of 0.5 (mean activation exactly 1.5)", lambda: torch.full((2, 3), 0.5)),
 ]
 
 
