@@ -45,6 +45,12 @@ class OtherMuls(_Base):
         return self.out(torch.sigmoid(h) * 2.0 + h * 0.5 + h * h)
 
 
+class ResidualSilu(_Base):
+    def forward(self, x):
+        h = self.inp(x)
+        return self.out(h * torch.sigmoid(h) + h)          # h has a third user: still a SiLU of h
+
+
 class Block(_Base):
     """Everything at once, as in a real model."""
 

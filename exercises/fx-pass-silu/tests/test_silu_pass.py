@@ -7,7 +7,7 @@ grader's inputs. The runner is asked what running its own returned module does o
 """
 
 import torch
-from _silu_models import Block, Gating, OtherMuls, SharedSigmoid, SigmoidTimesX, XTimesSigmoid, make
+from _silu_models import Block, Gating, OtherMuls, ResidualSilu, SharedSigmoid, SigmoidTimesX, XTimesSigmoid, make
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
@@ -151,3 +151,10 @@ def test_in_compile_pipeline(entry):
             if silus != 2:
                 raise WrongAnswer(f"inside torch.compile the Block model ran {silus} aten.silu, expected 2")
             assert_same(output, model(x).detach(), case=f"Block, {describe_tensor('x', x)}")
+
+
+def test_x_with_other_users(entry):
+    """h * sigmoid(h) becomes aten.silu(h) also when h has other users (a residual h * sigmoid(h) + h)"""
+    model, _, after, args, x = rewritten(entry, ResidualSilu)
+    expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, "h * torch.sigmoid(h) + h")
+    expect_same(after, args, model, x, "h * torch.sigmoid(h) + h")
