@@ -19,13 +19,25 @@ PACKET_HINT = (" Did your split match the node? Dynamo records the call as torch
                "OpOverloadPacket, not torch.ops.practice.attention.default.")
 
 
-def split(entry, layers, dtype=torch.float32, batch=2, seq=6):
-    """(model, x, the Dynamo graph's real inputs, the split module) for a model with `layers` layers."""
+def split(entry, layers, dtype=torch.float32, batch=2, seq=6, rename=False):
+    """(model, x, the Dynamo graph's real inputs, the split module) for a model with `layers` layers.
+
+    With `rename`, the graph's operation nodes get neutral names first (op0, op1, ...), and the pooling head's
+    scaled_dot_product_attention is named attention_pool: what a node is, is its target, never its name."""
     model = make(layers, dtype)
     x = torch.randn(batch, seq, 16, dtype=dtype)
     captured = compile_one_graph(model, x, what="the grader's model")
     torch._dynamo.reset()
-    result = apply_pass(entry, captured.graphs[0], name="split_graph")   # runs in the runner; rebuilt here
+    graph = captured.graphs[0]
+    if rename:
+        ops = [n for n in graph.graph.nodes if n.op in ("call_function", "call_method", "call_module")]
+        for i, node in enumerate(ops):
+            node._rename(f"tmp_{i}")
+        for i, node in enumerate(ops):
+            sdpa = node.target is torch._C._nn.scaled_dot_product_attention
+            node._rename("attention_pool" if sdpa else f"op{i}")
+        graph.recompile()
+    result = apply_pass(entry, graph, name="split_graph")   # runs in the runner; rebuilt here
     return model, x, captured.example_inputs[0], result
 
 
@@ -121,3 +133,19 @@ def test_pieces_compile(entry):
             setattr(gm, name, torch.compile(gm.get_submodule(name), backend="aot_eager", fullgraph=True))
     with torch.no_grad():
         assert_same(tuple(gm(*args)), (model(x),), case=f"3 layers, pieces compiled, {describe_tensor('x', x)}")
+
+
+def test_split_by_target(entry):
+    """The split follows each node's target, not its name: the same graph with renamed nodes splits the same way"""
+    for layers in (1, 2):
+        model, x, args, gm = split(entry, layers, rename=True)
+        found = pieces(gm)
+        holding = [name for name, ops in found if len(ops) == 1 and is_attention(ops[0])]
+        if len(found) != 2 * layers + 1 or len(holding) != layers:
+            raise WrongAnswer(f"the grader's graph with its nodes renamed (op0, op1, ...; the pooling head's SDPA "
+                              f"named attention_pool) should split into {2 * layers + 1} pieces, {layers} of them a "
+                              f"lone practice.attention; yours has {len(found)} pieces, {len(holding)} of them a "
+                              "lone practice.attention. Node names are labels Dynamo picks (they change with the "
+                              "code and with the graph): match node.target.", [layout(gm)])
+        with torch.no_grad():
+            assert_same(tuple(gm(*args)), (model(x),), case=f"{layers} layers, nodes renamed")
