@@ -158,7 +158,8 @@ def _in_range(t: torch.Tensor, item: dict, plan: dict, dtype: torch.dtype) -> to
 
 def tensor_strategy(st, shape, dtype, item: dict, plan: dict):
     """Hypothesis strategy of one tensor: small integers (zeros, exact ties and cancellations), special
-    values and plain floats, times a scale drawn for the whole tensor (tiny and huge magnitudes)."""
+    values and plain floats, times a scale drawn for the whole tensor (tiny and huge magnitudes); sometimes
+    mirrored along dim 0 (rows a, then -a), so that sums cancel to exactly zero with nonzero terms."""
     numel = 1
     for n in shape:
         numel *= n
@@ -171,11 +172,17 @@ def tensor_strategy(st, shape, dtype, item: dict, plan: dict):
                         st.floats(-10, 10, allow_nan=False, allow_infinity=False))
 
     def build(parts):
-        values, scale = parts
+        values, scale, mirror = parts
         t = torch.tensor(values, dtype=torch.float64).reshape(shape) * scale
+        if mirror and t.dim() and t.shape[0] > 1:  # rows [a; 0; -a]: sums over dim 0 cancel exactly
+            half = t.shape[0] // 2
+            t[t.shape[0] - half:] = -t[:half]
+            if t.shape[0] % 2:
+                t[half] = 0
         return _in_range(t, item, plan, dtype)
 
-    return st.tuples(st.lists(element, min_size=numel, max_size=numel), st.sampled_from(SCALES[dtype])).map(build)
+    return st.tuples(st.lists(element, min_size=numel, max_size=numel), st.sampled_from(SCALES[dtype]),
+                     st.booleans()).map(build)
 
 
 def describe_inputs(spec: dict, args) -> str:
