@@ -20,7 +20,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
     except ExerciseError as exc:
         console.print(f"[red]malformed exercise:[/] {escape(str(exc))}", soft_wrap=True)  # paths stay whole
         return 2
-    sandbox = make_sandbox(sandbox_name)
+    sandbox = make_sandbox(sandbox_name, **_compile_cache(console, sandbox_name, exercises))
     failed = 0
     try:
         for exercise in exercises:
@@ -34,6 +34,19 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         sandbox.close()
     console.print(f"[{'red' if failed else 'green'}]{failed} failing proof(s) across {len(exercises)} exercise(s)[/]")
     return 1 if failed else 0
+
+
+def _compile_cache(console: Console, sandbox_name: str, exercises: list) -> dict:
+    """Build the trusted compile cache layers of these exercises first (a hardened backend's runs get an overlay
+    of them); nothing for the unisolated backends, which share one C++ build cache."""
+    from judge import cache_layers
+
+    cache = cache_layers.for_backend(sandbox_name, exercises)
+    if cache is None:
+        return {}
+    with console.status("building the compile cache layers (the reference solutions, trusted, once)"):
+        cache_layers.build(cache, exercises, say=lambda text: console.print(f"[dim]{escape(text)}[/]"))
+    return {"compile_cache": cache}
 
 
 def _print_proof(console: Console, proof: Proof) -> None:

@@ -55,7 +55,9 @@ def prepare_worker() -> None:
 
     for name in [f"_pytest.{p}" for p in default_plugins] + [
             "pdb", "sympy.combinatorics", "judge.checks", "judge.plugin", "judge.fixtures", "judge.loaded",
-            "judge.tamper", "judge.runner", "judge.verifier", "judge.remote", "judge.compiling", "judge.ir"]:
+            "judge.tamper", "judge.runner", "judge.verifier", "judge.remote", "judge.compiling", "judge.ir",
+            # Inductor's modules (~2 s to import in a child that compiles), imported only: nothing is compiled here.
+            "torch._inductor.compile_fx"]:
         try:
             importlib.import_module(name)
         except ImportError:
@@ -84,7 +86,8 @@ def _skip_guard_latency_probe() -> None:
 
 def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) -> None:
     """Run one job in this process; every outcome is reported on the result channel, nothing is raised."""
-    os.environ.update(PROGRAM.environment())
+    for key, value in PROGRAM.environment().items():  # what the sandbox set for this run wins
+        os.environ.setdefault(key, value)
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     # stdin carries the other side's messages: keep it on a private descriptor, give fd 0 /dev/null.
@@ -96,11 +99,7 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
     try:
         job = json.loads(job_json)
         del job_json
-        import torch._functorch.config as functorch_config
-        import torch._inductor.config as inductor_config
-
-        inductor_config.fx_graph_cache = False
-        functorch_config.enable_autograd_cache = False
+        configure_compile_caches()
         if job.get("role") == "runner":
             from judge import runner
 
@@ -120,6 +119,46 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
             os.write(result_fd, data.encode())
         except (OSError, TypeError, ValueError):
             pass
+
+
+def configure_compile_caches() -> None:
+    """Inductor's caches as the sandbox set them for this run (the warm worker imported torch with other values).
+
+    The FX-graph and AOTAutograd caches, whose entries are pickles, only where the sandbox turned them on: a run
+    whose cache folder is its private overlay of a trusted layer, or a trusted build of such a layer
+    (`sandbox.compile_cache`); remote caches never. The precompiled header lives in the run's cache folder (torch
+    puts it beside the user's default one), and the vector-ISA probe is skipped where the layer knows the ISA.
+    """
+    import torch._functorch.config as functorch_config
+    import torch._inductor.codecache as codecache
+    import torch._inductor.config as inductor_config
+
+    def flag(name: str) -> bool | None:
+        return {"1": True, "0": False}.get(os.environ.get(name, ""))
+
+    _follow_env(inductor_config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
+    _follow_env(functorch_config, "enable_autograd_cache", "TORCHINDUCTOR_AUTOGRAD_CACHE")
+    inductor_config.fx_graph_remote_cache = False
+    inductor_config.autotune_remote_cache = False
+    inductor_config.bundled_autotune_remote_cache = False
+    functorch_config.enable_remote_autograd_cache = False
+    inductor_config.cpp.vec_isa_ok = flag("TORCHINDUCTOR_VEC_ISA_OK")
+    if os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        codecache._HEADER_DIR = os.path.join(os.path.abspath(os.environ["TORCHINDUCTOR_CACHE_DIR"]),
+                                             "precompiled_headers")
+        codecache._HEADER_LOCK_DIR = os.path.join(codecache._HEADER_DIR, "locks")
+
+
+def _follow_env(config, name: str, env_name: str) -> None:
+    """On when `env_name` is "1", else off. torch read the variable when the worker imported it, and a value
+    forced by the environment beats any assignment: this run's environment replaces it."""
+    on = os.environ.get(env_name) == "1"
+    entry = getattr(config, "_config", {}).get(name)
+    if entry is not None and hasattr(entry, "env_value_force"):
+        entry.env_value_force = on
+    setattr(config, name, on)
+    if getattr(config, name) is not on:
+        raise RuntimeError(f"could not set {config.__name__}.{name} to {on}")
 
 
 def _nonce(job) -> str:

@@ -19,6 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
 from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
 from sandbox import cgroups, launcher
@@ -112,6 +113,9 @@ class BwrapWorker(Worker):
         for pkg in packages(self.sb.program):
             argv += ["--ro-bind", str(self.sb.project_root / pkg), f"{CODE_DIR}/{pkg}"]
         argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        kind = self.sb.compile_cache.kind_for(self.pool_name) if self.sb.compile_cache else None
+        if kind is not None:  # the trusted layers this pool's runs may see, read-only; each run hides them again
+            argv += ["--ro-bind", str(self.sb.compile_cache.kind_dir(kind)), LAYERS_DIR]
         for inside, host in self.cgroup_mounts().items():
             argv += ["--bind", str(host), inside]
         argv[1:1] = _parent_dirs(argv)
@@ -153,9 +157,17 @@ class BwrapWorker(Worker):
         inside = {str(h): i for i, h in self.cgroup_mounts().items()}
         run = watch.cg
         procs = [f"{inside[str(f.parent.parent)]}/{f.parent.name}/cgroup.procs" for f in run.procs_files()]
-        return {"uid": self.uid, "cgroup_procs": procs, "hidden_mounts": sorted(inside.values(), reverse=True),
-                "tmp_mb": max(256, limits.memory_mb // 2),
-                "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_DIR}}
+        fields = {"uid": self.uid, "cgroup_procs": procs, "hidden_mounts": sorted(inside.values(), reverse=True),
+                  "tmp_mb": max(256, limits.memory_mb // 2),
+                  "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_DIR}}
+        cache = self.sb.compile_cache
+        if cache is not None and cache.kind_for(self.pool_name) is not None:
+            fields["hidden_mounts"].append(LAYERS_DIR)
+            found = cache.layer_for(self.pool_name)
+            if found is not None:  # a complete layer: an overlay of it at the run's cache folder, pickle caches on
+                fields["cache_layer"] = f"{LAYERS_DIR}/{found[0].name}"
+                fields["env"].update(cache.run_env(found[1]))
+        return fields
 
     def terminate(self) -> None:
         if self.proc is not None:
@@ -175,11 +187,14 @@ class BwrapSandbox(WarmSandbox):
     name = "bwrap"
 
     def __init__(self, program: Program, pool_size: int | None = None, max_runs: int | None = None,
-                 settings: SandboxSettings | None = None):
+                 settings: SandboxSettings | None = None, compile_cache: CompileCache | None = None):
         reason = available()
         if reason:
             raise SandboxError(f"sandbox 'bwrap' is unavailable: {reason}")
         self.settings = settings or SandboxSettings()
+        if compile_cache is not None:
+            compile_cache.prepare()
+            self.compile_cache = compile_cache
         super().__init__(program, pool_size or self.settings.pool_size, max_runs or self.settings.worker_runs)
         self.project_root = Path(CODE_ROOT)
         self.base_cgroup = self.settings.base_cgroup()

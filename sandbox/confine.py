@@ -14,6 +14,7 @@ import resource
 import socket
 
 from sandbox import seccomp
+from sandbox.compile_cache import OVERLAY_DIR, RUN_CACHE_DIR, overlay_options
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -49,19 +50,36 @@ def mount(source: str, target: str, fstype: str | None, flags: int = 0, data: st
                        data.encode() if data else None), f"mount {target}")
 
 
-def private_mounts(uid: int, tmp_mb: int, hidden: list[str]) -> str:
-    """Fresh /tmp (holding the scratch dir), /dev/shm and /proc; `hidden` mounts detached. Returns scratch."""
+def private_mounts(uid: int, tmp_mb: int, hidden: list[str], cache_layer: str | None = None) -> str:
+    """Fresh /tmp (holding the scratch dir), /dev/shm and /proc; the compile cache's overlay on `cache_layer`;
+    `hidden` mounts detached. Returns scratch."""
     mount("none", "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, f"size={tmp_mb}m,mode=1777")
     if os.path.isdir("/dev/shm"):
         mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64m,mode=1777")
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if cache_layer:
+        overlay_cache(cache_layer, uid)
     for path in hidden:
         _libc.umount2(path.encode(), MNT_DETACH)
     scratch = "/tmp/scratch"
     os.mkdir(scratch, 0o700)
     os.chown(scratch, uid, uid)
     return scratch
+
+
+def overlay_cache(layer: str, uid: int) -> None:
+    """The run's Inductor cache: the trusted layer read-only below, this run's tmpfs above (`uid` owns its top).
+
+    Upper and work folders sit in a root-only folder of the run's /tmp: the run writes only through the overlay,
+    and everything it wrote goes with its tmpfs."""
+    os.mkdir(OVERLAY_DIR, 0o700)
+    upper, work = f"{OVERLAY_DIR}/upper", f"{OVERLAY_DIR}/work"
+    os.mkdir(upper, 0o700)
+    os.mkdir(work, 0o700)
+    os.chown(upper, uid, uid)
+    os.mkdir(RUN_CACHE_DIR, 0o700)
+    mount("overlay", RUN_CACHE_DIR, "overlay", MS_NOSUID | MS_NODEV, overlay_options(layer, upper, work))
 
 
 def join_cgroup(procs_files: list[str]) -> None:

@@ -53,9 +53,13 @@ BASE_ENV = {
     "LANG": "C.UTF-8",
     "OMP_NUM_THREADS": "1",
     "PYTHONDONTWRITEBYTECODE": "1",
-    # Per-run compile caches whose entries are pickles stay off: nothing a run writes is loaded by another.
+    # Compile caches whose entries are pickles stay off, unless the run's cache folder is its private overlay of
+    # a trusted layer (sandbox.compile_cache turns them on there): nothing a run writes is loaded by another.
     "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
     "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
+    "TORCHINDUCTOR_FX_GRAPH_REMOTE_CACHE": "0",
+    "TORCHINDUCTOR_AUTOGRAD_REMOTE_CACHE": "0",
+    "TORCHINDUCTOR_AUTOTUNE_REMOTE_CACHE": "0",
     "TORCHINDUCTOR_COMPILE_THREADS": "1",
     # Runs load only the plugins they name; autoloading every installed pytest plugin costs ~0.3 s.
     "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",

@@ -19,6 +19,7 @@ import tempfile
 
 from sandbox import channel, launcher
 from sandbox.base import SandboxError
+from sandbox.compile_cache import CACHES_ON, CompileCache
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program, inductor_cache_dir
 from sandbox.mounts import CODE_ROOT
 from sandbox.warm import RunWatch, WarmSandbox, Worker
@@ -52,7 +53,7 @@ class LocalWorker(Worker):
 
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = {**self.sb.program.environment(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-               "HOME": self.scratch, "TMPDIR": self.scratch, "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir()}
+               "HOME": self.scratch, "TMPDIR": self.scratch, **self.sb.cache_env()}
         argv = [sys.executable, "-I", "-c", bootstrap(CODE_ROOT), "--ctl-fd", str(theirs.fileno()),
                 "--program", self.sb.program.module, "--local-scratch", self.scratch]
         try:
@@ -83,8 +84,7 @@ class LocalWorker(Worker):
 
     def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
         return {"uid": os.getuid(), "address_space_headroom_mb": ADDRESS_SPACE_HEADROOM_MB,
-                "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_ROOT,
-                        "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir()}}
+                "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_ROOT, **self.sb.cache_env()}}
 
     def terminate(self) -> None:
         if self.proc is not None:
@@ -111,8 +111,21 @@ class LocalSandbox(WarmSandbox):
 
     name = "local"
 
-    def __init__(self, program: Program, pool_size: int = 1, max_runs: int = 200):
+    def __init__(self, program: Program, pool_size: int = 1, max_runs: int = 200,
+                 compile_cache: CompileCache | None = None):
         super().__init__(program, pool_size, max_runs)
+        if compile_cache is not None and compile_cache.build is None:
+            raise SandboxError("the local backend shares one C++ build cache and takes no read-only layers; "
+                               "give it a compile cache only to build a layer (trusted code)")
+        self.compile_cache = compile_cache
+
+    def cache_env(self) -> dict[str, str]:
+        """The runs' Inductor cache: the shared C++ build cache (no pickle caches), or the folder of a layer
+        being built by trusted code (with them)."""
+        if self.compile_cache is None:
+            return {"TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir()}
+        return {"TORCHINDUCTOR_CACHE_DIR": str(self.compile_cache.build), **CACHES_ON,
+                **dict(self.compile_cache.build_env)}
 
     def describe(self) -> str:
         return f"local (warm forked processes, no isolation, {self.pool_size} per pool)"

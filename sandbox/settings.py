@@ -38,6 +38,13 @@ class SandboxSettings(BaseSettings):
     docker_runtime_dir: Path = Field(
         Path(tempfile.gettempdir()) / "torch-practice-docker",
         description="Host folder for the Docker workers' control sockets.")
+    compile_cache: bool = Field(
+        True, description="Build trusted Inductor cache layers (grading each exercise's reference) and give the "
+                          "hardened backends' runs a private overlay of them.")
+    compile_cache_dir: Path = Field(
+        default_factory=lambda: (Path("/var/cache/torch-practice") if os.geteuid() == 0
+                                 else Path.home() / ".cache" / "torch-practice") / "compile-cache",
+        description="Where the trusted layers live (a folder only this user can enter).")
 
     def base_cgroup(self) -> cgroups.Cgroup:
         return _base_cgroup(self.cgroup_root)

@@ -47,6 +47,7 @@ class Worker(abc.ABC):
 
     def __init__(self, slot: int):
         self.slot = slot
+        self.pool_name = "default"  # the pool this worker serves (set by WarmSandbox.pool)
         self.runs = 0
         self.ctl: socket.socket | None = None
         self.info: dict = {}
@@ -202,6 +203,7 @@ class WarmSandbox(Sandbox):
 
     max_runs = 1000
     POOL_NAMES = ("default", "runner", "verifier")
+    compile_cache = None  # a sandbox.compile_cache.CompileCache: trusted Inductor layers per pool, if any
 
     def __init__(self, program: Program, pool_size: int = 2, max_runs: int | None = None):
         self.program = program
@@ -215,7 +217,8 @@ class WarmSandbox(Sandbox):
         """An unstarted worker for slot `slot` (unique across this sandbox's pools)."""
 
     def pool_key(self, name: str) -> tuple:
-        return (type(self).__name__, self.program.module, name, self.pool_size, self.max_runs)
+        cache = self.compile_cache.key() if self.compile_cache is not None else None
+        return (type(self).__name__, self.program.module, name, self.pool_size, self.max_runs, cache)
 
     def pool(self, name: str = "default") -> Pool:
         if name not in self.POOL_NAMES:
@@ -223,8 +226,13 @@ class WarmSandbox(Sandbox):
         if name not in self._pools:
             offset = self.POOL_NAMES.index(name) * SLOTS_PER_POOL
             self._pools[name] = shared_pool(self.pool_key(name), lambda: Pool(
-                lambda slot: self.new_worker(offset + slot), self.pool_size, self.max_runs))
+                lambda slot: self._pool_worker(name, offset + slot), self.pool_size, self.max_runs))
         return self._pools[name]
+
+    def _pool_worker(self, name: str, slot: int) -> Worker:
+        worker = self.new_worker(slot)
+        worker.pool_name = name
+        return worker
 
     def warm_up(self, timeout: float = READY_TIMEOUT_S, pools: tuple[str, ...] = ("default",)) -> None:
         """Block until at least one worker of each pool is ready (raises SandboxError if none can start)."""

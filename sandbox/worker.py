@@ -53,7 +53,7 @@ def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool)
         if privileged:
             confine.join_cgroup(req["cgroup_procs"])
             confine.set_hostname()
-            scratch = confine.private_mounts(uid, req["tmp_mb"], req["hidden_mounts"])
+            scratch = confine.private_mounts(uid, req["tmp_mb"], req["hidden_mounts"], req.get("cache_layer"))
         else:
             scratch = req["scratch"]
         confine.own_fds(*fds)

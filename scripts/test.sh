@@ -17,6 +17,8 @@ fi
 export PRACTICE_TEST_DATABASE_URL PRACTICE_REQUIRE_POSTGRES="${PRACTICE_REQUIRE_POSTGRES:-1}"
 # One warm C++ build cache shared by every grading in this run (FX-graph/AOT caches stay off per submission).
 export PRACTICE_INDUCTOR_CACHE="${PRACTICE_INDUCTOR_CACHE:-/tmp/torch-practice-inductor-test}"
+# The servers the tests start build no trusted compile cache layers; tests/sandbox/test_cache_layers.py does.
+export PRACTICE_COMPILE_CACHE="${PRACTICE_COMPILE_CACHE:-0}"
 started=$(date +%s)
 # not exec: the EXIT trap stops the PostgreSQL server
 status=0

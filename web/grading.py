@@ -42,16 +42,19 @@ def choose_sandbox(settings: Settings) -> str:
 def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[[], None], Callable[[], None]]:
     """A grade function for the queue (one sandbox per worker thread), a warm-up, and a close function."""
     from judge import grade  # imported late: the core pulls in torch-related modules
+    from judge import cache_layers
 
     local = threading.local()
     made: list[Sandbox] = []
     lock = threading.Lock()
+    # Trusted Inductor cache layers (built by warm(), in the background): each run gets a private overlay of one.
+    cache = cache_layers.for_backend(sandbox_name, course.all())
 
     def sandbox() -> Sandbox:
         if getattr(local, "sandbox", None) is None:
             from judge.grading import make_sandbox
 
-            local.sandbox = make_sandbox(sandbox_name)
+            local.sandbox = make_sandbox(sandbox_name, **({"compile_cache": cache} if cache else {}))
             with lock:
                 made.append(local.sandbox)
         return local.sandbox
@@ -68,7 +71,10 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
         return grade(exercise, submission.source, sandbox=sandbox(), on_event=on_event)
 
     def warm() -> None:
-        """Start warm workers before the first submission (backends without them do nothing)."""
+        """Start warm workers before the first submission (backends without them do nothing), and build the
+        compile cache layers that are missing in the background."""
+        if cache is not None:
+            cache_layers.start_build(cache, course.all())
         try:
             getattr(sandbox(), "warm_up", lambda **kwargs: None)(pools=("runner", "verifier"))
         except Exception:  # the first submission reports the problem as its verdict

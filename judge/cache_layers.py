@@ -1,0 +1,199 @@
+"""The trusted Inductor cache layers of a course (`sandbox.compile_cache`), built from trusted code only.
+
+Two layers per torch/compiler/CPU configuration (the key in their names):
+
+- **base** (`base/<config>`): the precompiled header, the vector-ISA probes and one compile of a function that
+  belongs to no exercise, made by a plain trusted process. The runner's runs see it: nothing in it was made from a
+  reference solution, so the learner's process learns nothing hidden from it.
+- **full** (`full/<config>-<course>`): base plus everything Inductor wrote while the reference solution of every
+  exercise was graded (the `local` backend writing into the layer's build folder; no learner code runs). The
+  verifier's runs see it: a submission whose graph is the reference's hits the FX-graph cache, any other still
+  finds the precompiled header and needs no ISA probe.
+
+`start_build` builds whichever is missing in a background thread (a server keeps serving meanwhile: a run uses a
+layer only once it is complete); `build` does it in the caller's thread (`practice check`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Callable, Iterable
+
+from judge.child import PROGRAM
+from judge.exercise import Exercise
+from sandbox.base import SandboxError
+from sandbox.compile_cache import CompileCache, Layer, LayerBuild, config_key
+from sandbox.mounts import CODE_ROOT
+from sandbox.settings import SandboxSettings
+
+log = logging.getLogger(__name__)
+BASE, FULL = "base", "full"
+LAYERED_BACKENDS = ("bwrap",)  # the backends that give each run a private overlay of a layer
+Log = Callable[[str], None]
+BASE_TIMEOUT_S = 600
+
+# Run by a trusted subprocess in the base layer's build folder: the ISA Inductor picks, and with "compile" one
+# compile of a function of no exercise (it makes the precompiled header the kernels of every run include).
+BASE_SCRIPT = """
+import json, sys
+import torch
+from judge.child import configure_compile_caches
+configure_compile_caches()
+from torch._inductor import cpu_vec_isa
+result = {"isa": str(cpu_vec_isa.pick_vec_isa())}
+if sys.argv[1] == "compile":
+    def f(x, w):
+        h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+        return torch.nn.functional.silu(h).sum(0)
+    torch.compile(f, fullgraph=True)(torch.randn(8, 64), torch.randn(64))
+print("RESULT " + json.dumps(result))
+"""
+
+
+def course_key(exercises: Iterable[Exercise]) -> str:
+    """What the full layer's kernels come from: each exercise's reference, public file and hidden tests."""
+    digest = hashlib.sha256()
+    for exercise in sorted(exercises, key=lambda e: e.id):
+        for rel in [exercise.reference, *([exercise.public] if exercise.public else []), *exercise.test_files()]:
+            digest.update(f"{exercise.id}/{rel}\0".encode())
+            digest.update((exercise.root / rel).read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def compile_cache(exercises: Iterable[Exercise], settings: SandboxSettings | None = None) -> CompileCache | None:
+    """The layers a hardened sandbox's pools see (runner: base; verifier: this course's full layer, else the
+    closest complete one of this configuration meanwhile); None when turned off."""
+    settings = settings or SandboxSettings()
+    if not settings.compile_cache:
+        return None
+    exercises = list(exercises)
+    key = config_key()
+    probe = CompileCache(root=settings.compile_cache_dir)
+    full = Layer(FULL, f"{key}-{course_key(exercises)}")
+    others = [layer for layer, _ in _closest(probe, key, exercises) if layer != full]
+    return CompileCache(root=settings.compile_cache_dir,
+                        pools={"runner": (Layer(BASE, key),), "verifier": (full, *others[:2])})
+
+
+def _closest(cache: CompileCache, key: str, exercises: list[Exercise]) -> list[tuple[Layer, dict]]:
+    """Complete full layers of this configuration, those built from more of these exercises first, then newer."""
+    ids = {e.id for e in exercises}
+    found = cache.complete(FULL, prefix=f"{key}-")
+    return sorted(found, key=lambda li: (len(ids & set(li[1].get("references", {}))), li[1].get("built_at", 0)),
+                  reverse=True)
+
+
+def for_backend(sandbox_name: str, exercises: Iterable[Exercise],
+                settings: SandboxSettings | None = None) -> CompileCache | None:
+    """The layers for a sandbox backend's runs, or None: the unisolated backends (none, local) share one C++
+    build cache instead and never get the pickle caches; a root folder that is not this user's alone is refused
+    (logged) and runs go without."""
+    if sandbox_name not in LAYERED_BACKENDS:
+        return None
+    cache = compile_cache(exercises, settings)
+    if cache is None:
+        return None
+    try:
+        cache.prepare()
+    except (SandboxError, OSError) as exc:
+        log.warning("compile cache layers off: %s", exc)
+        return None
+    return cache
+
+
+def build(cache: CompileCache, exercises: list[Exercise], say: Log = log.info) -> bool:
+    """Build the base layer, then this course's full layer, where missing. True when both are complete."""
+    base, full = cache.pools["runner"][0], cache.pools["verifier"][0]
+    if cache.ready(base) is None:
+        _build_base(cache, base, say)
+    info = cache.ready(base)
+    if info is None:
+        return False
+    if cache.ready(full) is None:
+        # On top of the closest full layer, if any: what its references compiled is found in the cache again.
+        closest = [layer for layer, _ in _closest(cache, base.name, exercises) if layer != full]
+        _build_full(cache, closest[0] if closest else base, full, info, exercises, say)
+    return cache.ready(full) is not None
+
+
+def start_build(cache: CompileCache, exercises: list[Exercise], say: Log = log.info) -> threading.Thread:
+    """`build` in a daemon thread; failures are logged (runs simply go on without a layer)."""
+
+    def run() -> None:
+        try:
+            build(cache, exercises, say)
+        except Exception:  # noqa: BLE001 - a missing layer only costs time
+            log.exception("building the compile cache layers failed")
+
+    thread = threading.Thread(target=run, name="compile-cache-build", daemon=True)
+    thread.start()
+    return thread
+
+
+def _build_base(cache: CompileCache, layer: Layer, say: Log) -> None:
+    building = LayerBuild(cache, layer).start()
+    if building is None:
+        return
+    started = time.monotonic()
+    try:
+        detected = _base_step(building.dir, "probe", vec_isa_ok=False)["isa"]
+        assumed = _base_step(building.dir, "compile", vec_isa_ok=True)["isa"]
+        vec_isa_ok = bool(detected) and assumed == detected
+        if not vec_isa_ok:  # the probe found less than the CPU claims: compile as every run then will
+            _base_step(building.dir, "compile", vec_isa_ok=False)
+        path = building.commit({"vec_isa": detected, "vec_isa_ok": vec_isa_ok})
+    except BaseException:
+        building.discard()
+        raise
+    say(f"compile cache: base layer {path} built in {time.monotonic() - started:.0f} s (ISA {detected or 'none'})")
+
+
+def _base_step(folder, mode: str, vec_isa_ok: bool) -> dict:
+    with tempfile.TemporaryDirectory(prefix="practice-cache-home-") as home:
+        env = {**PROGRAM.environment(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
+               "TMPDIR": home, "PYTHONPATH": CODE_ROOT, "TORCHINDUCTOR_CACHE_DIR": str(folder),
+               "TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1"}
+        if vec_isa_ok:
+            env["TORCHINDUCTOR_VEC_ISA_OK"] = "1"
+        done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {CODE_ROOT!r})\n"
+                               + BASE_SCRIPT, mode], env=env, cwd=home, capture_output=True, text=True,
+                              timeout=BASE_TIMEOUT_S)
+    lines = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"the base layer's {mode} step failed (exit {done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict, exercises: list[Exercise],
+                say: Log) -> None:
+    from judge.grading import grade, make_sandbox
+
+    building = LayerBuild(cache, layer).start(base=below)
+    if building is None:
+        return
+    started = time.monotonic()
+    env = (("TORCHINDUCTOR_VEC_ISA_OK", "1"),) if base_info.get("vec_isa_ok") else ()
+    sandbox = make_sandbox("local", compile_cache=CompileCache(root=cache.root, build=building.dir, build_env=env))
+    verdicts = {}
+    try:
+        for exercise in exercises:
+            report = grade(exercise, exercise.read(exercise.reference), sandbox=sandbox,
+                           filename=exercise.reference.rsplit("/", 1)[-1])
+            verdicts[exercise.id] = report.verdict.value
+        path = building.commit({"vec_isa": base_info.get("vec_isa"), "vec_isa_ok": base_info.get("vec_isa_ok"),
+                                "references": verdicts})
+    except BaseException:
+        building.discard()
+        raise
+    finally:
+        sandbox.close()
+    say(f"compile cache: full layer {path} built in {time.monotonic() - started:.0f} s "
+        f"from {len(verdicts)} reference solutions (on {below.kind}/{below.name})")
