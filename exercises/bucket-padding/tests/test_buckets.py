@@ -135,3 +135,10 @@ def test_inductor(entry, core_kernel):
     if counter.frame_count > 2:
         raise Recompile(f"with Inductor, core was compiled {counter.frame_count} times for T = 5 and "
                         "T = 11; padding to buckets should need at most 2.")
+
+
+def test_float16_large_values(entry, core_kernel):
+    """float16 inputs as large as float16 allows (|x| up to about 4e4) give the unpadded results"""
+    for x, out in serve_all(entry, [3, 20, 40], dtype=torch.float16, scale=1e4):
+        assert_same(out, core(x), case=describe_tensor("x", x, "float16 values up to about 4e4 in magnitude"))
+
