@@ -32,11 +32,12 @@ def make_sandbox(name: str = "none", **options) -> Sandbox:
 
 
 def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on_event: OnEvent | None = None,
-          filename: str = "solution.py") -> Report:
+          filename: str = "solution.py", stop_after_first_failure: bool = False) -> Report:
     """Grade `source` against `exercise` and return the report; a failing submission is a normal report.
 
     `sandbox` is a `sandbox.Sandbox` made by `make_sandbox` (default: the unsandboxed subprocess backend, for
     local use); `on_event` receives live ProgressEvents ("running", one "check" per finished check, "done").
+    `stop_after_first_failure`: the verifier ends at the first failing check (proofs of wrong solutions only).
     """
     sandbox = sandbox or make_sandbox("none")
     emit = on_event or (lambda event: None)
@@ -48,10 +49,10 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     started = time.monotonic()
     try:
         try:
-            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit)
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
         except SandboxError:
             # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
-            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit)
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox.describe(),
                         summary="Internal error: the sandbox failed before your code ran; please submit again.",
@@ -66,8 +67,8 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     return report
 
 
-def _run_pair(exercise, source, filename, sandbox, emit) -> tuple[RunOutcome, tuple]:
-    runner_job, verifier_job = make_jobs(exercise, source, filename)
+def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False) -> tuple[RunOutcome, tuple]:
+    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure)
     to_runner, to_verifier = Inbox(), Inbox()
     relayed = [0]
 

@@ -41,10 +41,14 @@ class VerifierJob(BaseModel):
     op_namespaces: list[str] = []
     contract: dict | None = Field(None, description="The exercise's [contract], checked by judge.checks.contract.")
     runner_seconds: float = Field(description="The runner's wall-clock limit: how long answers may take.")
+    stop_after_first_failure: bool = Field(
+        False, description="End at the first failing check (pytest --maxfail=1): a proof that needs only the check "
+                           "a wrong solution is pinned to. A learner's grading always runs every check.")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
 
-def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py") -> tuple[RunnerJob, VerifierJob]:
+def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py",
+              stop_after_first_failure: bool = False) -> tuple[RunnerJob, VerifierJob]:
     """The two jobs of one grading."""
     public = exercise.read(exercise.public) if exercise.public else None
     rels = set(exercise.test_files()) | {exercise.reference, exercise.starter}
@@ -56,7 +60,8 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py") ->
                            files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
                            reference=exercise.reference, starter=exercise.starter, public=public,
                            op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds,
-                           contract=exercise.contract.model_dump(mode="json") if exercise.contract else None)
+                           contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
+                           stop_after_first_failure=stop_after_first_failure)
     return runner, verifier
 
 

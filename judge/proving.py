@@ -64,7 +64,9 @@ def prove(exercise: Exercise, *, sandbox=None, on_proof: Callable[[Proof], None]
     """Grade every pinned solution of `exercise`; each Proof says whether it got what it was pinned to."""
     proofs = []
     for kind, path, expected, check in cases(exercise):
-        report = grade(exercise, exercise.read(path), sandbox=sandbox, filename=path.rsplit("/", 1)[-1])
+        # A failing proof needs only its first failing check (the verdict and the pinned check are that one's).
+        report = grade(exercise, exercise.read(path), sandbox=sandbox, filename=path.rsplit("/", 1)[-1],
+                       stop_after_first_failure=kind in ("starter", "wrong"))
         proof = Proof(kind, path, expected, check, report)
         proofs.append(proof)
         if on_proof:

@@ -90,7 +90,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     args = [str(hidden / t) for t in tests] + [
         "-c", str(hidden / "pytest.ini"), "--rootdir", str(hidden), "--confcutdir", str(hidden),
         "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
-        "-p", "judge.fixtures", "-W", "ignore"]
+        "-p", "judge.fixtures", "-W", "ignore"] + (["--maxfail=1"] if job.stop_after_first_failure else [])
     sys.path.insert(0, str(hidden / "tests"))
     exit_code = pytest.main(args, plugins=[collector])
     if state.get("not_loaded"):
