@@ -21,18 +21,34 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         console.print(f"[red]malformed exercise:[/] {escape(str(exc))}", soft_wrap=True)  # paths stay whole
         return 2
     sandbox = make_sandbox(sandbox_name, **_compile_cache(console, sandbox_name, exercises))
-    failed = 0
+    from web.requirements import NEEDS_CUDA, backend_for, cannot_grade_here
+
+    failed = skipped = 0
+    others: dict = {}  # backends besides `sandbox` that some exercises need (a GPU exercise never runs in forks)
     try:
         for exercise in exercises:
             console.rule(exercise.id)
+            missing = cannot_grade_here(exercise)
+            if missing:
+                console.print(f"[yellow]skipped:[/] {escape(exercise.id)} {escape(missing)}")
+                skipped += 1
+                continue
             warning = version_warning(exercise)
             if warning:
                 console.print(f"[yellow]warning:[/] {escape(warning)}")
-            proofs = prove(exercise, sandbox=sandbox, on_proof=lambda p: _print_proof(console, p))
+            name = backend_for(exercise, sandbox_name)
+            if name != sandbox_name and name not in others:
+                others[name] = make_sandbox(name)
+            proofs = prove(exercise, sandbox=others.get(name, sandbox),
+                           on_proof=lambda p: _print_proof(console, p))
             failed += sum(not p.ok for p in proofs)
     finally:
         sandbox.close()
-    console.print(f"[{'red' if failed else 'green'}]{failed} failing proof(s) across {len(exercises)} exercise(s)[/]")
+        for other in others.values():
+            other.close()
+    left_out = f", {skipped} skipped ({escape(NEEDS_CUDA)})" if skipped else ""
+    console.print(f"[{'red' if failed else 'green'}]{failed} failing proof(s) across {len(exercises)} exercise(s)"
+                  f"{left_out}[/]")
     return 1 if failed else 0
 
 

@@ -120,8 +120,11 @@ def list_exercises(exercises_dir, workspace, lang):
         course = load_course(exercises_dir)
     except ExerciseError as exc:
         fail(str(exc))
+    from web.requirements import NEEDS_CUDA, needs_cuda
+
     ws = Workspace(workspace)
-    print_exercise_list(console, [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e)) for e in course])
+    print_exercise_list(console, [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e),
+                                   NEEDS_CUDA if needs_cuda(e) else "") for e in course])
     console.print("Grade one: [bold]python practice/judge.py EXERCISE [FILE][/]")
 
 
@@ -149,6 +152,12 @@ def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, 
             show_exercise(console, exercise, file, lang, ws)
     elif not file.is_file():
         fail(f"{file}: no such file")
+    from web.requirements import backend_for, cannot_grade_here
+
+    missing = cannot_grade_here(exercise)
+    if missing:
+        fail(f"{exercise.id} {missing}: grade it on a machine with one (the web app sends it to a GPU grader).")
+    sandbox = backend_for(exercise, sandbox)
     if watch:
         watch_file(console, exercise, file, ws, sandbox)
         return

@@ -27,6 +27,8 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
     if report.trust == "self-checked":
         console.print("[yellow]self-checked exercise:[/] part of this verdict rests on what your code's own "
                       "process reported (see docs/security.md).")
+    if report.version_warning:
+        console.print(f"[yellow]warning:[/] {escape(report.version_warning)}")
     shown: set[str] = set()
     for check in report.checks:
         mark = "[green]✓[/]" if check.passed else "[red]✗[/]"
@@ -68,11 +70,12 @@ def _quote(console: Console, path: Path, line: int) -> None:
 
 
 def print_exercise_list(console: Console, rows: list[tuple]) -> None:
-    """rows: (order, id, title, difficulty, state)."""
+    """rows: (order, id, title, difficulty, state) or with a sixth item, a note shown after the title
+    (e.g. "needs a CUDA GPU")."""
     table = Table(title="torch-practice exercises")
     for column in ("#", "id", "title", "difficulty", "state"):
         table.add_column(column)
-    for order, exercise_id, title, difficulty, state in rows:
-        table.add_row(str(order), exercise_id, escape(title), "★" * difficulty,
-                      f"[{STATE_STYLE.get(state, '')}]{state}[/]")
+    for order, exercise_id, title, difficulty, state, *note in rows:
+        shown = escape(title) + "".join(f" [yellow]({escape(n)})[/]" for n in note if n)
+        table.add_row(str(order), exercise_id, shown, "★" * difficulty, f"[{STATE_STYLE.get(state, '')}]{state}[/]")
     console.print(table)

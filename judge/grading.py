@@ -63,6 +63,9 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     verifier_outcome.duration_s = verifier_outcome.duration_s or time.monotonic() - started
     report = build_report(exercise, verifier_job, verifier_outcome, runner_outcome, sandbox.describe())
     report.torch_version = torch.__version__
+    from judge.proving import version_warning  # proving imports this module
+
+    report.version_warning = version_warning(exercise)
     emit(ProgressEvent(type="done", report=report))
     return report
 

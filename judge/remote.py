@@ -170,17 +170,18 @@ def _first(text: str, n: int = 4) -> str:
 
 
 def example_like(value):
-    """A value of the same shape and dtype with other values: what the runner sees instead of a hidden input."""
+    """A value of the same shape, dtype and device with other values: what the runner sees instead of a hidden
+    input."""
     if isinstance(value, torch.Tensor):
         t = value.detach()
         if t.dtype == torch.bool:
-            return torch.rand(t.shape) > 0.5
+            return (torch.rand(t.shape) > 0.5).to(t.device)
         if t.is_floating_point() or t.is_complex():
             scale = float(t.abs().max()) if t.numel() else 1.0
-            out = (torch.randn(t.shape, dtype=torch.float64) * (scale or 1.0)).to(t.dtype)
+            out = (torch.randn(t.shape, dtype=torch.float64) * (scale or 1.0)).to(t.dtype).to(t.device)
             return out.requires_grad_(value.requires_grad)
         lo, hi = (int(t.min()), int(t.max())) if t.numel() else (0, 0)
-        return torch.randint(lo, hi + 1, t.shape, dtype=t.dtype)
+        return torch.randint(lo, hi + 1, t.shape, dtype=t.dtype).to(t.device)
     if isinstance(value, (list, tuple)):
         return type(value)(example_like(v) for v in value)
     if isinstance(value, dict):

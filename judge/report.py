@@ -144,6 +144,9 @@ class Report(BaseModel):
     duration_s: float = 0.0
     torch_version: str = ""
     sandbox: str = ""
+    version_warning: str | None = Field(
+        None, description="Set when the installed torch is not one of the exercise's verified_torch: the compiler "
+                          "may behave differently there, so the verdict may too.")
     trust: Literal["verified", "self-checked"] = Field(
         "verified", description="'verified': decided outside the learner's process; 'self-checked': part of the "
                                 "verdict rests on what the learner's process reported (see docs/security.md).")

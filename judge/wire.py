@@ -1,6 +1,7 @@
 """Values that cross between the runner and the verifier: plain JSON, no pickle, every size bounded.
 
-A tensor travels as its dtype, shape, strides and raw bytes (base64); containers, numbers, strings, dtypes
+A tensor travels as its dtype, shape, strides and raw bytes (base64), and its device when that is CUDA
+(the values themselves always travel through host memory); containers, numbers, strings, dtypes
 and slices as tagged JSON. `decode` is the only way in and checks everything it reads: an unknown tag, a
 byte count that does not match the shape, a stride that reaches outside the data, a too-deep or too-large
 value all raise `WireError`, which the verifier reports as a failure, never as a pass.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 
 import torch
 
@@ -30,8 +32,10 @@ class WireError(ValueError):
 
 
 def encode_tensor(t: torch.Tensor) -> dict:
-    """{"dtype", "shape", "strides", "data"} of a CPU tensor (its values in row-major order)."""
+    """{"dtype", "shape", "strides", "data"} of a tensor (its values in row-major order), plus "device" for a
+    CUDA tensor (the other side puts it back on that device)."""
     t = t.detach()
+    device = str(t.device) if t.device.type == "cuda" else None
     if t.device.type != "cpu":
         t = t.cpu()
     name = str(t.dtype).removeprefix("torch.")
@@ -42,12 +46,35 @@ def encode_tensor(t: torch.Tensor) -> dict:
     data = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # 0-dim too
     if len(data) > MAX_TENSOR_BYTES:
         raise WireError(f"a tensor of {len(data)} bytes is larger than the {MAX_TENSOR_BYTES} allowed")
-    return {"dtype": name, "shape": list(t.shape), "strides": list(t.stride()), "data": base64.b64encode(data).decode()}
+    out = {"dtype": name, "shape": list(t.shape), "strides": list(t.stride()), "data": base64.b64encode(data).decode()}
+    if device:
+        out["device"] = device
+    return out
 
 
 def decode_tensor(obj) -> torch.Tensor:
-    if not isinstance(obj, dict) or set(obj) != {"dtype", "shape", "strides", "data"}:
-        raise WireError("a tensor needs exactly dtype, shape, strides and data")
+    if not isinstance(obj, dict) or set(obj) - {"device"} != {"dtype", "shape", "strides", "data"}:
+        raise WireError("a tensor needs exactly dtype, shape, strides and data (and a CUDA device, if any)")
+    device = _cuda_device(obj.get("device"))
+    on_cpu = _decode_cpu_tensor(obj)
+    if device is None:
+        return on_cpu
+    moved = torch.empty_strided(on_cpu.shape, on_cpu.stride(), dtype=on_cpu.dtype, device=device)
+    return moved.copy_(on_cpu)
+
+
+def _cuda_device(name) -> torch.device | None:
+    """The CUDA device a tensor travels to, or None for the CPU; WireError for anything else."""
+    if name is None:
+        return None
+    if not isinstance(name, str) or not re.fullmatch(r"cuda(:[0-9]{1,2})?", name):
+        raise WireError(f"a tensor's device must be cuda or cuda:N, got {str(name)[:40]!r}")
+    if not torch.cuda.is_available():
+        raise WireError(f"a tensor on {name} cannot be received: this machine has no CUDA device")
+    return torch.device(name)
+
+
+def _decode_cpu_tensor(obj) -> torch.Tensor:
     dtype = DTYPES.get(obj["dtype"])
     if dtype is None:
         raise WireError(f"unknown dtype {obj['dtype']!r}")

@@ -2,16 +2,19 @@
 wrong solution get exactly the verdict (and failing check) they are pinned to.
 
 One test per solution, so pytest-xdist spreads them; all but the book exercise's reference and starter are
-marked slow (the quick subset: `pytest -m "not slow"`).
+marked slow (the quick subset: `pytest -m "not slow"`). Exercises that need a CUDA GPU are skipped, with that
+reason, where torch sees none.
 """
 
 from pathlib import Path
 
 import pytest
+import torch
 
 from judge.exercise import load_course
 from judge.grading import grade, make_sandbox
 from judge.proving import Proof, cases
+from web.requirements import backend_for
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 QUICK = {("graph-break-step", "reference"), ("graph-break-step", "starter")}
@@ -22,6 +25,8 @@ def _params():
     for exercise in load_course(EXERCISES):
         for kind, path, verdict, check in cases(exercise):
             marks = [] if (exercise.id, kind) in QUICK else [pytest.mark.slow]
+            if exercise.needs_cuda:  # proven on a GPU machine (practice check there); skipped elsewhere, with why
+                marks.append(pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"))
             params.append(pytest.param(exercise, kind, path, verdict, check, marks=marks,
                                        id=f"{exercise.id}:{path}"))
     return params
@@ -37,7 +42,9 @@ def warm():
 
 @pytest.mark.parametrize("exercise, kind, path, verdict, check", _params())
 def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, warm):
-    report = grade(exercise, exercise.read(path), filename=Path(path).name, sandbox=warm)
+    fresh = backend_for(exercise, "local") != "local"  # a GPU exercise: fresh processes, never forks
+    report = grade(exercise, exercise.read(path), filename=Path(path).name,
+                   sandbox=make_sandbox("none") if fresh else warm)
     proof = Proof(kind, path, verdict, check, report)
     assert proof.ok, proof.problem()
 

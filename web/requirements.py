@@ -8,6 +8,7 @@ goes to `gpu`; read through `getattr` so that exercises of a format without the 
 from __future__ import annotations
 
 QUEUES = ("cpu", "gpu")
+NEEDS_CUDA = "needs a CUDA GPU"  # how the lists (CLI and web) and `practice check` say it
 
 
 def needs_cuda(exercise) -> bool:
@@ -29,3 +30,18 @@ def cuda_missing() -> str | None:
     if not torch.cuda.is_available():
         return f"torch {torch.__version__} sees no CUDA device on this machine"
     return None
+
+
+def cannot_grade_here(exercise) -> str | None:
+    """Why this machine cannot grade `exercise` ("needs a CUDA GPU (torch ... sees no CUDA device ...)"), or None."""
+    if not needs_cuda(exercise):
+        return None
+    reason = cuda_missing()
+    return f"{NEEDS_CUDA} ({reason})" if reason else None
+
+
+def backend_for(exercise, name: str) -> str:
+    """The sandbox backend to grade `exercise` with when `name` was asked for: an exercise that needs CUDA never
+    runs in a child forked from a warm worker ("local" becomes "none", fresh processes), since CUDA cannot start
+    again in a forked child once its parent touched it."""
+    return "none" if needs_cuda(exercise) and name == "local" else name

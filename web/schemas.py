@@ -23,11 +23,12 @@ class ExerciseSummary(BaseModel):
     difficulty: int
     tags: list[str]
     state: State
+    needs_cuda: bool = Field(False, description="Graded only where a CUDA GPU is present (by a gpu-queue worker).")
 
     @classmethod
     def of(cls, e: Exercise, state: str) -> "ExerciseSummary":
         return cls(id=e.id, order=e.order, title=e.title, chapter=e.chapter, section=e.section,
-                   difficulty=e.difficulty, tags=e.tags, state=state)
+                   difficulty=e.difficulty, tags=e.tags, state=state, needs_cuda=e.needs_cuda)
 
 
 class ExerciseDetail(ExerciseSummary):

@@ -1,8 +1,8 @@
 """What Inductor's generated `call()` does outside the kernels it generated (extern and fallback calls).
 
 Inductor's output code has one `call(args)` per graph: it allocates buffers, runs the generated kernels
-(`cpp_fused_*` on the CPU) and calls everything it could not generate itself: `extern_kernels.mm`,
-fallback ATen ops (`aten.sort.default(...)`) and custom ops (`torch.ops.ext.rmsnorm.default(...)`).
+(`cpp_fused_*` on the CPU, `triton_*` on the GPU) and calls everything it could not generate itself:
+`extern_kernels.mm`, fallback ATen ops (`aten.sort.default(...)`) and custom ops (`torch.ops.ext.rmsnorm.default(...)`).
 Those opaque calls are where fusion stops. Use with `judge.checks.inductor_code`.
 """
 
@@ -19,13 +19,19 @@ _OPAQUE = re.compile(r"\b((?:extern_kernels|torch\.ops|aten)(?:\.\w+)+)\s*\(")
 _PLUMBING = ("torch.ops.inductor.", "torch.ops.aten._assert", "aten._assert")
 
 
+# The wrapper functions that run a compiled graph: call() (older releases: `def call(args)`) and, where Inductor
+# split the graph for CUDA graphs, each piece's launcher `partition_N(args)`.
+_WRAPPER_FN = re.compile(r"def (?:call|partition_\d+)\((?:self, )?args\):")
+
+
 def call_bodies(codes: list[str]) -> list[str]:
-    """The body of each generated `def call(self, args)` (one per compiled graph), comments removed."""
+    """The body of each generated `def call(self, args)` (one per compiled graph; with the bodies of its
+    `partition_N` launchers where there are some), comments removed."""
     bodies = []
     for code in codes:
         lines = code.splitlines()
         for i, line in enumerate(lines):
-            if line.strip() != "def call(self, args):":
+            if not _WRAPPER_FN.fullmatch(line.strip()):
                 continue
             indent = len(line) - len(line.lstrip())
             body = []

@@ -147,3 +147,23 @@ def test_watch_grades_again_on_save(add_one, tmp_path):
     thread.join(timeout=30)
     assert ws.status(add_one) == "solved"
     assert (tmp_path / "out.txt").read_text().count("mine.py changed") == 1
+
+
+def test_an_exercise_that_needs_cuda_is_listed_skipped_and_refused_without_one(tmp_path, fake_course, monkeypatch):
+    import shutil
+
+    monkeypatch.setattr("web.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    course = tmp_path / "course"
+    shutil.copytree(fake_course / "add-one", course / "add-one")
+    toml = course / "add-one" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('id = "add-one"', 'id = "add-one"\nneeds_cuda = true', 1))
+    env = {"PRACTICE_EXERCISES_DIR": str(course), "PRACTICE_WORKSPACE": str(tmp_path / "ws"), "COLUMNS": "200"}
+    runner = CliRunner()
+    listed = runner.invoke(cli, ["list"], env=env, catch_exceptions=False)
+    assert listed.exit_code == 0 and "needs a CUDA GPU" in listed.output
+    checked = runner.invoke(cli, ["check"], env=env, catch_exceptions=False)
+    assert checked.exit_code == 0, checked.output
+    assert "skipped: add-one needs a CUDA GPU (torch sees no CUDA device on this machine)" in checked.output
+    assert "0 failing proof(s) across 1 exercise(s), 1 skipped (needs a CUDA GPU)" in checked.output
+    graded = runner.invoke(cli, ["add-one"], env=env)
+    assert graded.exit_code == 2 and "add-one needs a CUDA GPU" in graded.output

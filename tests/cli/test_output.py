@@ -120,3 +120,15 @@ def test_a_real_grading_prints_no_torch_start_up_warning(fake_course, tmp_path):
     assert proc.returncode == 0 and "ACCEPTED" in output, output
     assert "Failed to initialize NumPy" not in output
     assert "Warning" not in output, output
+
+
+def test_a_report_from_an_unverified_torch_says_so():
+    from rich.console import Console
+
+    from cli.render import print_report
+    from judge.report import Report, Verdict
+
+    console = Console(record=True, width=200)
+    print_report(console, Report(exercise_id="x", verdict=Verdict.ACCEPTED, summary="ok",
+                                 version_warning="x: verified on torch 2.11.0, running 2.13.0; re-check"))
+    assert "warning: x: verified on torch 2.11.0, running 2.13.0; re-check" in console.export_text()

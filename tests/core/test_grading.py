@@ -1,7 +1,7 @@
 """grade() itself: oversized sources and a failing sandbox become reports, not exceptions."""
 
 from judge.grading import MAX_SOURCE_BYTES, grade
-from judge.report import Verdict
+from judge.report import Report, Verdict
 from sandbox.base import RunOutcome, Sandbox, SandboxError
 
 
@@ -87,3 +87,10 @@ def test_a_runner_that_cannot_start_is_an_internal_error_never_the_learners(add_
     assert report.verdict is Verdict.INTERNAL_ERROR
     assert "before your code ran" in report.summary and "exit()" not in report.summary
     assert "ModuleNotFoundError" in report.diagnostics[0].traceback
+
+
+def test_a_report_says_when_torch_is_not_one_the_exercise_was_verified_on(add_one):
+    elsewhere = add_one.model_copy(update={"verified_torch": ["0.0.1"]})
+    report = grade(elsewhere, "def f(x):\n    return x + 1\n", sandbox=SilentSandbox())
+    assert report.version_warning.startswith("add-one: verified on torch 0.0.1, running ")
+    assert Report.model_validate_json(report.model_dump_json()).version_warning == report.version_warning

@@ -44,11 +44,26 @@ def _tensor(**change):
     _tensor(data="not base64!"),
     {"tensor": {"dtype": "float32"}},
     {"eval": "os.system('x')"},  # an unknown tag
+    _tensor(device="cpu; import os"),  # a device other than cuda / cuda:N
+    _tensor(device="meta"),
+    _tensor(device=["cuda"]),
     {"list": [1], "tuple": [2]},
 ])
 def test_malformed_values_are_refused(bad):
     with pytest.raises(wire.WireError):
         wire.decode(bad)
+
+
+def test_a_cuda_tensor_keeps_its_device_or_is_refused_where_there_is_no_gpu():
+    body = _tensor(device="cuda:0")
+    if not torch.cuda.is_available():
+        with pytest.raises(wire.WireError, match="no CUDA device"):
+            wire.decode(body)
+        return
+    t = torch.randn(3, 4, device="cuda").t()
+    back = wire.decode(json.loads(json.dumps(wire.encode(t))))
+    assert back.device == t.device and back.stride() == t.stride() and torch.equal(back, t)
+    assert wire.decode(body).device.type == "cuda"
 
 
 def test_deep_nesting_and_huge_containers_are_refused():

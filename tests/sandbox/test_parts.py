@@ -248,3 +248,28 @@ def test_a_replaced_worker_never_takes_its_successors_cgroup_with_it(add_one, mo
         assert all(name.startswith("slot-") for name in names)
     finally:
         sb.close()
+
+
+@pytest.mark.parametrize("cuda", [False, True])
+def test_the_plain_backend_caps_address_space_only_where_cuda_cannot_start(cuda, monkeypatch):
+    """CUDA's start-up reserves far more address space than any memory budget (17.6 GiB on an H200), so a child
+    that may start CUDA gets no RLIMIT_AS; every other child keeps the cap."""
+    from sandbox import subprocess_backend
+    from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits
+
+    monkeypatch.setattr(subprocess_backend.os.path, "exists", lambda path: cuda)  # the NVIDIA driver, or none
+    env = subprocess_backend.child_env("/tmp", subprocess_backend.Program(module="x"))
+    assert subprocess_backend.cuda_possible(env) is cuda
+    assert not subprocess_backend.cuda_possible({**env, "CUDA_VISIBLE_DEVICES": ""})  # every GPU hidden
+    limits = Limits(memory_mb=512)
+    probe = "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         preexec_fn=subprocess_backend.rlimits(limits, cap_address_space=not cuda)).stdout
+    cap = int(out)
+    assert cap == (inherited_address_space_limit() if cuda else (512 + ADDRESS_SPACE_HEADROOM_MB) * 1024 * 1024)
+
+
+def inherited_address_space_limit() -> int:
+    import resource
+
+    return resource.getrlimit(resource.RLIMIT_AS)[0]  # this process's own limit: what a child inherits

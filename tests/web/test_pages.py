@@ -76,3 +76,24 @@ def test_api_docs_page_is_self_hosted(client):
     assert "/static/swagger/swagger-ui-bundle.js" in html and "/static/docs.js" in html
     assert "http" not in html.replace('"/openapi.json"', "")
     assert client.get("/static/swagger/swagger-ui-bundle.js").status_code == 200
+
+
+def test_an_exercise_that_needs_cuda_says_so_in_the_list_and_on_its_page(settings, grader, tmp_path):
+    import shutil
+
+    from fastapi.testclient import TestClient
+
+    from tests.web.conftest import FIXTURE_COURSE
+    from web.app import create_app
+
+    course = tmp_path / "gpu-course"
+    shutil.copytree(FIXTURE_COURSE, course)
+    toml = course / "add-one" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('id = "add-one"', 'id = "add-one"\nneeds_cuda = true', 1))
+    with TestClient(create_app(settings.model_copy(update={"exercises_dir": course}), grade=grader)) as web:
+        assert "需要 CUDA GPU" in web.get("/").text and "需要 CUDA GPU" in web.get("/exercises/add-one").text
+        assert "needs a CUDA GPU" in web.get("/?lang=en").text
+        assert web.get("/api/exercises").json()[0]["needs_cuda"] is True
+    with TestClient(create_app(settings, grade=grader)) as web:
+        assert "CUDA GPU" not in web.get("/").text
+        assert web.get("/api/exercises").json()[0]["needs_cuda"] is False

@@ -1,0 +1,149 @@
+"""Hidden tests for cudagraph-keep-outputs: every step's output survives the next CUDA-graph replay.
+
+`step` is an operator (public.py): the runner compiles generate(step, h, steps) with fullgraph=True, so the graph
+it sends back is the learner's loop with one opaque call per step. Here every such call is replaced by a call of
+this side's own `torch.compile(decode_step, mode="reduce-overhead")` (its own weights, which the runner never
+sees), and the graph runs as plain Python, as the loop would in a serving engine: each step replays a real CUDA
+graph here, and an output the loop keeps without copying it out is overwritten by the next replay (or, while
+the graph is being recorded, freed: reading it raises).
+"""
+
+import torch
+
+from judge import remote
+from judge.checks import GraphBreak, WrongAnswer, assert_same, describe_tensor, graph_code
+from judge.report import GraphDiagnostic
+
+B, D = 4, 64
+DEVICE = "cuda"
+_HERE: list = []  # the Steps object the graph's step calls go to in the current run
+
+
+def decode(h, w):
+    return torch.tanh(h @ w)
+
+
+class Steps:
+    """This side's decode step: weights the runner never sees, optionally a real CUDA graph; calls are counted."""
+
+    def __init__(self, cuda_graphs: bool):
+        self.w = (torch.randn(D, D, generator=torch.Generator().manual_seed(2024)) / D ** 0.5).to(DEVICE)
+        self.fn = torch.compile(decode, mode="reduce-overhead") if cuda_graphs else decode
+        self.calls = 0
+
+    def __call__(self, h):
+        self.calls += 1
+        return self.fn(h, self.w)
+
+    def expected(self, h, steps):
+        """Row i: the (i+1)-th step's output, computed eagerly here."""
+        outs = []
+        for _ in range(steps):
+            h = decode(h, self.w)
+            outs.append(h)
+        return torch.stack(outs)
+
+
+def step(h):
+    """What each `step(...)` node of the learner's graph calls here."""
+    return _HERE[0](h)
+
+
+class Driver(remote.RemoteCompiled):
+    """generate(step, h, steps) compiled in the runner; its graph runs here with every step call sent to `step`."""
+
+    def __init__(self, entry):
+        super().__init__(entry, {"fullgraph": True, "dynamic": False}, what="generate(step, h, steps)")
+        self._swapped: set[int] = set()
+
+    def run_graph(self, index, args, kwargs, output_spec):
+        if index not in self._swapped:
+            gm = self.graphs[index].gm
+            ops = (torch.ops.practice.decode_step.default, torch.ops.practice.decode_step)
+            for node in gm.graph.nodes:
+                if node.op == "call_function" and node.target in ops:
+                    node.target = step
+            gm.recompile()
+            self._swapped.add(index)
+        return super().run_graph(index, args, kwargs, output_spec)
+
+
+def generate(entry, steps_here: Steps, h, steps: int, driver: Driver | None = None):
+    """generate(step, h, steps): captured in the runner (on other values), run here with `steps_here`."""
+    _HERE[:] = [steps_here]
+    return (driver or Driver(entry))(remote.public("step"), h, steps)
+
+
+def test_one_graph(entry, public):
+    """generate(step, h, steps) is captured as one graph with fullgraph=True"""
+    try:
+        generate(entry, Steps(cuda_graphs=False), torch.randn(B, D, device=DEVICE), 4)
+    except GraphBreak as exc:
+        said = exc.message + " ".join(getattr(d, "reason", "") or "" for d in exc.diagnostics)
+        if "cudagraph_mark_step_begin" not in said:
+            raise
+        raise GraphBreak(f"{exc.message} torch.compiler.cudagraph_mark_step_begin() is a call Dynamo skips, so it "
+                         "cannot be part of the graph the judge replays your loop from. (Before each call of step "
+                         "it would not help anyway: it starts a new iteration, which frees the previous outputs. "
+                         "Called once before the loop, it makes the CUDA graphs record one graph per step, each "
+                         "with its own memory.) Copy the outputs you keep instead: h = step(h).clone().",
+                         exc.diagnostics) from None
+
+
+def test_calls_step_every_step(entry, public):
+    """generate calls step once per step, each time on the previous step's output"""
+    for steps in (1, 5):
+        here = Steps(cuda_graphs=False)
+        h = torch.randn(B, D, device=DEVICE)
+        out = generate(entry, here, h, steps)
+        if here.calls != steps:
+            raise WrongAnswer(f"generate(step, h, {steps}) called step {here.calls} times; it must call it exactly "
+                              f"{steps} times, each on the previous output: the engine's decode step (its weights, "
+                              "its CUDA graph) is only reachable through step.")
+        assert_same(out, here.expected(h, steps), case=f"{describe_tensor('h', h)}, steps = {steps}, a plain "
+                    "(eager) step whose outputs are never overwritten")
+
+
+def _overwritten_rows(out, expected) -> list[int]:
+    """Rows of `out` that hold a later step's output instead of their own (what an overwrite leaves behind)."""
+    rows = []
+    for i in range(expected.shape[0] - 1):
+        if not torch.allclose(out[i].float().cpu(), expected[i].float().cpu(), rtol=1e-4, atol=1e-5) and any(
+                torch.allclose(out[i].float().cpu(), expected[j].float().cpu(), rtol=1e-4, atol=1e-5)
+                for j in range(i + 1, expected.shape[0])):
+            rows.append(i)
+    return rows
+
+
+def test_outputs_survive_replays(entry, public):
+    """With a real CUDA-graph step, every row survives the later replays (4 and 7 steps, each run twice)"""
+    here = Steps(cuda_graphs=True)
+    for steps in (4, 7):
+        for run in ("while the CUDA graph is warmed up and recorded", "every step replaying the recorded graph"):
+            h = torch.randn(B, D, device=DEVICE)
+            case = f"{describe_tensor('h', h)}, steps = {steps}, step = a CUDA graph (mode='reduce-overhead'), {run}"
+            driver = Driver(entry)
+            try:
+                out = generate(entry, here, h, steps, driver)
+            except WrongAnswer as exc:
+                if "overwritten" not in exc.message:
+                    raise
+                raise WrongAnswer(f"{case}: your loop read a step's output after the next call of step had "
+                                  "replaced it. With mode='reduce-overhead' every output lives in the CUDA graph's "
+                                  "memory pool until the next replay; copy what you keep out of it (h.clone()) "
+                                  "right after the call, before calling step again.", exc.diagnostics) from None
+            if not isinstance(out, torch.Tensor) or out.device.type != torch.device(DEVICE).type:
+                where = out.device if isinstance(out, torch.Tensor) else type(out).__name__
+                raise WrongAnswer(f"{case}: generate returned {where}; the result must stay on the GPU, where h is "
+                                  "(a copy to the host waits for the GPU at every step)")
+            expected = here.expected(h, steps)
+            rows = _overwritten_rows(out, expected)
+            if rows:
+                shown = ", ".join(map(str, rows[:6]))
+                raise WrongAnswer(f"{case}: rows {shown} of the result hold a later step's output instead of their "
+                                  "own: the next replay of the CUDA graph overwrote them, because they still "
+                                  "pointed into the graph's memory pool. Copy each output out (h.clone()) before "
+                                  "the next call of step.",
+                                  [GraphDiagnostic(title="the graph Dynamo captured from generate",
+                                                   code=graph_code(driver.graphs[0].gm))])
+            assert_same(out, expected, case=case)
