@@ -183,7 +183,8 @@ def run_cgroups() -> list[str]:
 
 
 def mounts() -> list[str]:
-    return sorted(line.split(" - ")[0].split(" ", 4)[4] for line in Path("/proc/self/mountinfo").read_text().splitlines())
+    lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    return sorted(line.split(" - ")[0].split(" ", 4)[4] for line in lines)
 
 
 def temp_files(data: Path) -> list[str]:

@@ -36,24 +36,34 @@ from sandbox.settings import SandboxSettings
 
 log = logging.getLogger(__name__)
 BASE, FULL = "base", "full"
-LAYERED_BACKENDS = ("bwrap",)  # the backends that give each run a private overlay of a layer
+LAYERED_BACKENDS = ("bwrap", "docker")  # the backends whose runs get a private view of a layer
 Log = Callable[[str], None]
 BASE_TIMEOUT_S = 600
 
 # Run by a trusted subprocess in the base layer's build folder: the ISA Inductor picks, and with "compile" one
 # compile of a function of no exercise (it makes the precompiled header the kernels of every run include).
 BASE_SCRIPT = """
-import json, sys
+import json, os, sys
 import torch
 from judge.child import configure_compile_caches
 configure_compile_caches()
 from torch._inductor import cpu_vec_isa
+from torch._inductor.runtime.cache_dir_utils import cache_dir
+loaded = []
+probe = cpu_vec_isa.VecISA._probe_load
+def recording_probe(self, output_path):
+    ok = probe(self, output_path)
+    if ok:
+        loaded.append(os.path.relpath(output_path, cache_dir()))
+    return ok
+cpu_vec_isa.VecISA._probe_load = recording_probe
 result = {"isa": str(cpu_vec_isa.pick_vec_isa())}
 if sys.argv[1] == "compile":
     def f(x, w):
         h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
         return torch.nn.functional.silu(h).sum(0)
     torch.compile(f, fullgraph=True)(torch.randn(8, 64), torch.randn(64))
+result["loaded"] = sorted(set(loaded))
 print("RESULT " + json.dumps(result))
 """
 
@@ -144,12 +154,16 @@ def _build_base(cache: CompileCache, layer: Layer, say: Log) -> None:
         return
     started = time.monotonic()
     try:
-        detected = _base_step(building.dir, "probe", vec_isa_ok=False)["isa"]
-        assumed = _base_step(building.dir, "compile", vec_isa_ok=True)["isa"]
-        vec_isa_ok = bool(detected) and assumed == detected
+        probed = _base_step(building.dir, "probe", vec_isa_ok=False)
+        detected = probed["isa"]
+        compiled = _base_step(building.dir, "compile", vec_isa_ok=True)
+        vec_isa_ok = bool(detected) and compiled["isa"] == detected
         if not vec_isa_ok:  # the probe found less than the CPU claims: compile as every run then will
-            _base_step(building.dir, "compile", vec_isa_ok=False)
-        path = building.commit({"vec_isa": detected, "vec_isa_ok": vec_isa_ok})
+            compiled = _base_step(building.dir, "compile", vec_isa_ok=False)
+        # The ISA probes' libraries that loaded here: a run finds the same files in the layer and need not spawn a
+        # process to dlopen each again (judge.child.configure_compile_caches).
+        loaded = sorted(set(probed["loaded"]) | set(compiled["loaded"]))
+        path = building.commit({"vec_isa": detected, "vec_isa_ok": vec_isa_ok, "vec_isa_loaded": loaded})
     except BaseException:
         building.discard()
         raise
@@ -188,8 +202,8 @@ def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict
             report = grade(exercise, exercise.read(exercise.reference), sandbox=sandbox,
                            filename=exercise.reference.rsplit("/", 1)[-1])
             verdicts[exercise.id] = report.verdict.value
-        path = building.commit({"vec_isa": base_info.get("vec_isa"), "vec_isa_ok": base_info.get("vec_isa_ok"),
-                                "references": verdicts})
+        path = building.commit({key: base_info.get(key) for key in ("vec_isa", "vec_isa_ok", "vec_isa_loaded")}
+                               | {"references": verdicts})
     except BaseException:
         building.discard()
         raise

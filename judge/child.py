@@ -56,8 +56,11 @@ def prepare_worker() -> None:
     for name in [f"_pytest.{p}" for p in default_plugins] + [
             "pdb", "sympy.combinatorics", "judge.checks", "judge.plugin", "judge.fixtures", "judge.loaded",
             "judge.tamper", "judge.runner", "judge.verifier", "judge.remote", "judge.compiling", "judge.ir",
-            # Inductor's modules (~2 s to import in a child that compiles), imported only: nothing is compiled here.
-            "torch._inductor.compile_fx"]:
+            "judge.job", "hypothesis", "sympy.tensor.tensor",
+            # Inductor's modules (~2.3 s to import in a child that compiles), imported only: nothing is compiled here.
+            "torch._inductor.compile_fx", "torch._inductor.fx_passes.pad_mm",
+            "torch._inductor.fx_passes.fuse_attention",
+            "torch.utils.cpp_extension", "sympy.physics.units"]:
         try:
             importlib.import_module(name)
         except ImportError:
@@ -147,6 +150,61 @@ def configure_compile_caches() -> None:
         codecache._HEADER_DIR = os.path.join(os.path.abspath(os.environ["TORCHINDUCTOR_CACHE_DIR"]),
                                              "precompiled_headers")
         codecache._HEADER_LOCK_DIR = os.path.join(codecache._HEADER_DIR, "locks")
+    if os.environ.get("PRACTICE_VEC_ISA_LOADED") and os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
+        _known_isa_loads(os.environ["TORCHINDUCTOR_CACHE_DIR"], os.environ["PRACTICE_VEC_ISA_LOADED"].split(","))
+    if inductor_config.fx_graph_cache and os.environ.get("TORCHINDUCTOR_CACHE_DIR"):  # a layer's run or build
+        _remembered_headers(codecache._HEADER_DIR)
+
+
+def _remembered_headers(header_dir: str) -> None:
+    """Before it uses a precompiled header, Inductor preprocesses all of ATen's headers (g++ -E, ~0.2 s) in every
+    process to name it. A layer's build notes the name it got for each command line (`known/<key>`): a run on the
+    layer uses it when the header and its .gch are there, and notes (in its own upper folder) what it computes."""
+    import functools
+    import hashlib
+    import re
+
+    from torch._inductor import codecache
+
+    compute = codecache._precompile_header
+    known = os.path.join(header_dir, "known")
+
+    @functools.cache
+    def precompile_header(header: str, hashable_cmd_line: str, **compile_command) -> str:
+        options = sorted((k, re.sub(r" at 0x[0-9a-f]+", "", repr(v))) for k, v in compile_command.items())
+        key = hashlib.sha256(repr((header, hashable_cmd_line, options)).encode()).hexdigest()
+        try:
+            with open(os.path.join(known, key), encoding="utf-8") as f:
+                path = os.path.join(header_dir, os.path.basename(f.read().strip()))
+            if os.path.isfile(path) and os.path.isfile(path + ".gch"):
+                return path
+        except OSError:
+            pass
+        path = compute(header, hashable_cmd_line, **compile_command)
+        try:
+            os.makedirs(known, exist_ok=True)
+            with open(os.path.join(known, f"{key}.{os.getpid()}"), "w", encoding="utf-8") as f:
+                f.write(os.path.basename(path))
+            os.replace(os.path.join(known, f"{key}.{os.getpid()}"), os.path.join(known, key))
+        except OSError:
+            pass
+        return path
+
+    codecache._precompile_header = precompile_header
+
+
+def _known_isa_loads(cache: str, loaded: list[str]) -> None:
+    """Inductor spawns a process to dlopen each ISA probe's library (~0.06 s each, six here) before trusting it;
+    the trusted layer's build did exactly that with these files, which this run finds in its cache folder."""
+    from torch._inductor import cpu_vec_isa
+
+    known = {os.path.normpath(os.path.join(os.path.abspath(cache), rel)) for rel in loaded}
+    probe = cpu_vec_isa.VecISA._probe_load
+
+    def probe_unless_known(self, output_path: str) -> bool:
+        return os.path.normpath(output_path) in known or probe(self, output_path)
+
+    cpu_vec_isa.VecISA._probe_load = probe_unless_known
 
 
 def _follow_env(config, name: str, env_name: str) -> None:

@@ -7,8 +7,9 @@ the root and is renamed into place with its marker file (`layer.json`) inside, s
 seen. The name carries the torch/compiler/CPU key (`config_key()`), so a layer is only used where it was built.
 
 A hardened backend binds `<root>/<kind>` read-only into the workers of the pools that use that kind; a run
-whose layer is complete gets an overlay at `TORCHINDUCTOR_CACHE_DIR` (the layer below, its own tmpfs above),
-so whatever Inductor writes lands on the run's private /tmp and disappears with it. Only such runs get the
+whose layer is complete gets an overlay at `TORCHINDUCTOR_CACHE_DIR` (bwrap: the layer below, its own tmpfs
+above; docker, whose worker cannot mount: a fresh folder of links to the layer's files), so whatever Inductor
+writes lands on the run's private /tmp and disappears with it. Only such runs get the
 FX-graph and AOTAutograd caches (their entries are pickles): what they load is the trusted layer's or their
 own. Which pool sees which layer is the caller's choice (`CompileCache.pools`); the sandbox knows no exercise.
 """
@@ -31,13 +32,14 @@ from pathlib import Path
 
 from sandbox.base import SandboxError
 
-FORMAT = 1
+FORMAT = 3  # 2: the marker lists the ISA probe libraries that loaded; 3: remembered header names
 MARKER = "layer.json"
 LAYERS_DIR = "/opt/compile-cache"  # where a hardened worker sees its pool's layer kind (read-only)
 RUN_CACHE_DIR = "/tmp/inductor"  # a run's Inductor cache (TORCHINDUCTOR_CACHE_DIR) in the hardened backends
 OVERLAY_DIR = "/tmp/.inductor-overlay"  # the overlay's upper and work folders, on the run's own tmpfs
 # Cache entries a run may load only from a trusted layer (pickles), never from a shared writable folder.
 CACHES_ON = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1"}
+ISA_LOADED_ENV = "PRACTICE_VEC_ISA_LOADED"  # the layer's ISA probe libraries (relative paths) that loaded
 
 
 def config_key() -> str:
@@ -146,10 +148,14 @@ class CompileCache:
         return [(layer, info) for layer, info in found if info is not None]
 
     def run_env(self, info: dict) -> dict[str, str]:
-        """The environment a run on a complete layer gets: the pickle caches on, the ISA check skipped if known."""
+        """The environment a run on a complete layer gets: the pickle caches on, the ISA check skipped if known,
+        and the layer's ISA probe libraries that loaded when it was built (paths in the layer)."""
         env = dict(CACHES_ON)
         if info.get("vec_isa_ok"):
             env["TORCHINDUCTOR_VEC_ISA_OK"] = "1"
+            loaded = [p for p in info.get("vec_isa_loaded") or [] if isinstance(p, str) and "," not in p]
+            if loaded:
+                env[ISA_LOADED_ENV] = ",".join(loaded)
         return env
 
     def key(self) -> tuple:

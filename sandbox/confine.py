@@ -11,6 +11,7 @@ import ctypes
 import fcntl
 import os
 import resource
+import shutil
 import socket
 
 from sandbox import seccomp
@@ -80,6 +81,22 @@ def overlay_cache(layer: str, uid: int) -> None:
     os.chown(upper, uid, uid)
     os.mkdir(RUN_CACHE_DIR, 0o700)
     mount("overlay", RUN_CACHE_DIR, "overlay", MS_NOSUID | MS_NODEV, overlay_options(layer, upper, work))
+
+
+def link_cache(layer: str, target: str = RUN_CACHE_DIR) -> None:
+    """Where no overlay can be mounted (Docker's unprivileged worker): the run's cache is a fresh folder of links
+    to the trusted layer's files (a read-only mount); what the run writes replaces a link in its own folder, which
+    the worker empties with /tmp afterwards. A folder left by an earlier run that cannot be removed fails the set-up
+    (the worker is then replaced) rather than be used."""
+    shutil.rmtree(target, ignore_errors=True)
+    if os.path.lexists(target):
+        raise OSError(f"{target} was left by an earlier run and cannot be removed")
+    for dirpath, _dirnames, filenames in os.walk(layer):
+        rel = os.path.relpath(dirpath, layer)
+        here = target if rel == "." else os.path.join(target, rel)
+        os.mkdir(here, 0o700)
+        for name in filenames:
+            os.symlink(os.path.join(dirpath, name), os.path.join(here, name))
 
 
 def join_cgroup(procs_files: list[str]) -> None:

@@ -17,6 +17,7 @@ import shutil
 import socket
 import sys
 
+from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
 from sandbox import cgroups
 from sandbox.base import SandboxError
@@ -95,6 +96,9 @@ class DockerWorker(Worker):
             for path in HOST_FILES + ("/etc/alternatives",):
                 if os.path.exists(path):
                     volumes[path] = {"bind": path, **ro}
+        kind = self.sb.compile_cache.kind_for(self.pool_name) if self.sb.compile_cache else None
+        if kind is not None:  # the trusted layers this pool's runs may see (readable: the runner's hold no secret)
+            volumes[str(self.sb.compile_cache.kind_dir(kind))] = {"bind": LAYERS_DIR, **ro}
         return volumes
 
     def launch(self) -> socket.socket:
@@ -149,7 +153,13 @@ class DockerWorker(Worker):
         return ContainerWatch(self.cg, self.pid)
 
     def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
-        return {"uid": self.uid, "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_DIR}}
+        fields = {"uid": self.uid, "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_DIR}}
+        cache = self.sb.compile_cache
+        found = cache.layer_for(self.pool_name) if cache else None
+        if found is not None:  # a complete layer: a fresh folder of links to it, pickle caches on
+            fields["cache_layer"] = f"{LAYERS_DIR}/{found[0].name}"
+            fields["env"].update(cache.run_env(found[1]))
+        return fields
 
     def terminate(self) -> None:
         if self.container is not None:
@@ -166,8 +176,11 @@ class DockerSandbox(WarmSandbox):
     name = "docker"
 
     def __init__(self, program: Program, pool_size: int | None = None, max_runs: int | None = None,
-                 settings: SandboxSettings | None = None):
+                 settings: SandboxSettings | None = None, compile_cache: CompileCache | None = None):
         self.settings = settings or SandboxSettings()
+        if compile_cache is not None and not self.settings.docker_self_contained:  # the image's torch: not the key's
+            compile_cache.prepare()
+            self.compile_cache = compile_cache
         self.client = _client()
         reason = available(self.settings.docker_image)
         if reason:

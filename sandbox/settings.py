@@ -40,7 +40,7 @@ class SandboxSettings(BaseSettings):
         description="Host folder for the Docker workers' control sockets.")
     compile_cache: bool = Field(
         True, description="Build trusted Inductor cache layers (grading each exercise's reference) and give the "
-                          "hardened backends' runs a private overlay of them.")
+                          "hardened backends' runs a private view of them (bwrap: an overlay; docker: links).")
     compile_cache_dir: Path = Field(
         default_factory=lambda: (Path("/var/cache/torch-practice") if os.geteuid() == 0
                                  else Path.home() / ".cache" / "torch-practice") / "compile-cache",

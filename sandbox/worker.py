@@ -56,6 +56,8 @@ def _submission(req: dict, fds: list[int], ctl: socket.socket, privileged: bool)
             scratch = confine.private_mounts(uid, req["tmp_mb"], req["hidden_mounts"], req.get("cache_layer"))
         else:
             scratch = req["scratch"]
+            if req.get("cache_layer"):
+                confine.link_cache(req["cache_layer"])
         confine.own_fds(*fds)
         os.setsid()
         local = bool(req.get("local"))

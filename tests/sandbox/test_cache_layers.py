@@ -122,6 +122,44 @@ def test_a_root_anyone_else_could_write_is_refused(tmp_path, problem):
         secure_root(root)
 
 
+def test_a_run_on_a_layer_skips_what_its_build_already_learnt(tmp_path):
+    cache = CompileCache(root=tmp_path)
+    info = {"vec_isa_ok": True, "vec_isa_loaded": ["ab/c1.so", "cd/c2.so", "bad,name.so", 3]}
+    assert cache.run_env(info)["PRACTICE_VEC_ISA_LOADED"] == "ab/c1.so,cd/c2.so"
+    assert "PRACTICE_VEC_ISA_LOADED" not in cache.run_env({**info, "vec_isa_ok": False})
+
+
+def test_a_run_reuses_the_header_name_its_layer_remembered(tmp_path, monkeypatch):
+    """Naming a precompiled header costs a g++ -E of all of ATen per process; a name noted by an earlier process
+    (the layer's build) is used while the header and its .gch exist."""
+    from torch._inductor import codecache
+
+    from judge import child
+
+    computed = []
+
+    def compute(header, hashable_cmd_line, **options):
+        computed.append(header)
+        for name in ("h1.h", "h1.h.gch"):
+            (tmp_path / name).write_text("x")
+        return str(tmp_path / "h1.h")
+
+    monkeypatch.setattr(codecache, "_precompile_header", compute)
+    child._remembered_headers(str(tmp_path))
+    first = codecache._precompile_header("a.h", "g++ i", vec_isa=object())
+    assert computed == ["a.h"] and first == str(tmp_path / "h1.h")
+    monkeypatch.setattr(codecache, "_precompile_header", compute)  # a later process: a fresh wrapper
+    child._remembered_headers(str(tmp_path))
+    assert codecache._precompile_header("a.h", "g++ i", vec_isa=object()) == first  # addresses aside, same options
+    assert codecache._precompile_header("a.h", "g++ -O0 i", vec_isa=object()) == first
+    assert computed == ["a.h", "a.h"]  # another command line is computed
+    (tmp_path / "h1.h.gch").unlink()
+    monkeypatch.setattr(codecache, "_precompile_header", compute)
+    child._remembered_headers(str(tmp_path))
+    codecache._precompile_header("a.h", "g++ i", vec_isa=object())
+    assert computed == ["a.h", "a.h", "a.h"]  # a note whose files are gone is not trusted
+
+
 def test_the_key_names_this_machine_and_torch():
     assert config_key() == config_key()
     assert len(config_key()) == 16
@@ -158,14 +196,19 @@ def test_the_child_follows_the_cache_settings_of_its_run(env, expected):
     assert header_dir == "/nonexistent/run-cache/precompiled_headers"
 
 
-# ---- through bwrap ----------------------------------------------------------------------------------------------
+# ---- through the hardened backends ------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def synthetic(tmp_path_factory):
-    """A bwrap sandbox whose runner sees a synthetic base layer (one warm worker per pool)."""
+@pytest.fixture(scope="module", params=["bwrap", "docker"])
+def synthetic(request, tmp_path_factory):
+    """A sandbox whose runner sees a synthetic base layer (one warm worker per pool), per hardened backend."""
+    reason = unavailable_reason(request.param)
+    if reason and os.environ.get("PRACTICE_REQUIRE_SANDBOXES") == "1":
+        pytest.fail(f"{request.param} unavailable although PRACTICE_REQUIRE_SANDBOXES=1: {reason}")
+    if reason:
+        pytest.skip(f"{request.param} unavailable: {reason}")
     root = tmp_path_factory.mktemp("layers") / "root"
     cache = _synthetic(root)
-    sandbox = make_sandbox("bwrap", compile_cache=cache, pool_size=1)
+    sandbox = make_sandbox(request.param, compile_cache=cache, pool_size=1)
     yield cache, sandbox
     sandbox.close()
 
@@ -193,9 +236,17 @@ os.remove(os.path.join(cache, "ab", "cabkernel.cpp"))
 for path in ("/opt/compile-cache", "/tmp/.inductor-overlay", "/tmp/.inductor-overlay/upper"):
     try:
         if os.listdir(path):
-            print("ESCAPED sees", path, os.listdir(path))
+            print("LAYERS-VISIBLE", path, os.listdir(path))
     except OSError as exc:
         print("hidden:", path, type(exc).__name__)
+for dirpath, dirs, files in os.walk("/opt/compile-cache"):  # the layer itself, where a backend shows it
+    for name in files + ["planted-new"]:
+        path = os.path.join(dirpath, name)
+        try:
+            open(path, "ab").write(b"PLANTED")
+            print("ESCAPED wrote", path)
+        except OSError:
+            pass
 raise SystemExit("planted")
 """
 
@@ -213,11 +264,10 @@ print("PLANTED" if any(b"PLANTED" in v for v in seen.values()) else "CLEAN")
 
 
 @pytest.mark.sandbox
-@NEEDS_BWRAP
 def test_a_submission_cannot_change_the_layer_for_the_next(synthetic, add_one):
-    """poison_compile_cache, for the layer: the runner writes, replaces and deletes in its /tmp/inductor and looks
-    for the layer's folder; the next grading on the same warm worker sees the trusted layer as it was, and so
-    does the host."""
+    """poison_compile_cache, for the layer: the runner writes, replaces and deletes in its /tmp/inductor and tries
+    the layer's folder; the next grading on the same warm worker sees the trusted layer as it was, and so does the
+    host. (bwrap hides the layer's folder from the run; Docker's runner may read its base layer, never write it.)"""
     cache, sandbox = synthetic
     before = _snapshot(cache.root)
     attack = grade(add_one, PLANT, sandbox=sandbox)
@@ -226,6 +276,8 @@ def test_a_submission_cannot_change_the_layer_for_the_next(synthetic, add_one):
     assert "CACHES 1 ['ab', 'aotautograd', 'fxgraph', 'layer.json', 'precompiled_headers']" in shown, shown[-3000:]
     assert "denied replace" not in shown, shown[-3000:]  # the overlay takes its writes...
     assert "ESCAPED" not in shown, shown[-3000:]
+    if sandbox.name == "bwrap":
+        assert "LAYERS-VISIBLE" not in shown, shown[-3000:]
     after = grade(add_one, READ_BACK, sandbox=sandbox)
     assert after.verdict is Verdict.ACCEPTED, after.summary
     assert "CLEAN" in after.stdout and "planted" not in after.stdout, after.stdout[-3000:]  # ...for itself only
@@ -293,21 +345,23 @@ print("COUNTERS", dict(counters["inductor"]))
 
 @pytest.mark.slow
 @pytest.mark.sandbox
-@NEEDS_BWRAP
-def test_a_planted_cache_entry_is_never_loaded_by_the_next_submission(add_one, fake_course):
-    """A runner compiles with Inductor on its overlay of the real base layer (FX-graph and AOTAutograd caches on),
+@pytest.mark.parametrize("backend", ["bwrap", "docker"])
+def test_a_planted_cache_entry_is_never_loaded_by_the_next_submission(backend, add_one, fake_course):
+    """A runner compiles with Inductor on its view of the real base layer (FX-graph and AOTAutograd caches on),
     replaces the entries it wrote with pickles that run code when loaded and shows that it loads them itself; the
     next submission compiling the same function on the same warm worker misses the cache and loads nothing."""
     from judge import cache_layers
     from judge.exercise import load_course
     from sandbox.settings import SandboxSettings
 
+    if unavailable_reason(backend):
+        pytest.skip(f"{backend} unavailable: {unavailable_reason(backend)}")
     course = load_course(fake_course)
-    cache = cache_layers.for_backend("bwrap", course, SandboxSettings(compile_cache=True))
+    cache = cache_layers.for_backend(backend, course, SandboxSettings(compile_cache=True))
     assert cache is not None
     cache_layers.build(cache, course)
     exercise = add_one.model_copy(update={"limits": Limits(time_seconds=180, memory_mb=2048)})
-    sandbox = make_sandbox("bwrap", compile_cache=cache, pool_size=1)
+    sandbox = make_sandbox(backend, compile_cache=cache, pool_size=1)
     try:
         before = _snapshot(cache.path(cache.pools["runner"][0]))
         attack = grade(exercise, PICKLE_PLANT, sandbox=sandbox)
