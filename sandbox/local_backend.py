@@ -9,7 +9,6 @@ run is its own process group, killed when it ends or overruns. Never for a share
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import signal
 import socket
@@ -17,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from sandbox import channel, launcher
+from sandbox import channel, confine, launcher
 from sandbox.base import SandboxError
 from sandbox.compile_cache import CACHES_ON, CompileCache
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program, inductor_cache_dir
@@ -30,7 +29,6 @@ class GroupWatch(RunWatch):
 
     def __init__(self):
         self.pid: int | None = None
-        self.started = resource.getrusage(resource.RUSAGE_CHILDREN)
 
     def kill(self) -> None:
         if self.pid:
@@ -59,7 +57,7 @@ class LocalWorker(Worker):
         try:
             self.proc = launcher.call(lambda: subprocess.Popen(
                 argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
-                env=env, cwd=self.scratch, start_new_session=True, preexec_fn=_die_with_parent))
+                env=env, cwd=self.scratch, start_new_session=True, preexec_fn=confine.die_with_parent))
         finally:
             theirs.close()
         return mine
@@ -95,15 +93,6 @@ class LocalWorker(Worker):
             self.proc.wait()
         shutil.rmtree(self.scratch, ignore_errors=True)
         self.log.close()
-
-
-def _die_with_parent() -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 class LocalSandbox(WarmSandbox):

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 
+from sandbox import confine
 from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program, inductor_cache_dir
 from sandbox.mounts import CODE_ROOT
@@ -48,15 +49,6 @@ def cuda_possible(env: dict) -> bool:
 
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to SIGKILL the child when the judge that started it dies (Linux only)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
 
 def rlimits(limits: Limits, *, cap_address_space: bool = True):
     """A preexec function applying `limits` as rlimits in the child.
@@ -69,7 +61,7 @@ def rlimits(limits: Limits, *, cap_address_space: bool = True):
     address_space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB
 
     def apply():
-        _die_with_parent()
+        confine.die_with_parent()  # SIGKILL the child when the judge that started it dies
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         if cap_address_space:
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
