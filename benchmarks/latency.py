@@ -120,6 +120,7 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
             app = create_app(settings)
             times = []
             with TestClient(app) as client:
+                cpu_before = _server_cpu()
                 for i in range(runs + int(skip_first)):
                     if i == int(skip_first):
                         cpu_before = _server_cpu()
@@ -135,7 +136,7 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
                                          f"{report and report['summary']}")
                     if i or not skip_first:  # the first one is not counted: each worker's first fork touches more pages
                         times.append(time.perf_counter() - started)
-                WEB_CPU.append((_server_cpu() - cpu_before) / runs)
+                WEB_CPU.append((_server_cpu() - cpu_before) / max(runs, 1))
             return times
     finally:
         if saved is None:
@@ -169,10 +170,15 @@ def small_course(folder: Path) -> Path:
 def versus(label: str, warm: list[float], cold: list[float], target: float | None, cold_label: str,
            cpu: tuple[float | None, float | None] = (None, None)) -> str:
     """One line: the warm median against its target, beside the cold median (and CPU per grading, if known)."""
-    w, c = statistics.median(warm), statistics.median(cold)
+    w = statistics.median(warm)
     mark = "" if target is None else f" (target {target:.1f} s: {'met' if w <= target else 'MISSED'})"
     cpus = "" if not cpu[0] else f"; CPU/grading {cpu[0]:.2f} s" + (f" vs {cpu[1]:.2f} s" if cpu[1] else "")
-    return (f"{label:<42} warm {w:6.3f} s{mark:<20} | {cold_label} {c:6.3f} s ({c / w:4.1f}x); "
+    if cold:
+        c = statistics.median(cold)
+        against = f"{cold_label} {c:6.3f} s ({c / w:4.1f}x)"
+    else:
+        against = f"{cold_label} not measured"
+    return (f"{label:<42} warm {w:6.3f} s{mark:<20} | {against}; "
             f"warm min {min(warm):.3f} max {max(warm):.3f}, {len(warm)} vs {len(cold)} runs{cpus}")
 
 

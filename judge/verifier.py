@@ -74,7 +74,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         return True
 
     def after_test() -> list[str]:
-        if client.gone:
+        if client.gone or not client.sent_since_reset:  # no request reached the runner: its code did not run
             return []
         try:
             answer = client.request("tamper")

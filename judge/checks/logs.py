@@ -8,37 +8,50 @@ import logging
 import torch
 
 
-class _ArtifactHandler(logging.Handler):
-    def __init__(self, artifact: str):
+class _Capture(logging.Handler):
+    """One handler in place of torch's own: hands each artifact's records to the blocks collecting them."""
+
+    def __init__(self):
         super().__init__(logging.DEBUG)
-        self.suffix = f"__{artifact}"
-        self.records: list[logging.LogRecord] = []
+        self.enabled: set[str] = set()
+        self.sinks: dict[str, list[list[logging.LogRecord]]] = {}
 
     def emit(self, record):
-        if record.name.endswith(self.suffix):
-            self.records.append(record)
+        for artifact, sinks in self.sinks.items():
+            if record.name.endswith(f"__{artifact}"):
+                for sink in sinks:
+                    sink.append(record)
+
+    def install(self, artifact: str) -> None:
+        """Turn `artifact` on, unless it is on already and this handler is still in place.
+
+        `torch._logging.set_logs` resets the level cache of every logger (~18 ms), too slow to call around
+        each compile, so the capture stays installed for the rest of the process once it is set up."""
+        state = torch._logging._internal.log_state
+        if artifact in self.enabled and self in logging.getLogger("torch").handlers and \
+                state.is_artifact_enabled(artifact):
+            return
+        self.enabled.add(artifact)
+        torch._logging.set_logs(**{name: True for name in self.enabled})
+        # set_logs puts stream handlers on "torch" and on some sub-loggers (propagate off): ours replaces them.
+        for name in ["torch", *logging.root.manager.loggerDict]:
+            logger = logging.getLogger(name)
+            if (name == "torch" or name.startswith("torch.")) and logger.handlers:
+                for handler in list(logger.handlers):
+                    logger.removeHandler(handler)
+                logger.addHandler(self)
+
+
+_CAPTURE = _Capture()
 
 
 @contextlib.contextmanager
 def artifact_log(artifact: str):
     """Within the block, collect records of the torch log artifact `artifact` into the yielded list."""
-    handler = _ArtifactHandler(artifact)
-    torch._logging.set_logs(**{artifact: True})
-    # set_logs puts stream handlers on "torch" and on some sub-loggers (with propagate off): swap them for ours.
-    swapped = {}
-    for name in ["torch", *logging.root.manager.loggerDict]:
-        logger = logging.getLogger(name)
-        if (name == "torch" or name.startswith("torch.")) and logger.handlers:
-            swapped[name] = list(logger.handlers)
-            for h in swapped[name]:
-                logger.removeHandler(h)
-            logger.addHandler(handler)
+    _CAPTURE.install(artifact)
+    records: list[logging.LogRecord] = []
+    _CAPTURE.sinks.setdefault(artifact, []).append(records)
     try:
-        yield handler.records
+        yield records
     finally:
-        for name, handlers in swapped.items():
-            logger = logging.getLogger(name)
-            logger.removeHandler(handler)
-            for h in handlers:
-                logger.addHandler(h)
-        torch._logging.set_logs()
+        _CAPTURE.sinks[artifact].remove(records)
