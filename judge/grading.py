@@ -15,6 +15,7 @@ import torch
 
 from judge.child import PROGRAM
 from judge.exercise import Exercise
+from judge.i18n import T
 from judge.job import make_jobs, verifier_limits
 from judge.outcome import build_report, parse_checks
 from judge.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
@@ -42,7 +43,8 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     sandbox = sandbox or make_sandbox("none")
     emit = on_event or (lambda event: None)
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        report = _rejected(exercise, f"Your file is larger than {MAX_SOURCE_BYTES // 1024} KiB; shorten it.")
+        report = _rejected(exercise, T("Your file is larger than {kib} KiB; shorten it.",
+                                       kib=MAX_SOURCE_BYTES // 1024))
         emit(ProgressEvent(type="done", report=report))
         return report
     emit(ProgressEvent(type="running"))
@@ -55,7 +57,7 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox.describe(),
-                        summary="Internal error: the sandbox failed before your code ran; please submit again.",
+                        summary=T("Internal error: the sandbox failed before your code ran; please submit again."),
                         diagnostics=[ErrorDiagnostic(exc_type="SandboxError", message=str(exc)[:2000])])
         emit(ProgressEvent(type="done", report=report))
         return report
@@ -135,7 +137,7 @@ def _gone_reason(outcome: RunOutcome | None) -> str:
     return f"your code's process ended (exit code {outcome.exit_code})"
 
 
-def _rejected(exercise: Exercise, message: str) -> Report:
+def _rejected(exercise: Exercise, message: T) -> Report:
     return Report(exercise_id=exercise.id, verdict=Verdict.LOAD_ERROR, summary=message,
                   diagnostics=[ErrorDiagnostic(exc_type="LOAD_ERROR", message=message)])
 

@@ -12,6 +12,7 @@ import signal as signal_module
 
 from pydantic import ValidationError
 
+from judge.i18n import T
 from judge.report import VERDICT_TEXT, CheckResult, ErrorDiagnostic, Report, SourceLocation, Verdict
 from sandbox.base import RunOutcome
 
@@ -59,22 +60,24 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
         report.trust = "self-checked"
     verdict, summary = _verdict(exercise.limits, checks, other, verifier, runner, report)
     report.verdict = verdict
-    report.summary = summary or VERDICT_TEXT[verdict]
+    report.set_text("summary", summary or VERDICT_TEXT[verdict])
     return report
 
 
-def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, str]:
+def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T | str]:
     said = _runner_messages(runner)
     if runner.timed_out or runner.cpu_exceeded:
-        kind = "CPU time" if runner.cpu_exceeded and not runner.timed_out else "time"
-        seconds = limit.cpu_limit if kind == "CPU time" else limit.time_seconds
-        return Verdict.TIME_LIMIT, f"Time limit exceeded: your code used more than {seconds:g} s of {kind}. " \
-                                   "Look for an endless loop or a very slow step."
+        if runner.cpu_exceeded and not runner.timed_out:
+            return Verdict.TIME_LIMIT, T("Time limit exceeded: your code used more than {seconds} s of CPU time. "
+                                         "Look for an endless loop or a very slow step.",
+                                         seconds=format(limit.cpu_limit, "g"))
+        return Verdict.TIME_LIMIT, T("Time limit exceeded: your code ran for more than {seconds} s. Look for an "
+                                     "endless loop or a very slow step.", seconds=format(limit.time_seconds, "g"))
     if runner.memory_exceeded:
-        return Verdict.MEMORY_LIMIT, f"Memory limit exceeded: more than {limit.memory_mb} MiB."
+        return Verdict.MEMORY_LIMIT, T("Memory limit exceeded: more than {mib} MiB.", mib=limit.memory_mb)
     if runner.output_exceeded:
-        return Verdict.OUTPUT_LIMIT, f"Output limit exceeded: more than {limit.output_kb} KiB printed; " \
-                                     "the output shown is cut."
+        return Verdict.OUTPUT_LIMIT, T("Output limit exceeded: more than {kib} KiB printed; the output shown is "
+                                       "cut.", kib=limit.output_kb)
     if "load_error" in said:
         message = said["load_error"]
         try:
@@ -83,25 +86,28 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, s
             loc = None
         verdict = Verdict.FORBIDDEN if message.get("verdict") == "FORBIDDEN" else Verdict.LOAD_ERROR
         text = str(message.get("message", ""))[:2000]
-        report.diagnostics.append(ErrorDiagnostic(exc_type=verdict.value, message=text, location=loc,
+        zh = message.get("message_zh")  # the runner's own words: they can only describe its failure
+        said_text = T("{en}", zh="{said}", en=text, said=str(zh)[:2000]) if isinstance(zh, str) and zh else text
+        report.diagnostics.append(ErrorDiagnostic(exc_type=verdict.value, message=said_text, location=loc,
                                                   traceback=str(message.get("traceback", ""))[:4000]))
-        return verdict, text
+        return verdict, said_text
     if "importing" not in said:
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=(
             "the process for your code failed before your code ran: "
             + str(said.get("internal_error", {}).get("message", ""))[:1000]), traceback=runner.stderr[-3000:]))
-        return Verdict.INTERNAL_ERROR, "Internal error: the judge failed before your code ran; this is not your " \
-                                       "fault. Please submit again."
+        return Verdict.INTERNAL_ERROR, T("Internal error: the judge failed before your code ran; this is not "
+                                         "your fault. Please submit again.")
     if "loaded" not in said:
         if runner.signal:
-            return Verdict.RUNTIME_ERROR, f"Your file crashed its process while being imported " \
-                                          f"({signal_name(runner.signal)})."
-        return Verdict.LOAD_ERROR, ("Your file ended its process while being imported (exit code "
-                                    f"{runner.exit_code}); remove any exit() or os._exit() at module level.")
+            return Verdict.RUNTIME_ERROR, T("Your file crashed its process while being imported ({signal}).",
+                                            signal=signal_name(runner.signal))
+        return Verdict.LOAD_ERROR, T("Your file ended its process while being imported (exit code {code}); remove "
+                                     "any exit() or os._exit() at module level.", code=runner.exit_code)
     if verifier.timed_out or verifier.cpu_exceeded:
-        return Verdict.TIME_LIMIT, "Time limit exceeded: checking what your code compiled took longer than allowed."
+        return Verdict.TIME_LIMIT, T("Time limit exceeded: checking what your code compiled took longer than "
+                                     "allowed.")
     if verifier.memory_exceeded:
-        return Verdict.MEMORY_LIMIT, "Memory limit exceeded while checking what your code compiled."
+        return Verdict.MEMORY_LIMIT, T("Memory limit exceeded while checking what your code compiled.")
     if "internal_error" in other:
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError",
                                                   message=str(other["internal_error"].get("message", ""))[:2000],
@@ -111,17 +117,20 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, s
     names = other.get("collected", {}).get("names")
     if first_failure is not None:
         if runner.signal and _runner_died(first_failure):
-            return Verdict.RUNTIME_ERROR, (f"Your code crashed its process ({signal_name(runner.signal)}) during "
-                                           f"check {first_failure.name}.")
-        return first_failure.verdict or Verdict.WRONG_ANSWER, f"{first_failure.name}: {first_failure.message}"
+            return Verdict.RUNTIME_ERROR, T("Your code crashed its process ({signal}) during check {check}.",
+                                            signal=signal_name(runner.signal), check=first_failure.name)
+        return first_failure.verdict or Verdict.WRONG_ANSWER, T(
+            "{check}: {message}", check=first_failure.name,
+            message=first_failure.text("message"))
     if "done" not in other:
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message="the verifier did not finish",
                                                   traceback=verifier.stderr[-3000:]))
-        return Verdict.INTERNAL_ERROR, "Internal error: grading did not finish; this is not your fault."
+        return Verdict.INTERNAL_ERROR, T("Internal error: grading did not finish; this is not your fault.")
     if not checks or names is None or sorted(c.name for c in checks) != sorted(names):
-        return Verdict.INTERNAL_ERROR, "Grading finished but not every check reported a result."
+        return Verdict.INTERNAL_ERROR, T("Internal error: grading finished but not every check reported a result.")
     if verifier.exit_code not in (0, None) or verifier.signal or verifier.malformed or "malformed" in other:
-        return Verdict.INTERNAL_ERROR, "The verifier's result channel carried malformed data or it failed at exit."
+        return Verdict.INTERNAL_ERROR, T("Internal error: the verifier's result channel carried malformed data or it "
+                                         "failed at exit.")
     return Verdict.ACCEPTED, ""
 
 

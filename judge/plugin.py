@@ -15,28 +15,39 @@ import torch
 from judge.checks.failures import CheckFailure
 from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
 from judge.checks.locations import learner_location_from_traceback
+from judge.i18n import T
 from judge.report import CheckResult, ErrorDiagnostic, Verdict
 
 MAX_TRACEBACK = 4000
 
 
-def classify(exc: BaseException, tb) -> tuple[Verdict, str, list]:
+def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
     """(verdict, learner message, diagnostics) for an exception raised by a hidden test."""
     if isinstance(exc, CheckFailure):
         return exc.verdict, exc.message, exc.diagnostics
     if isinstance(exc, AssertionError):
-        return Verdict.WRONG_ANSWER, _first_lines(str(exc)) or "a check failed", []
+        first = _first_lines(str(exc))
+        return Verdict.WRONG_ANSWER, T("a check failed: {detail}", detail=first) if first else T("a check failed"), []
     if is_graph_break_error(exc):
         diag = graph_break_from_exception(exc)
-        where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "your code"
-        return Verdict.GRAPH_BREAK, f"graph break at {where}: {diag.explanation}", [diag]
+        if diag.location:
+            message = T("graph break at line {line} (`{code}`): {explanation}", line=diag.location.line,
+                        code=diag.location.text, explanation=diag.text("explanation"))
+        else:
+            message = T("graph break in your code: {explanation}", explanation=diag.text("explanation"))
+        return Verdict.GRAPH_BREAK, message, [diag]
     error = _error_diagnostic(exc, tb)
     if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
-        return Verdict.MEMORY_LIMIT, "your code ran out of memory", [error]
+        return Verdict.MEMORY_LIMIT, T("your code ran out of memory"), [error]
     if isinstance(exc, (torch._dynamo.exc.TorchDynamoException,)) or type(exc).__name__ == "InductorError":
-        return Verdict.COMPILE_ERROR, f"torch.compile failed: {error.exc_type}: {_first_lines(error.message)}", [error]
-    where = f" at line {error.location.line} (`{error.location.text}`)" if error.location else ""
-    return Verdict.RUNTIME_ERROR, f"{error.exc_type}{where}: {_first_lines(error.message)}", [error]
+        return Verdict.COMPILE_ERROR, T("torch.compile failed: {error}: {detail}", error=error.exc_type,
+                                        detail=_first_lines(error.message)), [error]
+    if error.location:
+        return Verdict.RUNTIME_ERROR, T("{error} at line {line} (`{code}`): {detail}", error=error.exc_type,
+                                        line=error.location.line, code=error.location.text,
+                                        detail=_first_lines(error.message)), [error]
+    return Verdict.RUNTIME_ERROR, T("{error}: {detail}", error=error.exc_type,
+                                    detail=_first_lines(error.message)), [error]
 
 
 def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
@@ -51,9 +62,13 @@ def _first_lines(text: str, n: int = 4) -> str:
     return "\n".join(text.strip().splitlines()[:n])[:800]
 
 
-def _title(item) -> str:
-    doc = getattr(getattr(item, "function", None), "__doc__", None) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+def title_of(function) -> T | str:
+    """A hidden test's title from its docstring: the first line in English, a line `zh: ...` in Chinese."""
+    lines = [line.strip() for line in (getattr(function, "__doc__", None) or "").strip().splitlines()]
+    if not lines or not lines[0]:
+        return ""
+    zh = next((line[3:].strip() for line in lines[1:] if line.startswith("zh:")), None)
+    return T(lines[0], zh=zh) if zh else lines[0]
 
 
 class Collector:
@@ -78,18 +93,20 @@ class Collector:
     def pytest_runtest_makereport(self, item, call):
         outcome = yield
         report = outcome.get_result()
-        result = self.results.setdefault(item.nodeid, CheckResult(name=item.name, title=_title(item), passed=True))
+        title = title_of(getattr(item, "function", None))
+        result = self.results.setdefault(item.nodeid, CheckResult(name=item.name, title=title, passed=True))
         result.duration_s += call.duration
         if report.skipped and call.when in ("setup", "call"):
             result.passed, result.verdict = False, Verdict.INTERNAL_ERROR
-            result.message = "this check was skipped, so it proves nothing"
+            result.set_text("message", T("this check was skipped, so it proves nothing"))
         elif report.failed and result.passed:
             exc = call.excinfo.value if call.excinfo else None
             verdict, message, diagnostics = classify(exc, call.excinfo.tb) if exc else (
-                Verdict.INTERNAL_ERROR, "the check failed without an exception", [])
+                Verdict.INTERNAL_ERROR, T("the check failed without an exception"), [])
             if call.when == "teardown" and verdict is Verdict.WRONG_ANSWER:
                 verdict = Verdict.RUNTIME_ERROR
-            result.passed, result.verdict, result.message, result.diagnostics = False, verdict, message, diagnostics
+            result.passed, result.verdict, result.diagnostics = False, verdict, diagnostics
+            result.set_text("message", message)
 
     def pytest_runtest_logfinish(self, nodeid, location):
         result = self.results.get(nodeid)
@@ -98,6 +115,6 @@ class Collector:
         problems = self.after_test()
         if problems and result.passed:
             result.passed, result.verdict = False, Verdict.FORBIDDEN
-            result.message = ("your code changed global state (compiler settings, grad mode, default dtype, ...) "
-                              "or replaced a function: " + "; ".join(problems))
+            result.set_text("message", T("your code changed global state (compiler settings, grad mode, default "
+                                         "dtype, ...) or replaced a function: {changes}", changes="; ".join(problems)))
         self.send(result)

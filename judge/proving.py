@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -9,7 +10,13 @@ import torch
 
 from judge.exercise import Exercise
 from judge.grading import grade
-from judge.report import Report, Verdict
+from judge.i18n import LANGS, SOURCE_LANG
+from judge.report import Localized, Report, Verdict, localized
+
+CODE_SPAN = re.compile(r"`[^`]*`")
+CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
+WORD = re.compile(r"^[A-Za-z][a-z]*(?:'[a-z]+)?[,.;:!?]?$")
+ENGLISH_RUN = 4  # this many plain words in a row read as an English sentence (terms like "graph break" do not)
 
 
 @dataclass
@@ -33,6 +40,10 @@ class Proof:
             return False
         return self.expected_check is None or self.failing_check == self.expected_check
 
+    def language_problems(self) -> list[str]:
+        """Learner-visible text of this proof's report that lacks a language or reads in the wrong one."""
+        return language_problems(self.report)
+
     def problem(self) -> str:
         """Why the proof failed, in one line ('' when it holds)."""
         if self.ok:
@@ -40,6 +51,46 @@ class Proof:
         got = f"{self.report.verdict.value}" + (f" at {self.failing_check}" if self.failing_check else "")
         want = f"{self.expected.value}" + (f" at {self.expected_check}" if self.expected_check else "")
         return f"{self.path}: expected {want}, got {got}: {self.report.summary[:300]}"
+
+
+def learner_texts(model: Localized, where: str = "report"):
+    """(where, text) of every text field a learner reads, here and in nested models."""
+    for name in model.TEXT_FIELDS:
+        if getattr(model, name):
+            yield f"{where}.{name}", str(getattr(model, name))
+    for name, value in model:
+        items = value if isinstance(value, list) else [value]
+        for i, item in enumerate(items):
+            if isinstance(item, Localized):
+                label = getattr(item, "name", None) or (f"{name}[{i}]" if isinstance(value, list) else name)
+                yield from learner_texts(item, f"{where}.{label}")
+
+
+def reads_as_english(text: str) -> bool:
+    """A run of plain English words outside `code` spans (a sentence, not a term or an identifier)."""
+    run = 0
+    for token in CODE_SPAN.sub(" ", text).split():
+        run = run + 1 if WORD.match(token) else 0
+        if run >= ENGLISH_RUN:
+            return True
+    return False
+
+
+def language_problems(report: Report) -> list[str]:
+    """Text a learner would read in the wrong language: a field without its Chinese, English left in the
+    Chinese report, Chinese in the English one (code spans, which may quote the learner's line, aside)."""
+    problems = []
+    for lang in LANGS:
+        if lang == SOURCE_LANG:
+            continue
+        problems += [f"no {lang} text for {field}" for field in report.missing_texts(lang)]
+        for where, text in learner_texts(localized(report, lang)):
+            if lang == "zh" and reads_as_english(text):
+                problems.append(f"English in the Chinese {where}: {text[:160]!r}")
+    for where, text in learner_texts(localized(report, SOURCE_LANG)):
+        if CJK.search(CODE_SPAN.sub(" ", text)):
+            problems.append(f"Chinese in the English {where}: {text[:160]!r}")
+    return problems
 
 
 def cases(exercise: Exercise) -> list[tuple[str, str, Verdict, str | None]]:

@@ -8,9 +8,11 @@ field does not need a bump.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Literal, Union
+from typing import Annotated, ClassVar, Literal, Union
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
+
+from judge.i18n import OTHER_LANGS, SOURCE_LANG, T
 
 REPORT_SCHEMA_VERSION = 2
 
@@ -33,19 +35,89 @@ class Verdict(str, Enum):
 
 
 VERDICT_TEXT = {
-    Verdict.ACCEPTED: "Accepted: every check passed.",
-    Verdict.WRONG_ANSWER: "Wrong answer: the results differ from the original.",
-    Verdict.GRAPH_BREAK: "Graph break: torch.compile could not capture your code as one graph.",
-    Verdict.RECOMPILE: "Recompile: torch.compile compiled more often than allowed.",
-    Verdict.COMPILE_ERROR: "Compile error: torch.compile failed on your code.",
-    Verdict.RUNTIME_ERROR: "Runtime error: your code raised an exception or crashed.",
-    Verdict.LOAD_ERROR: "Load error: your file could not be loaded.",
-    Verdict.FORBIDDEN: "Forbidden: your code changed something a solution must not touch.",
-    Verdict.TIME_LIMIT: "Time limit exceeded.",
-    Verdict.MEMORY_LIMIT: "Memory limit exceeded.",
-    Verdict.OUTPUT_LIMIT: "Output limit exceeded: your code printed too much.",
-    Verdict.INTERNAL_ERROR: "Internal error: the judge failed; this is not your fault.",
+    Verdict.ACCEPTED: T("Accepted: every check passed."),
+    Verdict.WRONG_ANSWER: T("Wrong answer: the results differ from the original."),
+    Verdict.GRAPH_BREAK: T("Graph break: torch.compile could not capture your code as one graph."),
+    Verdict.RECOMPILE: T("Recompile: torch.compile compiled more often than allowed."),
+    Verdict.COMPILE_ERROR: T("Compile error: torch.compile failed on your code."),
+    Verdict.RUNTIME_ERROR: T("Runtime error: your code raised an exception or crashed."),
+    Verdict.LOAD_ERROR: T("Load error: your file could not be loaded."),
+    Verdict.FORBIDDEN: T("Forbidden: your code changed something a solution must not touch."),
+    Verdict.TIME_LIMIT: T("Time limit exceeded."),
+    Verdict.MEMORY_LIMIT: T("Memory limit exceeded."),
+    Verdict.OUTPUT_LIMIT: T("Output limit exceeded: your code printed too much."),
+    Verdict.INTERNAL_ERROR: T("Internal error: the judge failed; this is not your fault."),
 }
+
+
+class Localized(BaseModel):
+    """A model with learner-facing text: its `TEXT_FIELDS` hold English, `translations` the other languages.
+
+    Pass a `judge.i18n.T` for a text field (when constructing, or through `set_text`): the English goes to
+    the field, every translation into `translations`. `localized(lang)` gives the model in one language."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ()
+    translations: dict[str, dict[str, str]] = Field(
+        {}, description="The text fields in languages other than English: {lang: {field: text}}.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_texts(cls, data):
+        if isinstance(data, dict) and any(isinstance(v, T) for v in data.values()):
+            data = dict(data)
+            translations = {lang: dict(fields) for lang, fields in (data.get("translations") or {}).items()}
+            for name, value in list(data.items()):
+                if isinstance(value, T):
+                    data[name] = value.render(SOURCE_LANG)
+                    _store(translations, name, value)
+            data["translations"] = translations
+        return data
+
+    def set_text(self, name: str, value) -> None:
+        """Set a text field to a T (or a plain string, which has no translation)."""
+        rendered: dict = {}
+        if isinstance(value, T):  # rendered first: `value` may be built from this very field
+            _store(rendered, name, value)
+            value = value.render(SOURCE_LANG)
+        for lang, fields in self.translations.items():
+            fields.pop(name, None)
+        for lang, fields in rendered.items():
+            self.translations.setdefault(lang, {}).update(fields)
+        setattr(self, name, value)
+
+    def text(self, name: str) -> T:
+        """Field `name` as a T in every language it has (to build a longer message from it)."""
+        return T.of(self, name)
+
+    def missing_texts(self, lang: str) -> list[str]:
+        """The text fields (here and in nested models) that are not empty and have no `lang` text."""
+        missing = [name for name in self.TEXT_FIELDS
+                   if getattr(self, name) and name not in self.translations.get(lang, {})]
+        for name, value in self:
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, Localized):
+                    missing += [f"{name}.{m}" for m in item.missing_texts(lang)]
+        return missing
+
+
+def _store(translations: dict, name: str, value: T) -> None:
+    for lang in OTHER_LANGS:
+        rendered = value.render(lang)
+        if rendered is not None:
+            translations.setdefault(lang, {})[name] = rendered
+
+
+def localized(model: BaseModel, lang: str) -> BaseModel:
+    """A copy of `model` (and the models in it) with every text field in `lang`, where it has that text."""
+    updates = {}
+    for name, value in model:
+        if isinstance(value, BaseModel):
+            updates[name] = localized(value, lang)
+        elif isinstance(value, list) and any(isinstance(v, BaseModel) for v in value):
+            updates[name] = [localized(v, lang) if isinstance(v, BaseModel) else v for v in value]
+    if isinstance(model, Localized) and lang != SOURCE_LANG:
+        updates.update(model.translations.get(lang, {}))
+    return model.model_copy(update=updates)
 
 
 class SourceLocation(BaseModel):
@@ -58,7 +130,8 @@ class SourceLocation(BaseModel):
     function: str | None = None
 
 
-class GraphBreakDiagnostic(BaseModel):
+class GraphBreakDiagnostic(Localized):
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("explanation",)
     kind: Literal["graph_break"] = "graph_break"
     reason: str = Field(description="Dynamo's reason, first lines only.")
     explanation: str = Field("", description="What the reason means, for a learner.")
@@ -72,7 +145,8 @@ class Mismatch(BaseModel):
     actual: float | int | bool | str
 
 
-class MismatchDiagnostic(BaseModel):
+class MismatchDiagnostic(Localized):
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("case", "what")
     kind: Literal["mismatch"] = "mismatch"
     case: str = Field(description="The input case, e.g. 'x [4, 16] float32, sum exactly zero'.")
     what: str = Field("output", description="Which value differed: 'output', 'output[1]', 'grad of x', ...")
@@ -96,8 +170,9 @@ class RecompileDiagnostic(BaseModel):
     guard_failures: list[str] = Field([], description="Why each recompile happened (the guard that failed).")
 
 
-class GraphDiagnostic(BaseModel):
+class GraphDiagnostic(Localized):
     """What the compiler captured or generated, shown to help a learner see the graph."""
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title",)
 
     kind: Literal["graph"] = "graph"
     title: str
@@ -105,7 +180,10 @@ class GraphDiagnostic(BaseModel):
     highlight: list[str] = Field([], description="Node or kernel names the message refers to.")
 
 
-class ErrorDiagnostic(BaseModel):
+class ErrorDiagnostic(Localized):
+    """An exception: its message is Python's or torch's own text, shown under a fold (translated where the
+    judge wrote it, e.g. a load error)."""
+
     kind: Literal["error"] = "error"
     exc_type: str
     message: str
@@ -119,8 +197,9 @@ Diagnostic = Annotated[
 ]
 
 
-class CheckResult(BaseModel):
+class CheckResult(Localized):
     """One hidden test. Its name and message are shown; its code never is."""
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "message")
 
     name: str
     title: str = ""
@@ -131,7 +210,8 @@ class CheckResult(BaseModel):
     diagnostics: list[Diagnostic] = []
 
 
-class Report(BaseModel):
+class Report(Localized):
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("summary",)
     schema_version: int = REPORT_SCHEMA_VERSION
     exercise_id: str
     verdict: Verdict

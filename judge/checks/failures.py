@@ -6,16 +6,18 @@ that pytest treats them as test failures; a plain AssertionError counts as WRONG
 
 from __future__ import annotations
 
+from judge.i18n import T
 from judge.report import Verdict
 
 
 class CheckFailure(AssertionError):
-    """A failed check: `message` is for the learner, `diagnostics` are report diagnostics."""
+    """A failed check: `message` (a `judge.i18n.T`, in both languages) is for the learner, `diagnostics` are
+    report diagnostics."""
 
     verdict = Verdict.WRONG_ANSWER
 
-    def __init__(self, message: str, diagnostics: list | None = None, *, verdict: Verdict | None = None):
-        super().__init__(message)
+    def __init__(self, message: T | str, diagnostics: list | None = None, *, verdict: Verdict | None = None):
+        super().__init__(str(message))
         self.message = message
         self.diagnostics = list(diagnostics or [])
         if verdict is not None:

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from judge.checks import assert_no_host_sync, assert_same, compile_one_graph, describe_tensor
+from judge.i18n import T
 
 SHAPES = [((4, 16), (16, 16)), ((1, 8), (8, 3)), ((32, 64), (64, 16))]
 
@@ -37,56 +38,73 @@ def original(starter, x, w):
 
 
 def test_one_graph(entry):
-    """torch.compile(step, fullgraph=True) captures exactly one graph"""
+    """torch.compile(step, fullgraph=True) captures exactly one graph
+    zh: torch.compile(step, fullgraph=True) 只捕获一张图
+    """
     compile_one_graph(entry, *inputs_with_sign((4, 16), (16, 16), 1))
 
 
 def test_no_host_sync(entry):
-    """The captured graph reads no tensor value into Python (.item(), .tolist())"""
+    """The captured graph reads no tensor value into Python (.item(), .tolist())
+    zh: 捕获的图不把张量的值读回 Python（.item()、.tolist()）
+    """
     captured = compile_one_graph(entry, *inputs_with_sign((4, 16), (16, 16), -1))
-    assert_no_host_sync(captured.graphs, what="your step's graph")
+    assert_no_host_sync(captured.graphs, what=T("your step's graph", zh="你的 step 的图"))
 
 
 @pytest.mark.parametrize("sign", [1, -1], ids=["positive", "negative"])
 def test_same_as_original(entry, starter, sign):
-    """The compiled step equals the original for several shapes and both signs of h.sum()"""
+    """The compiled step equals the original for several shapes and both signs of h.sum()
+    zh: 编译后的 step 在多种形状、h.sum() 为正和为负时都与原函数相同
+    """
     fn = compiled(entry)
     for x_shape, w_shape in SHAPES:
         x, w = inputs_with_sign(x_shape, w_shape, sign)
-        label = "positive" if sign > 0 else "negative"
-        case = f"{describe_tensor('x', x)}, {describe_tensor('w', w)} (h.sum() {label})"
+        label = T("h.sum() > 0", zh="h.sum() > 0") if sign > 0 else T("h.sum() < 0", zh="h.sum() < 0")
+        case = T("{x}, {w} ({label})", zh="{x}，{w}（{label}）", x=describe_tensor('x', x),
+                 w=describe_tensor('w', w), label=label)
         expected = original(starter, x, w)
         assert_same(fn(x, w), expected, case=case)
 
 
 def test_sum_exactly_zero(entry, starter):
-    """The compiled step equals the original when h.sum() is exactly zero but h is not"""
+    """The compiled step equals the original when h.sum() is exactly zero but h is not
+    zh: h.sum() 恰好为 0 而 h 不全为 0 时，编译后的 step 与原函数相同
+    """
     x, w = zero_sum_inputs()
     h = x @ w
     assert h.sum().item() == 0 and h.abs().sum().item() > 0, "test inputs are broken"
-    case = f"{describe_tensor('x', x)}, {describe_tensor('w', w)} (h.sum() exactly zero, h nonzero)"
+    case = T("{x}, {w} (h.sum() exactly zero, h nonzero)", zh="{x}，{w}（h.sum() 恰好为 0，h 不全为 0）",
+             x=describe_tensor('x', x), w=describe_tensor('w', w))
     expected = original(starter, x, w)
     assert_same(compiled(entry)(x, w), expected, case=case)
 
 
 def test_float64(entry, starter):
-    """float64 inputs give float64 results equal to the original"""
+    """float64 inputs give float64 results equal to the original
+    zh: float64 输入得到与原函数相同的 float64 结果
+    """
     fn = compiled(entry)
     for sign in (1, -1):
         x, w = inputs_with_sign((8, 16), (16, 4), sign, dtype=torch.float64)
         expected = original(starter, x, w)
-        assert_same(fn(x, w), expected, case=f"{describe_tensor('x', x)}, {describe_tensor('w', w)}")
+        assert_same(fn(x, w), expected, case=T.same(f"{describe_tensor('x', x)}, {describe_tensor('w', w)}"))
     x, w = zero_sum_inputs(torch.float64)
     expected = original(starter, x, w)
-    assert_same(fn(x, w), expected, case=f"{describe_tensor('x', x)} (h.sum() exactly zero)")
+    assert_same(fn(x, w), expected, case=T("{x} (h.sum() exactly zero)", zh="{x}（h.sum() 恰好为 0）",
+                                           x=describe_tensor('x', x)))
 
 
 def test_inputs_unchanged(entry):
-    """step leaves its inputs x and w unmodified"""
+    """step leaves its inputs x and w unmodified
+    zh: step 不修改它的输入 x 和 w
+    """
     fn = compiled(entry)
     for sign in (1, -1):
         x, w = inputs_with_sign((4, 16), (16, 16), sign)
         x0, w0 = x.clone(), w.clone()
         fn(x, w)
-        assert_same(x, x0, case=f"{describe_tensor('x', x)} after calling step", what="x")
-        assert_same(w, w0, case=f"{describe_tensor('w', w)} after calling step", what="w")
+        assert_same(x, x0, case=T("{x} after calling step", zh="调用 step 之后的 {x}", x=describe_tensor('x', x)),
+                    what=T.same("x"))
+        assert_same(w, w0, case=T("{w} after calling step", zh="调用 step 之后的 {w}", w=describe_tensor("w", w)),
+                    what=T.same("w"))
