@@ -7,16 +7,20 @@ import json
 import math
 from datetime import datetime, timedelta, timezone
 
-from fastapi import APIRouter, HTTPException, Request
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
 
 from judge.exercise import Exercise
-from judge.report import ProgressEvent
+from judge.report import ProgressEvent, localized
 from web.schemas import (ExerciseDetail, ExerciseSummary, GraderSeen, Health, HistoryItem, Solution,
                          SubmissionCreated, SubmissionIn, SubmissionOut)
 from web.store import DONE, Submission
 
 router = APIRouter()
+LangQuery = Query(None, description="Give the report's texts in this language only; without it, the report holds "
+                                    "English in its fields and every other language in `translations`.")
 RATE_WINDOW = timedelta(minutes=1)
 BUSY_RETRY_AFTER = 5
 SSE_HEARTBEAT_S = 15.0
@@ -155,25 +159,32 @@ def check_rate(store, learner_id: str, per_minute: int) -> None:
 
 
 @router.get("/api/submissions/{submission_id}", response_model=SubmissionOut, tags=["submissions"])
-def get_submission(request: Request, submission_id: str) -> SubmissionOut:
+def get_submission(request: Request, submission_id: str,
+                   lang: Literal["zh", "en"] | None = LangQuery) -> SubmissionOut:
     """Status, and once done the report."""
-    return SubmissionOut.of(submission_or_404(request, submission_id))
+    out = SubmissionOut.of(submission_or_404(request, submission_id))
+    if lang and out.report is not None:
+        out.report = localized(out.report, lang)
+    return out
 
 
 @router.get("/api/submissions/{submission_id}/events", tags=["submissions"],
             response_class=StreamingResponse, responses={200: {"content": {"text/event-stream": {}}}})
-async def submission_events(request: Request, submission_id: str) -> StreamingResponse:
+async def submission_events(request: Request, submission_id: str,
+                            lang: Literal["zh", "en"] | None = LangQuery) -> StreamingResponse:
     """Server-Sent Events: `queued`, `running`, one `check` per finished check, then `done` with the report."""
     submission_or_404(request, submission_id)
-    return StreamingResponse(event_stream(request, submission_id), media_type="text/event-stream",
+    return StreamingResponse(event_stream(request, submission_id, lang), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def sse(event) -> str:
+def sse(event, lang: str | None = None) -> str:
+    if lang:
+        event = localized(event, lang)
     return f"event: {event.type}\ndata: {event.model_dump_json()}\n\n"
 
 
-async def event_stream(request: Request, submission_id: str):
+async def event_stream(request: Request, submission_id: str, lang: str | None = None):
     hub, store = request.app.state.hub, request.app.state.store
     while True:
         subscribed = hub.subscribe(submission_id)
@@ -181,13 +192,13 @@ async def event_stream(request: Request, submission_id: str):
             break
         submission = store.get(submission_id)
         if submission is not None and submission.status == DONE:
-            yield sse(ProgressEvent(type="done", report=submission.report()))
+            yield sse(ProgressEvent(type="done", report=submission.report()), lang)
             return
         await asyncio.sleep(0.5)  # stored but not yet queued (or queued by another process)
     history, queue = subscribed
     try:
         for event in history:
-            yield sse(event)
+            yield sse(event, lang)
             if event.type == "done":
                 return
         while True:
@@ -196,11 +207,11 @@ async def event_stream(request: Request, submission_id: str):
             except asyncio.TimeoutError:
                 finished = store.get(submission_id)  # a grader that died after storing, before publishing
                 if finished is not None and finished.status == DONE:
-                    yield sse(ProgressEvent(type="done", report=finished.report()))
+                    yield sse(ProgressEvent(type="done", report=finished.report()), lang)
                     return
                 yield ": keep-alive\n\n"
                 continue
-            yield sse(event)
+            yield sse(event, lang)
             if event.type == "done":
                 return
     finally:

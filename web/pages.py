@@ -68,6 +68,7 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "history": store.history(who, exercise.id),
         "reference": exercise.read(exercise.reference) if accepted else None,
         "boot": {"exercise_id": exercise.id, "starter": exercise.read(exercise.starter), "accepted": accepted,
+                 "lang": lang,
                  "raw_output_chars": request.app.state.settings.raw_output_chars,
                  "style_nonce": request.state.csp_nonce},
     })

@@ -15,7 +15,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from judge.report import Report, Verdict
+from judge.report import Report, Verdict, localized
 from web.classes import Member
 from web.store import Submission, _aware
 from web.tables import DONE, MemberRow, SubmissionRow
@@ -163,8 +163,10 @@ class ExerciseStats:
     learners_tried: int
 
 
-def exercise_stats(engine: Engine, class_id: str, exercise_id: str, members: list[Member]) -> ExerciseStats:
-    """The class's verdicts on one exercise and the checks its failing submissions failed, with samples (newest)."""
+def exercise_stats(engine: Engine, class_id: str, exercise_id: str, members: list[Member],
+                   lang: str = "en") -> ExerciseStats:
+    """The class's verdicts on one exercise and the checks its failing submissions failed, with samples (newest);
+    check titles and messages in `lang`."""
     names = {m.learner_id: m.display_name for m in members}
     columns = (SubmissionRow.id, SubmissionRow.learner_id, SubmissionRow.status, SubmissionRow.verdict,
                SubmissionRow.report_json, SubmissionRow.created_at)
@@ -180,7 +182,7 @@ def exercise_stats(engine: Engine, class_id: str, exercise_id: str, members: lis
         if verdict == ACCEPTED:
             solved.add(learner_id)
             continue
-        report = Report.model_validate_json(report_json) if report_json else None
+        report = localized(Report.model_validate_json(report_json), lang) if report_json else None
         failed = [c for c in report.checks if not c.passed] if report else []
         keys = [(c.name, c.title or c.name, (c.verdict.value if c.verdict else verdict), c.message) for c in failed]
         for name, title, check_verdict, message in keys or [(NO_CHECK, "", verdict, report.summary if report else "")]:

@@ -6,11 +6,12 @@ anonymous visitor) gets 403. Instructor accounts come from `practice admin add-i
 
 from __future__ import annotations
 
-import json
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
+
+from judge.report import Report, localized
 
 from web.classes import Class, Instructor
 from web.errors import InputError
@@ -154,13 +155,15 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
         raise PageRefused(404, N_("This learner is not in the class."))
     exercise_id = request.query_params.get("exercise") or None
     submissions = learner_submissions(request.app.state.store.engine, class_id, learner_id, exercise_id)
-    reports = {s.id: json.loads(s.report_json) for s in submissions if s.report_json}
+    lang = lang_of(request)
+    reports = {s.id: localized(Report.model_validate_json(s.report_json), lang).model_dump(mode="json")
+               for s in submissions if s.report_json}
     course = request.app.state.course
     return page(request, "class_learner.html", {
         "class_": class_, "member": member, "submissions": submissions, "grouped": by_exercise(submissions),
         "exercise_id": exercise_id, "course": course, "new_link": new_link,
         "boot": {"reports": reports, "raw_output_chars": request.app.state.settings.raw_output_chars},
-        "script_strings": strings(lang_of(request))})
+        "script_strings": strings(lang)})
 
 
 @router.get("/teach/classes/{class_id}/learners/{learner_id}", response_class=HTMLResponse)
@@ -185,7 +188,7 @@ def exercise_page(request: Request, class_id: str, exercise_id: str) -> Response
     if exercise is None:
         raise PageRefused(404, N_("No such exercise."))
     members = request.app.state.classes.members(class_id)
-    stats = exercise_stats(request.app.state.store.engine, class_id, exercise_id, members)
+    stats = exercise_stats(request.app.state.store.engine, class_id, exercise_id, members, lang_of(request))
     return page(request, "class_exercise.html", {"class_": class_, "exercise": exercise, "stats": stats,
                                                  "members": len(members), "message_chars": MESSAGE_CHARS})
 

@@ -14,6 +14,7 @@ from typing import Callable
 import pytest
 from fastapi.testclient import TestClient
 
+from judge.i18n import T
 from judge.report import CheckResult, ProgressEvent, Report, Verdict
 from tests.databases import database_url, postgres  # noqa: F401 - fixtures
 from web.app import create_app
@@ -60,8 +61,10 @@ class FakeGrader:
             return CheckResult(name=name, passed=False, verdict=Verdict.RUNTIME_ERROR, message=repr(exc))
         if got == want:
             return CheckResult(name=name, passed=True)
-        return CheckResult(name=name, passed=False, verdict=Verdict.WRONG_ANSWER,
-                           message=f"add_one({x}) returned {got!r}, expected {want}")
+        return CheckResult(name=name, title=T("add_one({x}) adds one", zh="add_one({x}) 加一", x=x), passed=False,
+                           verdict=Verdict.WRONG_ANSWER,
+                           message=T("add_one({x}) returned {got}, expected {want}",
+                                     zh="add_one({x}) 返回了 {got}，应为 {want}", x=x, got=repr(got), want=want))
 
 
 @pytest.fixture

@@ -118,3 +118,18 @@ def test_another_learners_submission_is_404(client):
     client.cookies.clear()
     assert client.get(created["url"]).status_code == 404
     assert client.get(created["events_url"]).status_code == 404
+
+
+def test_the_report_comes_in_both_languages_or_in_the_one_asked_for(client):
+    created = submit(client, WRONG).json()
+    both = wait_done(client, created["id"])["report"]["checks"][0]
+    assert both["message"] == "add_one(1) returned 1, expected 2"
+    assert both["translations"]["zh"]["message"] == "add_one(1) 返回了 1，应为 2"
+    zh = client.get(created["url"], params={"lang": "zh"}).json()["report"]["checks"][0]
+    en = client.get(created["url"], params={"lang": "en"}).json()["report"]["checks"][0]
+    assert (zh["title"], zh["message"]) == ("add_one(1) 加一", "add_one(1) 返回了 1，应为 2")
+    assert (en["title"], en["message"]) == ("add_one(1) adds one", "add_one(1) returned 1, expected 2")
+    assert client.get(created["url"], params={"lang": "fr"}).status_code == 422
+    with client.stream("GET", created["url"] + "/events", params={"lang": "zh"}) as stream:
+        events = [json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: ")]
+    assert events[-1]["report"]["checks"][0]["message"] == "add_one(1) 返回了 1，应为 2"

@@ -110,7 +110,7 @@
     const progress = el("ol", {class: "progress", "aria-label": T.running});
     reportBox.replaceChildren(progress);
     let finished = 0, total = null;
-    const source = new EventSource("/api/submissions/" + encodeURIComponent(id) + "/events");
+    const source = new EventSource("/api/submissions/" + encodeURIComponent(id) + "/events?lang=" + boot.lang);
     const on = (type, handler) => source.addEventListener(type, (ev) => handler(JSON.parse(ev.data)));
     on("queued", () => setStatus(T.queued, "busy"));
     on("running", (event) => { total = event.total_checks || total; setStatus(T.running, "busy"); });
@@ -127,7 +127,7 @@
   }
 
   async function poll(id) {
-    const response = await fetch("/api/submissions/" + encodeURIComponent(id));
+    const response = await fetch("/api/submissions/" + encodeURIComponent(id) + "?lang=" + boot.lang);
     const body = await response.json();
     if (body.status === "done") done(id, body.report);
     else setTimeout(() => poll(id), 2000);
@@ -177,7 +177,7 @@
   historyList.addEventListener("click", async (ev) => {
     const button = ev.target.closest(".view-submission");
     if (!button) return;
-    const response = await fetch("/api/submissions/" + encodeURIComponent(button.dataset.id));
+    const response = await fetch("/api/submissions/" + encodeURIComponent(button.dataset.id) + "?lang=" + boot.lang);
     if (!response.ok) return;
     const body = await response.json();
     if (body.status !== "done") { if (!grading) follow(body.id); return; }
@@ -198,7 +198,7 @@
   else if (latest) showLatest(latest.dataset.id);
 
   async function showLatest(id) {
-    const response = await fetch("/api/submissions/" + encodeURIComponent(id));
+    const response = await fetch("/api/submissions/" + encodeURIComponent(id) + "?lang=" + boot.lang);
     if (!response.ok || grading) return;
     const body = await response.json();
     if (body.status !== "done") return;

@@ -97,9 +97,12 @@
         return el("details", {class: "diag graph"}, el("summary", {}, d.title), el("pre", {class: "code"}, d.code));
       }
       if (d.kind === "error") {
-        return el("div", {class: "diag error"}, el("p", {}, el("strong", {}, d.exc_type + ": "), d.message),
-          where(d.location),
-          d.traceback ? el("details", {}, el("summary", {}, T.traceback), el("pre", {class: "code"}, d.traceback)) : null);
+        // The error's own text is Python's or torch's (English): folded, unless the message above already says it.
+        const said = d.message && (shown || "").includes(d.message);
+        const raw = [said ? null : el("pre", {class: "code"}, d.message),
+                     d.traceback ? el("pre", {class: "code"}, d.traceback) : null].filter(Boolean);
+        return el("div", {class: "diag error"}, where(d.location),
+          raw.length ? el("details", {}, el("summary", {}, d.exc_type + " · " + T.traceback), ...raw) : null);
       }
       return el("pre", {class: "code"}, JSON.stringify(d, null, 2));
     }
