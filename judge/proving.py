@@ -1,4 +1,5 @@
-"""Prove an exercise: the reference passes, the starter fails as pinned, each wrong solution fails as pinned."""
+"""Prove an exercise: the reference passes, the starter fails as pinned, each wrong solution fails as pinned,
+and every proof's report reads entirely in Chinese and entirely in English."""
 
 from __future__ import annotations
 
@@ -35,10 +36,16 @@ class Proof:
         return failure.name if failure else None
 
     @property
-    def ok(self) -> bool:
+    def verdict_ok(self) -> bool:
+        """The verdict (and failing check) it is pinned to."""
         if self.report.verdict is not self.expected:
             return False
         return self.expected_check is None or self.failing_check == self.expected_check
+
+    @property
+    def ok(self) -> bool:
+        """The pinned verdict, and a report a learner reads entirely in either language."""
+        return self.verdict_ok and not self.language_problems()
 
     def language_problems(self) -> list[str]:
         """Learner-visible text of this proof's report that lacks a language or reads in the wrong one."""
@@ -48,6 +55,9 @@ class Proof:
         """Why the proof failed, in one line ('' when it holds)."""
         if self.ok:
             return ""
+        if self.verdict_ok:
+            problems = self.language_problems()
+            return f"{self.path}: {len(problems)} text(s) in the wrong language: " + "; ".join(problems[:3])
         got = f"{self.report.verdict.value}" + (f" at {self.failing_check}" if self.failing_check else "")
         want = f"{self.expected.value}" + (f" at {self.expected_check}" if self.expected_check else "")
         return f"{self.path}: expected {want}, got {got}: {self.report.summary[:300]}"
