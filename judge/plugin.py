@@ -19,6 +19,7 @@ from judge.i18n import T
 from judge.report import CheckResult, ErrorDiagnostic, Verdict
 
 MAX_TRACEBACK = 4000
+MAX_PROPERTIES = 10
 
 
 def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
@@ -96,6 +97,9 @@ class Collector:
         title = title_of(getattr(item, "function", None))
         result = self.results.setdefault(item.nodeid, CheckResult(name=item.name, title=title, passed=True))
         result.duration_s += call.duration
+        for key, value in list(getattr(item, "user_properties", []))[:MAX_PROPERTIES]:
+            if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+                result.properties[str(key)[:40]] = value if not isinstance(value, str) else value[:200]
         if report.skipped and call.when in ("setup", "call"):
             result.passed, result.verdict = False, Verdict.INTERNAL_ERROR
             result.set_text("message", T("this check was skipped, so it proves nothing"))

@@ -208,6 +208,9 @@ class CheckResult(Localized):
     message: str = ""
     duration_s: float = 0.0
     diagnostics: list[Diagnostic] = []
+    properties: dict[str, int | float | str] = Field(
+        {}, description="Facts the check records to make its verdict reproducible, e.g. a search's seed and "
+                        "budget (pytest's record_property).")
 
 
 class Report(Localized):

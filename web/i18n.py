@@ -7,7 +7,8 @@ language, so it needs no catalog. The compiled `messages.mo` is committed, so a 
 without a build step; `scripts/i18n.sh` re-extracts, updates and compiles, and `tests/web/test_i18n.py` fails
 when a message has no translation or a `.mo` does not match its `.po`.
 
-The report's check messages come from the grading core and are not translated here.
+The report's check titles and messages come from the grading core in both languages (judge/i18n.py); the
+API and the pages pick the page's language (judge.report.localized).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "too_many": N_("Too many submissions; try again in {s} s."),
     "load_code": N_("Load this code"),
     "load_confirm": N_("Replace the editor's code with this submission?"),
+    "search_seed": N_("search seed {seed}, {examples} examples"),
     "passed": N_("passed"),
     "failed": N_("failed"),
     "state_not_started": N_("not started"),

@@ -43,7 +43,8 @@
            check.passed ? "\u2713" : "\u2717"),
         el("span", {class: "check-name"}, checkTitle(check)),
         check.verdict ? el("span", {class: "verdict-tag v-" + check.verdict}, verdictText(check.verdict)) : null,
-        el("span", {class: "muted small"}, check.duration_s.toFixed(2) + " s"));
+        el("span", {class: "muted small"}, check.duration_s.toFixed(2) + " s"),
+        seed(check.properties));
       const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")});
       if (!full || check.passed) { item.append(head); return item; }
       const body = [check.message ? el("p", {class: "message"}, check.message) : null,
@@ -51,6 +52,13 @@
       if (folded) item.append(el("details", {}, el("summary", {}, head), body));
       else item.append(head, ...body);
       return item;
+    }
+
+    // A search's seed and budget: with them, the same verdict comes again.
+    function seed(properties) {
+      if (!properties || properties.seed === undefined) return null;
+      return el("span", {class: "muted small seed"}, fmt(T.search_seed, {seed: properties.seed,
+                                                                          examples: properties.examples ?? "?"}));
     }
 
     // Parametrized checks share a title; their name's [case] tells them apart.
