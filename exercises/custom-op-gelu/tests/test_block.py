@@ -16,17 +16,34 @@ import torch.fx
 from judge import remote
 from judge.checks import Forbidden, WrongAnswer, assert_same, compile_one_graph, describe_tensor
 from judge.checks.custom_ops import OPCHECK_MEANING, assert_calls_custom_op
+from judge.i18n import T
 from judge.loaded import LOADED
 from judge.report import GraphDiagnostic
 
 # (case, x and w whose product is the op's input): a [4, 8] float32, a [3, 5] float64, an empty and a 3-d input
 OPCHECK_CASES = [
-    ("x [4, 8] float32", lambda: (torch.randn(4, 6), torch.randn(6, 8))),
-    ("x [3, 5] float64", lambda: (torch.randn(3, 6, dtype=torch.float64), torch.randn(6, 5, dtype=torch.float64))),
-    ("x [0, 8] float32 (empty)", lambda: (torch.randn(0, 6), torch.randn(6, 8))),
-    ("x [2, 3, 4] float32", lambda: (torch.randn(2, 3, 6), torch.randn(6, 4))),
+    (T.same("x [4, 8] float32"), lambda: (torch.randn(4, 6), torch.randn(6, 8))),
+    (T.same("x [3, 5] float64"), lambda: (torch.randn(3, 6, dtype=torch.float64), torch.randn(6, 5, dtype=torch.float64))),
+    (T("x [0, 8] float32 (empty)", zh="x [0, 8] float32（空张量）"), lambda: (torch.randn(0, 6), torch.randn(6, 8))),
+    (T.same("x [2, 3, 4] float32"), lambda: (torch.randn(2, 3, 6), torch.randn(6, 4))),
 ]
 SHAPES = [((4, 8), (8, 8)), ((1, 3), (3, 5)), ((7, 16), (16, 2)), ((5, 4), (4, 6))]
+
+# What a failed opcheck sub-test means, in Chinese (judge/checks/custom_ops.py: OPCHECK_MEANING has the English)
+OPCHECK_MEANING_ZH = {
+    "test_schema": "算子做了 schema 没有声明的事：返回了输入本身（或它的视图），或者修改了输入却没写进 mutates_args",
+    "test_autograd_registration": "算子的 autograd 注册不完整",
+    "test_faketensor": "fake 实现（register_fake）没有如实描述真实输出：它的形状、dtype、设备或 stride 与真实内核的返回值不同",
+    "test_aot_dispatch_dynamic": "用符号形状追踪（AOTAutograd，dynamic=True）时算子不能工作",
+}
+
+
+def meaning(test: str) -> T:
+    """What a failed opcheck sub-test means, in both languages."""
+    found = OPCHECK_MEANING.get(test, "")
+    if isinstance(found, T):
+        return found
+    return T("{text}", zh=OPCHECK_MEANING_ZH.get(test, "{text}"), text=found)
 
 # ---------------------------------------------------------------- the judge's own implementation of ext ops
 
@@ -58,25 +75,33 @@ remote.OP_PROVIDERS["ext"] = provide_ext
 def captured_graph(entry, x, w):
     """The one graph Dynamo captures for block(x, w) (static shapes), rebuilt here."""
     try:
-        return compile_one_graph(entry, x, w, dynamic=False, what="torch.compile(block, fullgraph=True)").graphs[0]
+        return compile_one_graph(entry, x, w, dynamic=False,
+                                 what=T.same("`torch.compile(block, fullgraph=True)`")).graphs[0]
     except Forbidden as exc:
         called = getattr(exc, "called", "") or ""
         if not called.startswith("torch.ops."):
             raise
-        raise WrongAnswer(f"the graph of block calls no operator in the `ext` namespace (it calls {called}, in "
-                          "another namespace): register the kernel with torch.library.custom_op(\"ext::<name>\", "
-                          "...) and call that op.") from None
+        raise WrongAnswer(T("the graph of `block` calls no operator in the `ext` namespace (it calls `{called}`, "
+                            "in another namespace): register the kernel with "
+                            "`torch.library.custom_op(\"ext::<name>\", ...)` and call that op.",
+                            zh="`block` 的图没有调用 `ext` 命名空间里的算子（它调用的是另一个命名空间的 `{called}`）："
+                               "用 `torch.library.custom_op(\"ext::<name>\", ...)` 注册这个内核，再调用这个算子。",
+                            called=called)) from None
 
 
 def ext_node(entry, x, w) -> tuple[torch.fx.Node, torch._ops.OpOverload]:
     """The graph's one ext.* node; it must take the one tensor x @ w, as fast_gelu_ext does."""
     gm = captured_graph(entry, x, w)
-    found = assert_calls_custom_op(gm, "ext", what="the graph of block")
+    found = assert_calls_custom_op(gm, "ext", what=T("the graph of `block`", zh="`block` 的图"))
     node, op = found[0]
     if len(node.args) != 1 or not isinstance(node.args[0], torch.fx.Node) or node.kwargs:
-        raise WrongAnswer(f"the graph calls {op} with {len(node.args) + len(node.kwargs)} arguments; the op wraps "
-                          "fast_gelu_ext, so it takes one tensor (x @ w) and returns one tensor.",
-                          [GraphDiagnostic(title="captured graph", code=gm.code.strip(), highlight=[node.name])])
+        raise WrongAnswer(T("the graph calls `{op}` with {n} arguments; the op wraps `fast_gelu_ext`, so it takes "
+                            "one tensor (`x @ w`) and returns one tensor.",
+                            zh="图调用 `{op}` 时传了 {n} 个参数；这个算子包装的是 `fast_gelu_ext`，"
+                               "所以它只接收一个张量（`x @ w`），返回一个张量。",
+                            op=op, n=len(node.args) + len(node.kwargs)),
+                          [GraphDiagnostic(title=T("captured graph", zh="捕获的图"), code=gm.code.strip(),
+                                           highlight=[node.name])])
     return node, op
 
 
@@ -86,22 +111,25 @@ def recorded_value(node: torch.fx.Node) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def assert_fake_matches(node, op, sample: torch.Tensor, case: str) -> None:
+def assert_fake_matches(node, op, sample: torch.Tensor, case: T) -> None:
     """The learner's fake output (recorded by Dynamo) has the shape and dtype of the vendor kernel's output."""
     real = vendor_kernel(sample)
     fake = recorded_value(node)
     real_text = f"{str(real.dtype).removeprefix('torch.')} {list(real.shape)}"
     fake_text = f"{fake.get('dtype', '?')} {fake.get('shape', '?')}"
     if fake.get("shape") != list(real.shape) or fake.get("dtype") != str(real.dtype).removeprefix("torch."):
-        raise WrongAnswer(f"torch.library.opcheck({op}) on {case}: test_faketensor failed: "
-                          f"{OPCHECK_MEANING['test_faketensor']}. While tracing, your fake implementation said the "
-                          f"output is {fake_text}; the kernel returns {real_text}.")
+        raise WrongAnswer(T("`torch.library.opcheck({op})` on {case}: `test_faketensor` failed: {meaning}. While "
+                            "tracing, your fake implementation said the output is `{fake}`; the kernel returns "
+                            "`{real}`.",
+                            zh="`torch.library.opcheck({op})` 在 {case} 上：`test_faketensor` 失败：{meaning}。"
+                               "追踪时你的 fake 实现说输出是 `{fake}`；内核实际返回 `{real}`。",
+                            op=op, case=case, meaning=meaning("test_faketensor"), fake=fake_text, real=real_text))
 
 
-def assert_learner_opcheck(op, sample: torch.Tensor, case: str) -> None:
+def assert_learner_opcheck(op, sample: torch.Tensor, case: T) -> None:
     """torch.library.opcheck on the learner's own op, in the runner: a failure it reports fails the check."""
     results = remote.call(remote.public("opcheck"), op._opname, op._overloadname, sample,
-                          what=f"torch.library.opcheck({op})")
+                          what=T.same(f"`torch.library.opcheck({op})`"))
     if not isinstance(results, dict):
         raise remote.Protocol("malformed opcheck report")
     for test, outcome in results.items():
@@ -109,25 +137,32 @@ def assert_learner_opcheck(op, sample: torch.Tensor, case: str) -> None:
             continue
         detail = str(outcome).strip().splitlines()[0][:400] if str(outcome).strip() else ""
         if test == "opcheck":
-            raise WrongAnswer(f"torch.library.opcheck({op}) on {case} failed: {detail}")
-        meaning = OPCHECK_MEANING.get(str(test), "")
-        raise WrongAnswer(f"torch.library.opcheck({op}) on {case}: {test} failed: {meaning}. Detail: {detail}")
+            raise WrongAnswer(T("`torch.library.opcheck({op})` on {case} failed: `{detail}`",
+                                zh="`torch.library.opcheck({op})` 在 {case} 上失败：`{detail}`",
+                                op=op, case=case, detail=detail))
+        raise WrongAnswer(T("`torch.library.opcheck({op})` on {case}: `{test}` failed: {meaning}. Detail: `{detail}`",
+                            zh="`torch.library.opcheck({op})` 在 {case} 上：`{test}` 失败：{meaning}。详情：`{detail}`",
+                            op=op, case=case, test=test, meaning=meaning(str(test)), detail=detail))
 
 
-def case_of(x, w) -> str:
-    return f"{describe_tensor('x', x)}, {describe_tensor('w', w)}"
+def case_of(x, w) -> T:
+    return T("{x}, {w}", zh="{x}，{w}", x=describe_tensor("x", x), w=describe_tensor("w", w))
 
 
 # ---------------------------------------------------------------- checks
 
 
 def test_one_graph_with_ext_op(entry):
-    """torch.compile(block, fullgraph=True) captures one graph that calls an ext.* operator"""
+    """torch.compile(block, fullgraph=True) captures one graph that calls an ext.* operator
+    zh: torch.compile(block, fullgraph=True) 捕获一张调用 ext.* 算子的图
+    """
     ext_node(entry, torch.randn(4, 8), torch.randn(8, 8))
 
 
 def test_opcheck(entry):
-    """torch.library.opcheck passes for the ext op on float32, float64, an empty and a 3-d input"""
+    """torch.library.opcheck passes for the ext op on float32, float64, an empty and a 3-d input
+    zh: ext 算子在 float32、float64、空张量和 3 维输入上都通过 torch.library.opcheck
+    """
     _, op = ext_node(entry, torch.randn(4, 8), torch.randn(8, 8))
     for case, make in OPCHECK_CASES:
         x, w = make()
@@ -138,7 +173,9 @@ def test_opcheck(entry):
 
 
 def test_same_numbers_dynamic(entry, starter):
-    """With dynamic=True the compiled block equals the original for several shapes"""
+    """With dynamic=True the compiled block equals the original for several shapes
+    zh: 用 dynamic=True 编译的 block 在多种形状上都与原函数相同
+    """
     fn = entry.compile(fullgraph=True, dynamic=True)
     for x_shape, w_shape in SHAPES:
         x, w = torch.randn(x_shape), torch.randn(w_shape)
@@ -148,12 +185,16 @@ def test_same_numbers_dynamic(entry, starter):
     for x_shape, w_shape in SHAPES[:2]:
         x, w = torch.randn(x_shape), torch.randn(w_shape)
         expected = starter.block(x, w)
-        assert_same(remote.call(entry, x, w, what="block (eager, with your op's kernel)"), expected,
-                    case=f"{case_of(x, w)}, block called eagerly with your op's own kernel")
+        assert_same(remote.call(entry, x, w, what=T("`block` (eager, with your op's kernel)",
+                                                    zh="`block`（eager 调用，用你的算子自己的内核）")), expected,
+                    case=T("{case}, `block` called eagerly with your op's own kernel",
+                           zh="{case}，eager 调用 `block`，用你的算子自己的内核", case=case_of(x, w)))
 
 
 def test_float64_and_empty(entry, starter):
-    """float64 inputs give float64 results, and an empty batch gives an empty result"""
+    """float64 inputs give float64 results, and an empty batch gives an empty result
+    zh: float64 输入得到 float64 结果，空 batch 得到空结果
+    """
     fn = entry.compile(fullgraph=True, dynamic=True)
     for x, w in [(torch.randn(6, 4, dtype=torch.float64), torch.randn(4, 3, dtype=torch.float64)),
                  (torch.randn(0, 4), torch.randn(4, 3))]:
