@@ -47,6 +47,7 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
     local = threading.local()
     made: list[Sandbox] = []
     lock = threading.Lock()
+    closed = threading.Event()
     # Trusted Inductor cache layers (built by warm(), in the background): each run gets a private overlay of one.
     cache = cache_layers.for_backend(sandbox_name, course.all())
 
@@ -78,9 +79,11 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
         try:
             getattr(sandbox(), "warm_up", lambda **kwargs: None)(pools=("runner", "verifier"))
         except Exception:  # the first submission reports the problem as its verdict
-            log.exception("sandbox warm-up failed")
+            if not closed.is_set():  # a server stopped while its workers were starting: nothing failed
+                log.exception("sandbox warm-up failed")
 
     def close() -> None:
+        closed.set()
         with lock:
             for box in made:
                 box.close()
