@@ -13,19 +13,23 @@ import torch
 
 from judge import remote
 from judge.checks import WrongAnswer, assert_same, compile_one_graph
+from judge.i18n import T
 
 CASES = [
-    ("x [4, 16] float32", lambda: torch.randn(4, 16)),
-    ("x [3, 8] float32, all negative (relu gives zeros)", lambda: -torch.rand(3, 8) - 0.1),
-    ("x [2, 5, 7] float64", lambda: torch.randn(2, 5, 7, dtype=torch.float64)),
+    (T.same("x [4, 16] float32"), lambda: torch.randn(4, 16)),
+    (T("x [3, 8] float32, all negative (relu gives zeros)", zh="x [3, 8] float32，全为负数（relu 后全是 0）"),
+     lambda: -torch.rand(3, 8) - 0.1),
+    (T.same("x [2, 5, 7] float64"), lambda: torch.randn(2, 5, 7, dtype=torch.float64)),
 ]
 PRINT_CASES = [
-    ("x [4, 16]", lambda: torch.randn(4, 16)),
-    ("x [3, 5, 6]", lambda: torch.rand(3, 5, 6) * 4 - 1),
-    ("x [2, 9] float64", lambda: torch.randn(2, 9, dtype=torch.float64) + 0.5),
+    (T.same("x [4, 16]"), lambda: torch.randn(4, 16)),
+    (T.same("x [3, 5, 6]"), lambda: torch.rand(3, 5, 6) * 4 - 1),
+    (T.same("x [2, 9] float64"), lambda: torch.randn(2, 9, dtype=torch.float64) + 0.5),
     # Means whose 4 decimals end in zeros: the line must keep them ("0.0000", "1.5000"), as the :.4f format does.
-    ("x [3, 4], all negative (mean activation exactly 0)", lambda: -torch.rand(3, 4) - 0.1),
-    ("x [2, 3] of 0.5 (mean activation exactly 1.5)", lambda: torch.full((2, 3), 0.5)),
+    (T("x [3, 4], all negative (mean activation exactly 0)", zh="x [3, 4]，全为负数（mean activation 恰好为 0）"),
+     lambda: -torch.rand(3, 4) - 0.1),
+    (T("x [2, 3] of 0.5 (mean activation exactly 1.5)", zh="x [2, 3]，全是 0.5（mean activation 恰好为 1.5）"),
+     lambda: torch.full((2, 3), 0.5)),
 ]
 
 
@@ -40,12 +44,16 @@ def _debug_line(x) -> str:
 
 
 def test_one_graph(entry):
-    """torch.compile(f, fullgraph=True) captures one graph"""
+    """torch.compile(f, fullgraph=True) captures one graph
+    zh: torch.compile(f, fullgraph=True) 只捕获一张图
+    """
     compile_one_graph(entry, torch.randn(4, 16))
 
 
 def test_same_numbers(entry, starter):
-    """The compiled f gives the same numbers as the original"""
+    """The compiled f gives the same numbers as the original
+    zh: 编译后的 f 与原函数结果相同
+    """
     compiled = entry.compile(fullgraph=True)
     for case, make in CASES:
         x = make()
@@ -53,21 +61,31 @@ def test_same_numbers(entry, starter):
 
 
 def test_eager_call_still_prints(entry):
-    """Called without torch.compile, f still prints the debug line"""
+    """Called without torch.compile, f still prints the debug line
+    zh: 不经 torch.compile 直接调用时，f 仍打印调试行
+    """
     for case, make in PRINT_CASES:
         x = make()
         expected = _debug_line(x)
-        lines = remote.call_printing(entry, x, what="f(x) called eagerly").printed.splitlines()
+        what = T("`f(x)` called eagerly", zh="eager 调用的 `f(x)`")
+        lines = remote.call_printing(entry, x, what=what).printed.splitlines()
         if expected not in lines:
-            shown = "\n  ".join(lines[:5]) or "(nothing)"
-            raise WrongAnswer(f"calling f(x) eagerly with {case} should print the line\n  {expected}\n"
-                              f"but it printed:\n  {shown}\nKeep the debug print for eager runs; only the "
-                              "compiled run may skip it.")
+            shown = T.same("\n  ".join(lines[:5])) if lines else T("(nothing)", zh="（什么也没有）")
+            raise WrongAnswer(T("calling `f(x)` eagerly with {case} should print the line\n  {expected}\n"
+                                "but it printed:\n  {shown}\nKeep the debug print for eager runs; only the "
+                                "compiled run may skip it.",
+                                zh="用 {case} eager 调用 `f(x)` 应当打印这一行\n  {expected}\n"
+                                   "但它打印的是：\n  {shown}\n调试输出要留给 eager 运行；只有编译后的运行可以跳过它。",
+                                case=case, expected=expected, shown=shown))
 
 
 def test_inductor_compile(entry, starter):
-    """A real Inductor compile (the default backend) gives the same numbers"""
+    """A real Inductor compile (the default backend) gives the same numbers
+    zh: 用真正的 Inductor（默认后端）编译，结果相同
+    """
     x = torch.randn(8, 32)
-    compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what="f compiled with Inductor",
+    compiled = remote.RemoteCompiled(entry, {"fullgraph": True},
+                                     what=T("`f` compiled with Inductor", zh="用 Inductor 编译的 `f`"),
                                      local_backend="inductor")
-    assert_same(compiled(x), _quietly(starter.f, x.clone()), case="x [8, 32] float32, backend inductor")
+    assert_same(compiled(x), _quietly(starter.f, x.clone()),
+                case=T("x [8, 32] float32, Inductor backend", zh="x [8, 32] float32，Inductor 后端"))
