@@ -13,6 +13,9 @@ import torch
 
 from judge.checks import (GraphBreak, assert_no_host_sync, assert_same, compile_one_graph, describe_tensor,
                           find_graph_breaks)
+from judge.i18n import T
+
+EXACTLY_10 = T("max |x @ w| exactly 10", zh="max |x @ w| 恰好为 10")
 
 
 def scaled_inputs(max_abs, shape=(6, 16, 8), dtype=torch.float32):
@@ -45,68 +48,90 @@ def original(starter, x, w):
 
 
 def case_of(x, w, note):
-    return f"{describe_tensor('x', x)}, {describe_tensor('w', w)} ({note})"
+    return T("{x}, {w} ({note})", zh="{x}，{w}（{note}）", x=describe_tensor('x', x), w=describe_tensor('w', w),
+             note=note)
 
 
 def test_no_graph_breaks(entry):
-    """Dynamo's graph-break log shows no break at all (the print on the first line included)"""
+    """Dynamo's graph-break log shows no break at all (the print on the first line included)
+    zh: Dynamo 的 graph break 日志里一个断点也没有（包括第一行的 print）
+    """
     x, w = scaled_inputs(20)
     breaks = find_graph_breaks(entry, x, w)
     if breaks:
-        where = [f"line {b.location.line} (`{b.location.text}`)" if b.location else "outside your file"
-                 for b in breaks]
-        raise GraphBreak(f"Dynamo broke the graph {len(breaks)} time(s): " + "; ".join(where)
-                         + f". First: {breaks[0].explanation}", breaks)
+        where = [T("line {line} (`{text}`)", zh="第 {line} 行（`{text}`）", line=b.location.line, text=b.location.text)
+                 if b.location else T("outside your file", zh="在你的文件之外") for b in breaks]
+        raise GraphBreak(T("Dynamo broke the graph {n} time(s): {where}. First: {first}",
+                           zh="Dynamo 断开了图 {n} 次：{where}。第一个：{first}",
+                           n=len(breaks), where=T.join(where, sep="; "), first=breaks[0].text("explanation")), breaks)
 
 
 def test_one_graph(entry):
-    """torch.compile(forward, fullgraph=True) captures exactly one graph"""
+    """torch.compile(forward, fullgraph=True) captures exactly one graph
+    zh: torch.compile(forward, fullgraph=True) 只捕获一张图
+    """
     compile_one_graph(entry, *scaled_inputs(20))
 
 
 def test_no_host_sync(entry):
-    """The captured graph reads no tensor value into Python (.item(), .tolist())"""
+    """The captured graph reads no tensor value into Python (.item(), .tolist())
+    zh: 捕获的图不把张量的值读回 Python（.item()、.tolist()）
+    """
     captured = compile_one_graph(entry, *scaled_inputs(5))
-    assert_no_host_sync(captured.graphs, what="your forward's graph")
+    assert_no_host_sync(captured.graphs, what=T("your forward's graph", zh="你的 forward 的图"))
 
 
 def test_branch_taken(entry, starter):
-    """Equal to the original when max |x @ w| > 10 (the original divides by 10)"""
+    """Equal to the original when max |x @ w| > 10 (the original divides by 10)
+    zh: max |x @ w| > 10 时与原函数相同（原函数除以 10）
+    """
     fn = compiled(entry)
     for shape in [(6, 16, 8), (1, 4, 3), (32, 64, 16)]:
         x, w = scaled_inputs(20, shape)
         assert_same(fn(x, w), original(starter, x, w),
-                    case=case_of(x, w, "max |x @ w| about 20, at a positive entry"))
+                    case=case_of(x, w, T("max |x @ w| about 20, at a positive entry",
+                                              zh="max |x @ w| 约为 20，出现在一个正元素上")))
 
 
 def test_branch_not_taken(entry, starter):
-    """Equal to the original when max |x @ w| < 10 (h is left as it is)"""
+    """Equal to the original when max |x @ w| < 10 (h is left as it is)
+    zh: max |x @ w| < 10 时与原函数相同（h 保持不变）
+    """
     fn = compiled(entry)
     for shape in [(6, 16, 8), (2, 3, 5)]:
         x, w = scaled_inputs(5, shape)
         assert_same(fn(x, w), original(starter, x, w),
-                    case=case_of(x, w, "max |x @ w| about 5, at a positive entry"))
+                    case=case_of(x, w, T("max |x @ w| about 5, at a positive entry",
+                                              zh="max |x @ w| 约为 5，出现在一个正元素上")))
 
 
 def test_large_negative(entry, starter):
-    """Equal to the original when the largest |value| is negative (-20) and every positive one is below 10"""
+    """Equal to the original when the largest |value| is negative (-20) and every positive one is below 10
+    zh: 绝对值最大的元素为负（-20）、所有正元素都小于 10 时，与原函数相同
+    """
     x, w = picked_inputs(-20)
     assert_same(compiled(entry)(x, w), original(starter, x, w),
-                case=case_of(x, w, "x @ w has -20; its positive values are all below 10"))
+                case=case_of(x, w, T("x @ w has -20; its positive values are all below 10",
+                                     zh="x @ w 含有 -20；它的正元素都小于 10")))
 
 
 def test_max_exactly_10(entry, starter):
-    """Equal to the original when max |x @ w| is exactly 10 (the original does not divide)"""
+    """Equal to the original when max |x @ w| is exactly 10 (the original does not divide)
+    zh: max |x @ w| 恰好为 10 时与原函数相同（原函数不做除法）
+    """
     x, w = picked_inputs(10)
     assert (x @ w).abs().max().item() == 10, "test inputs are broken"
-    assert_same(compiled(entry)(x, w), original(starter, x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
+    assert_same(compiled(entry)(x, w), original(starter, x, w), case=case_of(x, w, EXACTLY_10))
 
 
 def test_float64(entry, starter):
-    """float64 inputs give float64 results equal to the original, on both branches and at 10"""
+    """float64 inputs give float64 results equal to the original, on both branches and at 10
+    zh: float64 输入在两个分支上和恰好为 10 时，都得到与原函数相同的 float64 结果
+    """
     fn = compiled(entry)
     for max_abs in (20, 5):
         x, w = scaled_inputs(max_abs, dtype=torch.float64)
-        assert_same(fn(x, w), original(starter, x, w), case=case_of(x, w, f"max |x @ w| about {max_abs}"))
+        note = T("max |x @ w| about {m}", zh="max |x @ w| 约为 {m}", m=max_abs)
+        assert_same(fn(x, w), original(starter, x, w), case=case_of(x, w, note))
     x, w = picked_inputs(10, dtype=torch.float64)
-    assert_same(fn(x, w), original(starter, x, w), case=case_of(x, w, "max |x @ w| exactly 10"))
+    assert_same(fn(x, w), original(starter, x, w), case=case_of(x, w, EXACTLY_10))
