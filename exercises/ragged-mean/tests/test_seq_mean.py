@@ -11,14 +11,19 @@ import torch
 from judge import remote
 from judge.checks import assert_same, describe_tensor
 from judge.checks.shapes import assert_no_unbacked_symbols
+from judge.i18n import T
 
 
 def batch(b, t, d, lengths, dtype=torch.float32):
     return torch.randn(b, t, d, dtype=dtype), torch.tensor(lengths, dtype=torch.int64)
 
 
-def case_of(x, lengths):
-    return f"{describe_tensor('x', x)}, lengths {lengths.tolist()}"
+def case_of(x, lengths, note=None):
+    if note is None:
+        return T("{x}, lengths {lengths}", zh="{x}，lengths {lengths}", x=describe_tensor('x', x),
+                 lengths=lengths.tolist())
+    return T("{x}, lengths {lengths} ({note})", zh="{x}，lengths {lengths}（{note}）", x=describe_tensor('x', x),
+             lengths=lengths.tolist(), note=note)
 
 
 def compiled(entry):
@@ -32,19 +37,23 @@ def original(starter, x, lengths):
 
 
 def test_no_data_dependent_sizes(entry):
-    """Compiled with fullgraph=True and dynamic=True, the graph has no data-dependent (unbacked) sizes"""
+    """Compiled with fullgraph=True and dynamic=True, the graph has no data-dependent (unbacked) sizes
+    zh: 以 fullgraph=True 和 dynamic=True 编译，图里没有依赖数据的（unbacked）尺寸
+    """
     args = batch(4, 6, 8, [6, 2, 3, 1])
     fn = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": True},
-                               what="torch.compile(seq_mean, fullgraph=True, dynamic=True)")
+                               what=T.same("`torch.compile(seq_mean, fullgraph=True, dynamic=True)`"))
     fn(*args)
     # The sizes the runner recorded name the learner's line; the graph is then traced here with symbolic sizes,
     # so that only its own operations decide the pass.
-    assert_no_unbacked_symbols(fn.graph_modules, what="the graph of seq_mean",
+    assert_no_unbacked_symbols(fn.graph_modules, what=T("the graph of `seq_mean`", zh="`seq_mean` 的图"),
                                inputs=[fn.inputs_for(i, *args) for i in range(fn.frame_count)])
 
 
 def test_same_as_loop(entry, starter):
-    """Under dynamic=True the compiled seq_mean equals the loop for several shapes and lengths"""
+    """Under dynamic=True the compiled seq_mean equals the loop for several shapes and lengths
+    zh: dynamic=True 下，编译后的 seq_mean 在多种形状和长度上都与原来的循环相同
+    """
     fn = compiled(entry)
     for args in [batch(4, 6, 8, [6, 2, 3, 1]), batch(3, 9, 5, [1, 9, 4]), batch(1, 1, 3, [1]),
                  batch(6, 17, 2, torch.randint(1, 18, (6,)).tolist())]:
@@ -52,14 +61,18 @@ def test_same_as_loop(entry, starter):
 
 
 def test_empty_sequence(entry, starter):
-    """A sequence of length 0 gives a row of NaN, as the original's empty mean does"""
+    """A sequence of length 0 gives a row of NaN, as the original's empty mean does
+    zh: 长度为 0 的序列得到一行 NaN，与原函数对空张量求 mean 的结果一样
+    """
     fn = compiled(entry)
     for args in [batch(3, 5, 4, [5, 0, 2]), batch(2, 4, 3, [0, 0])]:
-        assert_same(fn(*args), original(starter, *args), case=case_of(*args) + " (a length-0 sequence)")
+        assert_same(fn(*args), original(starter, *args), case=case_of(*args, T("a length-0 sequence", zh="有长度为 0 的序列")))
 
 
 def test_float64(entry, starter):
-    """float64 inputs give float64 means equal to the original"""
+    """float64 inputs give float64 means equal to the original
+    zh: float64 输入得到与原函数相同的 float64 均值
+    """
     fn = compiled(entry)
     for args in [batch(4, 7, 3, [7, 0, 1, 4], torch.float64), batch(2, 3, 6, [3, 2], torch.float64)]:
         assert_same(fn(*args), original(starter, *args), case=case_of(*args))
