@@ -11,6 +11,7 @@ import torch
 from judge import remote
 from judge.checks import GraphBreak, WrongAnswer, assert_compiles, assert_same
 from judge.checks.shapes import input_shapes
+from judge.i18n import T
 
 EXAMPLE_T = 12
 SERVED_T = [2, 5, 17, 31, 64, 100, 257]  # served after the example; 0 and 1 are always specialised
@@ -24,18 +25,23 @@ def serve_all(entry):
     kept_example = remote.put(remote.example_like(example))  # the runner's first request, kept as one object
     serve = entry(remote.public("attn_scores"), kept_example)
     if not isinstance(serve, remote.Ref):
-        raise WrongAnswer(f"compile_for_serving returned {type(serve).__name__}; it must return the callable "
-                          "that serves every request (a torch.compile'd function)")
+        raise WrongAnswer(T("`compile_for_serving` returned `{type}`; it must return the callable that serves "
+                            "every request (a `torch.compile`'d function)",
+                            zh="`compile_for_serving` 返回的是 `{type}`；它应当返回服务每个请求的可调用对象"
+                               "（一个 `torch.compile` 过的函数）", type=type(serve).__name__))
     # force_backend swaps in the recorder but keeps the learner's own options (dynamic=..., fullgraph=...)
-    compiled = remote.RemoteCompiled(serve, {}, force_backend=True, what="the function compile_for_serving returned")
+    compiled = remote.RemoteCompiled(serve, {}, force_backend=True, what=T("the function `compile_for_serving` returned",
+                                                                    zh="`compile_for_serving` 返回的函数"))
     served = []
     for x, sent in [(example, (kept_example,))] + [(torch.randn(8, t, 16), None) for t in SERVED_T]:
         try:
             served.append((x, compiled(x, examples=sent)))
         except GraphBreak:
             if compiled.frame_count == 0:
-                raise WrongAnswer("serving never compiled attn_scores: compile_for_serving must return a "
-                                  "torch.compile'd function") from None
+                raise WrongAnswer(T("serving never compiled `attn_scores`: `compile_for_serving` must return a "
+                                    "`torch.compile`'d function",
+                                    zh="服务过程中从没编译过 `attn_scores`：`compile_for_serving` 应当返回一个 "
+                                       "`torch.compile` 过的函数")) from None
             raise
     return compiled, served
 
@@ -45,33 +51,45 @@ def lengths_text():
 
 
 def test_compiles_once(entry):
-    """Serving lengths 12, 2, 5, ..., 257 compiles attn_scores exactly once"""
+    """Serving lengths 12, 2, 5, ..., 257 compiles attn_scores exactly once
+    zh: 服务长度 12、2、5、……、257 时 attn_scores 恰好只编译一次
+    """
     compiled, _ = serve_all(entry)
     # More than one graph fails on the runner's word; one graph passes only because that graph, run here,
     # took every length (a graph specialised to one length refuses the others).
     assert_compiles(compiled, at_most=1, guard_failures=compiled.recompile_reasons,
-                    what=f"attn_scores, served at sequence lengths {lengths_text()},")
+                    what=T("`attn_scores`, served at sequence lengths {lengths},",
+                           zh="在序列长度 {lengths} 上服务时，`attn_scores`", lengths=lengths_text()))
 
 
 def test_batch_static_sequence_dynamic(entry):
-    """The one graph takes x of shape [8, s, 16]: only the sequence length is symbolic"""
+    """The one graph takes x of shape [8, s, 16]: only the sequence length is symbolic
+    zh: 这张图的输入 x 形状为 [8, s, 16]：只有序列长度是符号
+    """
     compiled, _ = serve_all(entry)
     shapes = input_shapes(compiled.graphs[0].gm) if compiled.graphs else []
     if len(shapes) != 1:
-        raise WrongAnswer(f"expected a graph with one tensor input x, got inputs {shapes}")
+        raise WrongAnswer(T("expected a graph with one tensor input `x`, got inputs `{shapes}`",
+                            zh="图应当只有一个张量输入 `x`，实际的输入是 `{shapes}`", shapes=shapes))
     b, t, d = shapes[0]
     shown = "[" + ", ".join(map(str, shapes[0])) + "]"
     if not isinstance(b, int):
-        raise WrongAnswer(f"the graph's input is {shown}: the batch dimension is symbolic too. Only the sequence "
-                          "length varies; mark just dim 1 (dynamic=True makes every dimension dynamic).")
+        raise WrongAnswer(T("the graph's input is `{shown}`: the batch dimension is symbolic too. Only the "
+                            "sequence length varies; mark just dim 1 (`dynamic=True` makes every dimension dynamic).",
+                            zh="图的输入是 `{shown}`：batch 维也成了符号。只有序列长度会变，只标第 1 维"
+                               "（`dynamic=True` 会让每一维都变成动态）。", shown=shown))
     if isinstance(t, int):
-        raise WrongAnswer(f"the graph's input is {shown}: the sequence length was compiled as the constant {t}.")
+        raise WrongAnswer(T("the graph's input is `{shown}`: the sequence length was compiled as the constant {t}.",
+                            zh="图的输入是 `{shown}`：序列长度被编译成了常量 {t}。", shown=shown, t=t))
     if (b, d) != (8, 16):
-        raise WrongAnswer(f"the graph's input is {shown}; expected [8, s, 16]")
+        raise WrongAnswer(T("the graph's input is `{shown}`; expected `[8, s, 16]`",
+                            zh="图的输入是 `{shown}`；应当是 `[8, s, 16]`", shown=shown))
 
 
 def test_same_numbers(entry, starter):
-    """Every served length gives the same scores as attn_scores run eagerly"""
+    """Every served length gives the same scores as attn_scores run eagerly
+    zh: 每个服务的长度都给出与 eager 运行 attn_scores 相同的分数
+    """
     _, served = serve_all(entry)
     for x, out in served:
-        assert_same(out, starter.attn_scores(x), case=f"x [8, {x.shape[1]}, 16] float32")
+        assert_same(out, starter.attn_scores(x), case=T.same(f"x [8, {x.shape[1]}, 16] float32"))
