@@ -197,6 +197,23 @@ Diagnostic = Annotated[
 ]
 
 
+class CapturedGraph(BaseModel):
+    """One graph Dynamo captured from the learner's code."""
+
+    code: str = Field(description="The graph as Python (FX), with the learner's line above the nodes it made.")
+    learner_lines: list[int] = Field([], description="The learner's lines the graph's nodes came from.")
+
+
+class CompilerView(BaseModel):
+    """What the compiler made of the learner's code over a grading (shown after every grading; decides nothing)."""
+
+    graphs: list[CapturedGraph] = []
+    recompiles: list[str] = Field([], description="Why Dynamo compiled again: the guard that failed, as Dynamo says.")
+    guards: str = Field("", description="The guards of the first compile, as Dynamo printed them in the learner's "
+                                        "process (shown, never relied on).")
+    kernels: list[str] = Field([], description="Code Inductor generated for those graphs, in the verifier.")
+
+
 class CheckResult(Localized):
     """One hidden test. Its name and message are shown; its code never is."""
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "message")
@@ -230,6 +247,8 @@ class Report(Localized):
     version_warning: str | None = Field(
         None, description="Set when the installed torch is not one of the exercise's verified_torch: the compiler "
                           "may behave differently there, so the verdict may too.")
+    compiler: CompilerView | None = Field(None, description="What Dynamo captured, why it recompiled, its guards "
+                                                             "and Inductor's code (the compiler's view).")
     trust: Literal["verified", "self-checked"] = Field(
         "verified", description="'verified': decided outside the learner's process; 'self-checked': part of the "
                                 "verdict rests on what the learner's process reported (see docs/security.md).")

@@ -32,6 +32,7 @@
       if (report.checks.length) parts.push(el("ol", {class: "checks"},
         report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
       report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));
+      if (report.compiler) parts.push(compilerView(report.compiler));
       parts.push(rawOutput(report));
       return {parts, marks};
     }
@@ -120,11 +121,27 @@
       return text.length > limit ? text.slice(0, limit) + "\n" + T.truncated : text;
     }
 
+    // What Dynamo captured (each graph with the learner's lines), why it recompiled, its guards, Inductor's code.
+    function compilerView(view) {
+      const body = view.graphs.map((g, i) => el("details", {class: "graph", open: i === 0},
+        el("summary", {}, fmt(T.graph_n, {n: i + 1}) +
+           (g.learner_lines.length ? " · " + fmt(T.from_lines, {lines: g.learner_lines.join(", ")}) : "")),
+        el("pre", {class: "code"}, g.code)));
+      if (view.recompiles.length) body.push(el("details", {class: "recompiles"},
+        el("summary", {}, T.recompile_reasons + " (" + view.recompiles.length + ")"),
+        el("ul", {}, view.recompiles.map((r) => el("li", {}, el("code", {}, r))))));
+      if (view.guards) body.push(el("details", {class: "guards"}, el("summary", {}, T.guards),
+        el("pre", {class: "code"}, view.guards)));
+      view.kernels.forEach((k, i) => body.push(el("details", {class: "kernels"},
+        el("summary", {}, fmt(T.inductor_code_n, {n: i + 1})), el("pre", {class: "code"}, k))));
+      return el("details", {class: "compiler-view"}, el("summary", {}, T.compiler_view), body);
+    }
+
     function rawOutput(report) {
       const body = [];
       if (report.stdout) body.push(el("h3", {}, "stdout"), el("pre", {class: "code"}, clip(report.stdout)));
       if (report.stderr) body.push(el("h3", {}, "stderr"), el("pre", {class: "code"}, clip(report.stderr)));
-      if (!body.length) body.push(el("p", {class: "muted"}, "(empty)"));
+      if (!body.length) body.push(el("p", {class: "muted"}, T.empty_output));
       const note = report.output_truncated ? " " + T.truncated : "";
       return el("details", {class: "raw"}, el("summary", {}, T.raw_output + note), body,
         el("p", {class: "muted small"}, "torch " + report.torch_version + " · " + report.sandbox + " · " + report.duration_s.toFixed(1) + " s"));

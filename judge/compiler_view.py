@@ -1,0 +1,78 @@
+"""The compiler's view of a grading, in the spirit of tlparse: each graph Dynamo captured from the learner's
+code (its Python, with the learner's line above the nodes it made), why Dynamo compiled again, the guards it
+installed, and the code Inductor generated. Built in the verifier from what it rebuilt and compiled itself (the
+guards are the runner's words, shown only); it goes into every report, accepted ones too, and decides nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import torch.fx
+
+from judge.checks.locations import stack_locations
+from judge.report import CapturedGraph, CompilerView
+
+MAX_GRAPHS = 8
+MAX_CODE_CHARS = 20_000
+MAX_RECOMPILES = 20
+MAX_GUARD_CHARS = 12_000
+MAX_KERNELS = 4
+MAX_KERNEL_CHARS = 30_000
+
+
+class ViewBuilder:
+    """Collects what one grading's compiles produced; `view()` is the report's `compiler` field."""
+
+    def __init__(self):
+        self.graphs: dict[str, CapturedGraph] = {}
+        self.recompiles: list[str] = []
+        self.guards = ""
+        self.kernels: list[str] = []
+
+    def add_graph(self, body: dict, gm: torch.fx.GraphModule) -> None:
+        """A graph rebuilt from the runner's IR `body` (the same graph twice is shown once)."""
+        key = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+        if key in self.graphs or len(self.graphs) >= MAX_GRAPHS:
+            return
+        self.graphs[key] = annotated(gm)
+
+    def add_recompiles(self, reasons: list[str]) -> None:
+        for reason in reasons:
+            if reason not in self.recompiles and len(self.recompiles) < MAX_RECOMPILES:
+                self.recompiles.append(reason)
+
+    def add_guards(self, text: str) -> None:
+        if not self.guards and text:
+            self.guards = text[:MAX_GUARD_CHARS]
+
+    def add_kernel(self, code: str) -> None:
+        if code and code not in self.kernels and len(self.kernels) < MAX_KERNELS:
+            self.kernels.append(code[:MAX_KERNEL_CHARS])
+
+    def view(self) -> CompilerView | None:
+        if not (self.graphs or self.recompiles or self.guards or self.kernels):
+            return None
+        return CompilerView(graphs=list(self.graphs.values()), recompiles=self.recompiles, guards=self.guards,
+                            kernels=self.kernels)
+
+
+def annotated(gm: torch.fx.GraphModule) -> CapturedGraph:
+    """The graph's Python with a `# File: solution.py:N ..., code: ...` line above the nodes each line made."""
+    lines: list[int] = []
+    graph = torch.fx.Graph()
+    env: dict = {}
+    for node in gm.graph.nodes:  # a copy, so the graph the checks run keeps its own metadata
+        copy = graph.node_copy(node, lambda n: env[n])
+        env[node] = copy
+        stack = (node.meta.get("ir") or {}).get("stack") or node.meta.get("stack_trace")
+        found = stack_locations(stack) if isinstance(stack, str) else []
+        if found:
+            copy.meta["stack_trace"] = stack
+            lines.append(found[-1].line)
+    try:
+        code = graph.python_code("self", verbose=True).src.strip()
+    except Exception:  # noqa: BLE001 - a graph FX cannot print verbosely is shown plainly
+        code = gm.code.strip()
+    return CapturedGraph(code=code[:MAX_CODE_CHARS], learner_lines=sorted(set(lines)))
