@@ -22,6 +22,6 @@ export PRACTICE_COMPILE_CACHE="${PRACTICE_COMPILE_CACHE:-0}"
 started=$(date +%s)
 # not exec: the EXIT trap stops the PostgreSQL server
 status=0
-"${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup "$@" || status=$?
+"${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup --durations=25 "$@" || status=$?
 echo "test.sh: the suite took $(( $(date +%s) - started )) s"
 exit $status
