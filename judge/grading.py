@@ -107,7 +107,7 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
         except BaseException as exc:  # noqa: BLE001 - re-raised in the grading thread
             result["runner_error"] = exc
         finally:
-            to_verifier.send({"type": "runner_gone", "reason": _gone_reason(result.get("runner"))})
+            to_verifier.send({"type": "runner_gone", **_gone_message(result.get("runner"))})
             to_verifier.close()
 
     thread = threading.Thread(target=run_runner, name="grading-runner", daemon=True)
@@ -123,18 +123,22 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
     return result["runner"], (verifier_job, verifier_outcome)
 
 
-def _gone_reason(outcome: RunOutcome | None) -> str:
+def _gone_message(outcome: RunOutcome | None) -> dict:
+    """The `runner_gone` message: why the runner ended, as a cause the verifier words (judge.remote.gone_reason)
+    and in English."""
     if outcome is None:
-        return "your code's process could not start"
+        return {"cause": "start", "reason": "your code's process could not start"}
     if outcome.timed_out or outcome.cpu_exceeded:
-        return "your code ran out of time"
+        return {"cause": "time", "reason": "your code ran out of time"}
     if outcome.memory_exceeded:
-        return "your code ran out of memory"
+        return {"cause": "memory", "reason": "your code ran out of memory"}
     if outcome.output_exceeded:
-        return "your code printed too much"
+        return {"cause": "output", "reason": "your code printed too much"}
     if outcome.signal:
-        return f"your code's process was killed by signal {outcome.signal}"
-    return f"your code's process ended (exit code {outcome.exit_code})"
+        return {"cause": "signal", "signal": outcome.signal,
+                "reason": f"your code's process was killed by signal {outcome.signal}"}
+    return {"cause": "exit", "exit_code": outcome.exit_code,
+            "reason": f"your code's process ended (exit code {outcome.exit_code})"}
 
 
 def _rejected(exercise: Exercise, message: T) -> Report:

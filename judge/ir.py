@@ -24,6 +24,7 @@ import torch
 import torch.fx
 
 from judge import wire
+from judge.i18n import T
 
 IR_VERSION = 1
 MAX_NODES = 5000
@@ -33,6 +34,11 @@ NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,79}$")
 OPS = ("placeholder", "call_function", "call_method", "call_module", "get_attr", "output")
 
 
+def _shown(name) -> str:
+    """A name from an untrusted graph, to go inside a `code` span of a message."""
+    return str(name)[:120].replace("`", "'")
+
+
 class IRError(ValueError):
     """A graph from the runner is malformed or calls something outside the allowlist."""
 
@@ -40,11 +46,13 @@ class IRError(ValueError):
 class NotAllowed(IRError):
     """A well-formed graph calls something outside the allowlist (a learner function, a builtin, I/O).
 
-    `called` is the name of what it calls, e.g. 'torch.ops.mylib.rmsnorm.default' (for a check's message)."""
+    `called` is the name of what it calls, e.g. 'torch.ops.mylib.rmsnorm.default' (for a check's message);
+    `text` is the message for a learner, in both languages."""
 
-    def __init__(self, message: str, called: str = ""):
-        super().__init__(message)
+    def __init__(self, message: T, called: str = ""):
+        super().__init__(str(message))
         self.called = called
+        self.text = message if isinstance(message, T) else T("`{message}`", message=str(message).replace("`", "'"))
 
 
 # ---------------------------------------------------------------- names of call targets
@@ -223,11 +231,12 @@ def resolve(name: str, op_namespaces: tuple[str, ...] = ()) -> object:
                 return getattr(packet, parts[4]) if len(parts) == 5 else packet
             except (AttributeError, RuntimeError):
                 raise IRError(f"the graph calls {name}, which does not exist here") from None
-        raise NotAllowed(f"the graph calls {name}: operators of that namespace are not allowed in this exercise",
-                         name)
+        raise NotAllowed(T("the graph calls `{name}`: operators of that namespace are not allowed in this exercise",
+                           name=_shown(name)), name)
     fn = allowed_functions().get(name)
     if fn is None:
-        raise NotAllowed(f"the graph calls {name}, which is not a tensor operation the judge allows", name)
+        raise NotAllowed(T("the graph calls `{name}`, which is not a tensor operation the judge allows",
+                           name=_shown(name)), name)
     return fn
 
 
@@ -292,8 +301,8 @@ def from_ir(ir, *, op_namespaces: tuple[str, ...] = (), _depth: int = 0, _count=
             resolved = resolve(target, op_namespaces)
         elif op == "call_method":
             if target not in TENSOR_METHODS:
-                raise NotAllowed(f"node {name} calls the method {target!r}, which is not a Tensor method the "
-                                 "judge allows")
+                raise NotAllowed(T("node `{node}` calls the method `{method}`, which is not a Tensor method the "
+                                   "judge allows", node=_shown(name), method=_shown(repr(target))))
             if not args or not isinstance(args[0], torch.fx.Node):
                 raise IRError(f"node {name}: a method must be called on a graph value")
             resolved = target

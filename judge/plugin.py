@@ -28,12 +28,13 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
         return exc.verdict, exc.message, exc.diagnostics
     if isinstance(exc, AssertionError):
         first = _first_lines(str(exc))
-        return Verdict.WRONG_ANSWER, T("a check failed: {detail}", detail=first) if first else T("a check failed"), []
+        return Verdict.WRONG_ANSWER, T("a check failed: `{detail}`", detail=_code(first)) if first else \
+            T("a check failed"), []
     if is_graph_break_error(exc):
         diag = graph_break_from_exception(exc)
         if diag.location:
             message = T("graph break at line {line} (`{code}`): {explanation}", line=diag.location.line,
-                        code=diag.location.text, explanation=diag.text("explanation"))
+                        code=_code(diag.location.text), explanation=diag.text("explanation"))
         else:
             message = T("graph break in your code: {explanation}", explanation=diag.text("explanation"))
         return Verdict.GRAPH_BREAK, message, [diag]
@@ -41,14 +42,14 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
     if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
         return Verdict.MEMORY_LIMIT, T("your code ran out of memory"), [error]
     if isinstance(exc, (torch._dynamo.exc.TorchDynamoException,)) or type(exc).__name__ == "InductorError":
-        return Verdict.COMPILE_ERROR, T("torch.compile failed: {error}: {detail}", error=error.exc_type,
-                                        detail=_first_lines(error.message)), [error]
+        return Verdict.COMPILE_ERROR, T("torch.compile failed: `{error}: {detail}`", error=error.exc_type,
+                                        detail=_code(_first_lines(error.message))), [error]
     if error.location:
-        return Verdict.RUNTIME_ERROR, T("{error} at line {line} (`{code}`): {detail}", error=error.exc_type,
-                                        line=error.location.line, code=error.location.text,
-                                        detail=_first_lines(error.message)), [error]
-    return Verdict.RUNTIME_ERROR, T("{error}: {detail}", error=error.exc_type,
-                                    detail=_first_lines(error.message)), [error]
+        return Verdict.RUNTIME_ERROR, T("`{error}` at line {line} (`{code}`): `{detail}`", error=error.exc_type,
+                                        line=error.location.line, code=_code(error.location.text),
+                                        detail=_code(_first_lines(error.message))), [error]
+    return Verdict.RUNTIME_ERROR, T("`{error}: {detail}`", error=error.exc_type,
+                                    detail=_code(_first_lines(error.message))), [error]
 
 
 def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
@@ -57,6 +58,11 @@ def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
         text = "...\n" + text[-MAX_TRACEBACK:]
     return ErrorDiagnostic(exc_type=type(exc).__name__, message=str(exc)[:2000],
                            location=learner_location_from_traceback(tb), traceback=text)
+
+
+def _code(text: str) -> str:
+    """Raw text to go inside a `code` span of a message."""
+    return text.replace("`", "'")
 
 
 def _first_lines(text: str, n: int = 4) -> str:
@@ -120,5 +126,6 @@ class Collector:
         if problems and result.passed:
             result.passed, result.verdict = False, Verdict.FORBIDDEN
             result.set_text("message", T("your code changed global state (compiler settings, grad mode, default "
-                                         "dtype, ...) or replaced a function: {changes}", changes="; ".join(problems)))
+                                         "dtype, ...) or replaced a function: {changes}",
+                                         changes=T.join(problems, "; ")))
         self.send(result)

@@ -21,6 +21,7 @@ import torch.utils._pytree as pytree
 
 from judge import ir, wire
 from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, WrongAnswer
+from judge.i18n import OTHER_LANGS, T
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
 
 MAX_LINE = 16 * 1024 * 1024
@@ -73,7 +74,7 @@ class RunnerClient:
             if message.get("type") in ("loaded", "load_error"):
                 self.loaded = message
             elif message.get("type") == "runner_gone":
-                self.gone = str(message.get("reason", "your code's process ended"))[:500]
+                self.gone = gone_reason(message)
                 return False
         return self.loaded.get("type") == "loaded"
 
@@ -117,9 +118,9 @@ class RunnerClient:
         for op, fields, before in replayed:
             again = self._request(op, **fields)
             if _replay_shape(again) != _replay_shape(before):
-                raise LearnerError("your code compiled differently when the same call was made again from a fresh "
-                                   "compiler state (does it keep state between calls?); it must compile the same "
-                                   "way each time")
+                raise LearnerError(T("your code compiled differently when the same call was made again from a "
+                                     "fresh compiler state (does it keep state between calls?); it must compile the "
+                                     "same way each time"))
 
     def _request(self, op: str, **fields) -> dict:
         self.sent_since_reset = True
@@ -132,7 +133,7 @@ class RunnerClient:
             message = self._read()
             kind = message.get("type")
             if kind == "runner_gone":
-                self.gone = str(message.get("reason", "your code's process ended"))[:500]
+                self.gone = gone_reason(message)
                 raise RunnerGone(self.gone)
             if kind in ("loaded", "load_error"):
                 self.loaded = message
@@ -145,29 +146,69 @@ class RunnerClient:
         while b"\n" not in self._buffer:
             left = self.deadline - time.monotonic()
             if left <= 0:
-                self.gone = "your code did not answer in time"
+                self.gone = T("your code did not answer in time")
                 raise RunnerGone(self.gone, verdict=Verdict.TIME_LIMIT)
             ready, _, _ = select.select([self._fd], [], [], min(left, 1.0))
             if not ready:
                 continue
             chunk = os.read(self._fd, 1 << 20)
             if not chunk:
-                self.gone = "your code's process ended"
+                self.gone = T("your code's process ended")
                 raise RunnerGone(self.gone)
             self._buffer += chunk
             if len(self._buffer) > MAX_LINE:
-                self.gone = "your code sent an answer larger than the judge reads"
+                self.gone = T("your code sent an answer larger than the judge reads")
                 raise Protocol(self.gone)
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
             message = json.loads(line)
         except ValueError:
-            raise Protocol("your code's process sent something that is not JSON") from None
+            raise Protocol(T("your code's process sent something that is not JSON")) from None
         if not isinstance(message, dict):
-            raise Protocol("your code's process sent something that is not a message")
+            raise Protocol(T("your code's process sent something that is not a message"))
         return message
 
 
+def gone_reason(message: dict) -> T:
+    """Why the runner is gone, from the trusted side's `runner_gone` message (judge.grading._gone_message)."""
+    cause = message.get("cause")
+    if cause == "start":
+        return T("your code's process could not start")
+    if cause == "time":
+        return T("your code ran out of time")
+    if cause == "memory":
+        return T("your code ran out of memory")
+    if cause == "output":
+        return T("your code printed too much")
+    if cause == "signal":
+        return T("your code's process was killed by signal {signal}", signal=str(message.get("signal"))[:40])
+    if cause == "exit":
+        return T("your code's process ended (exit code {code})", code=str(message.get("exit_code"))[:40])
+    return T("your code's process ended")
+
+
+def code(text) -> str:
+    """Raw text (an exception's message, Dynamo's words) to go inside a `code` span of a message."""
+    return str(text).replace("`", "'")
+
+
+def model_text(model, name: str) -> T:
+    """A Localized model's text field as a T; its English where the model lacks another language."""
+    if all(name in (model.translations or {}).get(lang, {}) for lang in OTHER_LANGS):
+        return model.text(name)
+    return T.same(str(getattr(model, name, "") or ""))
+
+
+def runner_words(error: dict) -> T:
+    """A message the runner wrote (its English, and its Chinese where it sent one); raw text otherwise."""
+    message, zh = str(error.get("message", ""))[:2000], error.get("message_zh")
+    if isinstance(zh, str) and zh:
+        return T("{en}", zh="{said}", en=message, said=zh[:2000])
+    return T("`{message}`", message=code(message))
+
+
+YOUR_FUNCTION = T("your function")
+YOUR_MODULE = T("your module")
 CLIENT: dict = {}  # "client": the RunnerClient of this grading, "op_namespaces": allowed operator namespaces
 
 
@@ -204,10 +245,12 @@ def _location(data) -> SourceLocation | None:
         return None
 
 
-def raise_learner_error(error: dict, what: str):
-    """Turn the runner's description of a failure into the check failure it implies (never a pass)."""
+def raise_learner_error(error: dict, what):
+    """Turn the runner's description of a failure into the check failure it implies (never a pass).
+
+    `what` (a T, or plain text such as code) names what was called, e.g. T("your function")."""
     if not isinstance(error, dict):
-        raise Protocol(f"{what}: malformed error from your code's process")
+        raise Protocol(T("{what}: malformed error from your code's process", what=what))
     kind, message = error.get("kind"), str(error.get("message", ""))[:2000]
     loc = _location(error.get("location"))
     if kind == "graph_break":
@@ -215,18 +258,33 @@ def raise_learner_error(error: dict, what: str):
             diag = GraphBreakDiagnostic.model_validate(error.get("diagnostic"))
         except ValueError:
             diag = GraphBreakDiagnostic(reason=message[:600], location=loc)
-        where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "a line outside your file"
-        raise GraphBreak(f"{what}: graph break at {where}: {diag.explanation}", [diag])
+        if diag.explanation:
+            explanation = model_text(diag, "explanation")
+        else:
+            explanation = T("`{reason}`", reason=code(_first(diag.reason, 2)))
+        if diag.location:
+            text = T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
+                     line=diag.location.line, code=code(diag.location.text), explanation=explanation)
+        else:
+            text = T("{what}: graph break at a line outside your file: {explanation}", what=what,
+                     explanation=explanation)
+        raise GraphBreak(text, [diag])
     diag = ErrorDiagnostic(exc_type=str(error.get("type", "Error"))[:80], message=message, location=loc,
                            traceback=str(error.get("traceback", ""))[:4000])
     if kind == "compile_error":
-        raise CompileError(f"{what}: torch.compile failed: {diag.exc_type}: {_first(message)}", [diag])
+        raise CompileError(T("{what}: torch.compile failed: `{error}: {detail}`", what=what,
+                             error=code(diag.exc_type), detail=code(_first(message))), [diag])
     if kind == "memory":
-        raise CheckFailure(f"{what}: your code ran out of memory", [diag], verdict=Verdict.MEMORY_LIMIT)
-    if kind == "protocol":
-        raise Protocol(f"{what}: {message}")
-    where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
-    raise LearnerError(f"{what}: {diag.exc_type}{where}: {_first(message)}", [diag])
+        raise CheckFailure(T("{what}: your code ran out of memory", what=what), [diag],
+                           verdict=Verdict.MEMORY_LIMIT)
+    if kind in ("protocol", "too_large"):
+        raise Protocol(T("{what}: {message}", what=what, message=runner_words(error)))
+    if loc:
+        raise LearnerError(T("{what}: `{error}` at line {line} (`{code}`): `{detail}`", what=what,
+                             error=code(diag.exc_type), line=loc.line, code=code(loc.text),
+                             detail=code(_first(message))), [diag])
+    raise LearnerError(T("{what}: `{error}: {detail}`", what=what, error=code(diag.exc_type),
+                         detail=code(_first(message))), [diag])
 
 
 def _first(text: str, n: int = 4) -> str:
@@ -301,7 +359,7 @@ class EagerResult:
     type_name: str = ""  # the runner's name for the result's type when it came back as a Ref (not data)
 
 
-def call_printing(target: Ref, *args, what: str = "your function", keep: bool = False, **kwargs) -> EagerResult:
+def call_printing(target: Ref, *args, what=YOUR_FUNCTION, keep: bool = False, **kwargs) -> EagerResult:
     """Call `target` eagerly in the runner on `args` (which the runner sees): its result and printed text.
 
     A result that is not data (a module, a function) comes back as a Ref to the object kept in the runner;
@@ -317,12 +375,12 @@ def call_printing(target: Ref, *args, what: str = "your function", keep: bool = 
     return EagerResult(_result_with_type(result), str(answer.get("printed", ""))[:20000], kept, type_name)
 
 
-def call(target: Ref, *args, what: str = "your function", **kwargs):
+def call(target: Ref, *args, what=YOUR_FUNCTION, **kwargs):
     """The result of calling `target` eagerly in the runner (see `call_printing`)."""
     return call_printing(target, *args, what=what, **kwargs).value
 
 
-def state(target: Ref, what: str = "your module", *, graph_inputs: bool = False) -> dict[str, torch.Tensor]:
+def state(target: Ref, what=YOUR_MODULE, *, graph_inputs: bool = False) -> dict[str, torch.Tensor]:
     """A copy of the state_dict of a module kept in the runner (the verifier's own tensors from then on).
 
     With `graph_inputs`, every parameter and buffer instead (non-persistent buffers too): what a captured
@@ -332,25 +390,25 @@ def state(target: Ref, what: str = "your module", *, graph_inputs: bool = False)
         raise_learner_error(answer["error"], what)
     found = answer.get("state")
     if not isinstance(found, dict):
-        raise Protocol("malformed state")
+        raise Protocol(T("malformed state"))
     return {str(k): _decode_result(v) for k, v in found.items()}
 
 
-def load_state(target: Ref, tensors: dict[str, torch.Tensor], what: str = "your module") -> None:
+def load_state(target: Ref, tensors: dict[str, torch.Tensor], what=YOUR_MODULE) -> None:
     """module.load_state_dict(tensors) in the runner."""
     answer = client().request("load_state", target=target.spec, state=_encode_arg(dict(tensors)))
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
 
 
-def put(value, what: str = "the judge's value") -> Ref:
+def put(value, what=T("the judge's value")) -> Ref:
     """Send `value` to the runner and keep it there: a Ref that later requests pass as that same object (a
     tensor the learner's code marks dynamic, then serves). The runner sees `value`: send `example_like(...)`."""
     answer = client().request("keep", value=_encode_arg(value))
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
     if not isinstance(answer.get("handle"), str):
-        raise Protocol("malformed handle")
+        raise Protocol(T("malformed handle"))
     return Ref({"handle": answer["handle"]})
 
 
@@ -359,9 +417,9 @@ def _decode_result(obj):
         return wire.decode(obj, extra={"handle": lambda name: Ref({"handle": str(name)}),
                                        "graph": lambda body: rebuild(body)})
     except wire.WireError as exc:
-        raise Protocol(f"your code's process sent a malformed value: {exc}") from None
+        raise Protocol(T("your code's process sent a malformed value: `{error}`", error=code(exc))) from None
     except KeyError:
-        raise Protocol("your code's process sent a malformed value") from None
+        raise Protocol(T("your code's process sent a malformed value")) from None
 
 
 def _result_with_type(obj):
@@ -398,13 +456,13 @@ def rebuild(body) -> torch.fx.GraphModule:
     try:
         return ir.from_ir(body, op_namespaces=namespaces)
     except ir.NotAllowed as exc:
-        failure = Forbidden(f"the graph Dynamo captured from your code cannot be checked: {exc}. A graph may call "
-                            "only tensor operations; keep your own functions out of it (no allow_in_graph, no "
-                            "custom operator unless the exercise is about one).")
+        failure = Forbidden(T("the graph Dynamo captured from your code cannot be checked: {reason}. A graph may "
+                              "call only tensor operations; keep your own functions out of it (no allow_in_graph, "
+                              "no custom operator unless the exercise is about one).", reason=exc.text))
         failure.called = exc.called  # what the graph called, for a check that explains it in its own terms
         raise failure from None
     except ir.IRError as exc:
-        raise Protocol(f"the graph from your code's process is malformed: {exc}") from None
+        raise Protocol(T("the graph from your code's process is malformed: `{error}`", error=code(exc))) from None
 
 
 # ---------------------------------------------------------------- compiled targets
@@ -430,7 +488,7 @@ class RemoteCompiled:
 
     _sessions = 0
 
-    def __init__(self, target: Ref, options: dict, *, what: str = "your function", force_backend=False,
+    def __init__(self, target: Ref, options: dict, *, what=YOUR_FUNCTION, force_backend=False,
                  local_backend=None):
         """`local_backend` (e.g. "inductor", a CompileCounter): compile each rebuilt graph here with it, once,
         and run that instead of the plain graph (the verifier's own compile, on its own inputs)."""
@@ -473,11 +531,11 @@ class RemoteCompiled:
             raise_learner_error(answer["error"], self.what)
         ran = answer.get("ran")
         if not isinstance(ran, list) or not all(isinstance(i, int) and 0 <= i < len(self.graphs) for i in ran):
-            raise Protocol(f"{self.what}: your code's process named a graph it never sent")
+            raise Protocol(T("{what}: your code's process named a graph it never sent", what=self.what))
         if len(ran) != 1:
             count = len(ran)
-            raise GraphBreak(f"{self.what}: one call ran {count} graphs; the judge checks calls that run exactly "
-                             "one captured graph (no graph break)", [])
+            raise GraphBreak(T("{what}: one call ran {count} graphs; the judge checks calls that run exactly one "
+                               "captured graph (no graph break)", what=self.what, count=count), [])
         output = self.run_graph(ran[0], args, kwargs, answer.get("output"))
         self.last_output_spec = answer.get("output")  # how graph ran[0]'s outputs form a result (for run_graph)
         self._follow_state(answer.get("state_out"))
@@ -501,26 +559,26 @@ class RemoteCompiled:
             return
         for item in moved[:256]:
             if not isinstance(item, dict) or not isinstance(item.get("out"), int):
-                raise Protocol("malformed state update")
+                raise Protocol(T("malformed state update"))
             store = self.state.get(str(item.get("owner")))
             if store is None or str(item.get("name")) not in store:
                 continue  # state this side does not hold: the graph never reads it here
             if not 0 <= item["out"] < len(self._last_flat):
-                raise Protocol("a state update refers to a graph output that does not exist")
+                raise Protocol(T("a state update refers to a graph output that does not exist"))
             store[str(item["name"])] = self._last_flat[item["out"]]
 
     def _take_graphs(self, graphs) -> None:
         if not isinstance(graphs, list):
-            raise Protocol("malformed graph list")
+            raise Protocol(T("malformed graph list"))
         for item in graphs:
             if not isinstance(item, dict) or item.get("index") != len(self.graphs):
-                raise Protocol("graphs arrived out of order")
+                raise Protocol(T("graphs arrived out of order"))
             inputs = item.get("inputs")
             if not isinstance(inputs, list):
-                raise Protocol("a graph came without its inputs")
+                raise Protocol(T("a graph came without its inputs"))
             gm = rebuild(item.get("ir"))
             if len(inputs) != len(ir.placeholders(gm)):
-                raise Protocol("a graph's inputs do not match its placeholders")
+                raise Protocol(T("a graph's inputs do not match its placeholders"))
             self.graphs.append(Graph(gm, inputs))
 
     def inputs_for(self, index: int, *args, **kwargs) -> list:
@@ -544,36 +602,38 @@ class RemoteCompiled:
                     values.append(wire.decode_tensor(value) if isinstance(value, dict) and "data" in value
                                   else wire.decode(value))
                 except (wire.WireError, TypeError):
-                    raise Protocol("a graph constant is malformed") from None
+                    raise Protocol(T("a graph constant is malformed")) from None
             elif kind == "sym":
                 values.append(None)
             else:
-                raise Protocol(f"unknown graph input kind {kind!r}")
+                raise Protocol(T("unknown graph input kind `{kind}`", kind=code(repr(kind)[:80])))
         # Symbolic sizes: bind each symbol from a tensor input whose recorded shape names it.
         for node, value in zip(ir.placeholders(graph.gm), values):
             shape = node.meta.get("ir", {}).get("value", {}).get("shape")
             if isinstance(value, torch.Tensor) and isinstance(shape, list):
                 if len(shape) != value.dim():
-                    raise WrongAnswer(f"{self.what}: the captured graph expects a {len(shape)}-d input, the call "
-                                      f"passed {value.dim()}-d")
+                    raise WrongAnswer(T("{what}: the captured graph expects a {want}-d input, the call passed "
+                                        "{got}-d", what=self.what, want=len(shape), got=value.dim()))
                 for want, got in zip(shape, value.shape):
                     if isinstance(want, int) and want != got:
-                        raise WrongAnswer(f"{self.what}: the captured graph was specialised to size {want} and "
-                                          f"cannot take an input of size {got}")
+                        raise WrongAnswer(T("{what}: the captured graph was specialised to size {want} and cannot "
+                                            "take an input of size {got}", what=self.what, want=want, got=got))
                     if isinstance(want, str):
                         symbols.setdefault(want, got)
         for i, (node, spec) in enumerate(zip(ir.placeholders(graph.gm), graph.inputs)):
             if spec.get("kind") == "sym":
                 symbol = str(spec.get("symbol"))
                 if symbol not in symbols:
-                    raise Protocol(f"the graph's symbolic size {symbol} is not the size of any input")
+                    raise Protocol(T("the graph's symbolic size `{symbol}` is not the size of any input",
+                                   symbol=code(symbol[:80])))
                 values[i] = symbols[symbol]
         return values
 
     def _state_tensor(self, owner: str, name: str) -> torch.Tensor:
         store = self.state.get(owner)
         if store is None or name not in store:
-            raise Protocol(f"the graph reads state {owner}.{name} that the verifier does not hold")
+            raise Protocol(T("the graph reads state `{name}` that the verifier does not hold",
+                           name=code(f"{owner}.{name}"[:160])))
         return store[name]
 
     def run_graph(self, index: int, args, kwargs, output_spec):
@@ -588,34 +648,34 @@ class RemoteCompiled:
         except CheckFailure:
             raise
         except Exception as exc:  # noqa: BLE001 - the graph from the runner fails on our inputs
-            raise WrongAnswer(f"{self.what}: the captured graph fails on the judge's inputs: "
-                              f"{type(exc).__name__}: {_first(str(exc), 2)}") from None
+            raise WrongAnswer(T("{what}: the captured graph fails on the judge's inputs: `{error}: {detail}`",
+                                what=self.what, error=type(exc).__name__, detail=code(_first(str(exc), 2)))) from None
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         return _assemble(output_spec, flat, args, self.what)
 
 
 def _at_path(value, path, what):
     if not isinstance(path, list):
-        raise Protocol("malformed input path")
+        raise Protocol(T("malformed input path"))
     for step in path:
         try:
             value = value[step]
         except (IndexError, KeyError, TypeError):
-            raise Protocol(f"{what}: a graph input refers to an argument that does not exist") from None
+            raise Protocol(T("{what}: a graph input refers to an argument that does not exist", what=what)) from None
     return value
 
 
 def _assemble(spec, flat, args, what):
     if not isinstance(spec, dict) or not isinstance(spec.get("leaves"), list):
-        raise Protocol("malformed output description")
+        raise Protocol(T("malformed output description"))
     leaves = []
     for leaf in spec["leaves"]:
         if not isinstance(leaf, dict) or len(leaf) != 1:
-            raise Protocol("malformed output leaf")
+            raise Protocol(T("malformed output leaf"))
         if "out" in leaf:
             i = leaf["out"]
             if not isinstance(i, int) or not 0 <= i < len(flat):
-                raise Protocol("an output refers to a graph output that does not exist")
+                raise Protocol(T("an output refers to a graph output that does not exist"))
             leaves.append(flat[i])
         elif "arg" in leaf:
             leaves.append(_at_path(args, leaf["arg"], what))
@@ -627,7 +687,7 @@ def _assemble(spec, flat, args, what):
         treespec = pytree.treespec_loads(spec["spec"])
         return pytree.tree_unflatten(leaves, treespec)
     except Exception:  # noqa: BLE001
-        raise Protocol("malformed output structure") from None
+        raise Protocol(T("malformed output structure")) from None
 
 
 @dataclass
@@ -639,7 +699,7 @@ class Captured:
     example_inputs: list[list] = field(default_factory=list)
 
 
-def explain(target: Ref, *args, dynamic=None, what="your function") -> list[GraphBreakDiagnostic]:
+def explain(target: Ref, *args, dynamic=None, what=YOUR_FUNCTION) -> list[GraphBreakDiagnostic]:
     """Every graph break Dynamo takes in the runner on example inputs like `args`."""
     answer = client().request("explain", target=target.spec, args=_encode_arg(example_like(tuple(args))),
                               options={"dynamic": dynamic})
@@ -650,5 +710,5 @@ def explain(target: Ref, *args, dynamic=None, what="your function") -> list[Grap
         try:
             found.append(GraphBreakDiagnostic.model_validate(item))
         except ValueError:
-            raise Protocol("malformed graph-break description") from None
+            raise Protocol(T("malformed graph-break description")) from None
     return found

@@ -29,6 +29,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from judge.i18n import T
+
 MAX_RESPONSE_BYTES = 12 * 1024 * 1024
 MAX_HANDLES = 256
 
@@ -46,9 +48,8 @@ class Runner:
     def send(self, message: dict) -> None:
         data = (json.dumps(message) + "\n").encode()
         if len(data) > MAX_RESPONSE_BYTES:
-            data = (json.dumps({"type": "response", "id": message.get("id"),
-                                "error": {"kind": "too_large", "message": "the answer is too large to send"}})
-                    + "\n").encode()
+            data = (json.dumps({"type": "response", "id": message.get("id"), "error": {
+                "kind": "too_large", **said(T("the answer of your code is too large to send"))}}) + "\n").encode()
         view = memoryview(data)
         while view:
             view = view[os.write(self.out_fd, view):]
@@ -68,8 +69,8 @@ class Runner:
             self.public = load_source("exercise_public", self.job["public"])
         snapshot = tamper.Snapshot()
 
-        def fail(verdict, message, exc=None, loc=None):
-            self.send({"type": "load_error", "verdict": verdict, "message": message,
+        def fail(verdict, message: T, exc=None, loc=None):
+            self.send({"type": "load_error", "verdict": verdict, **said(message),
                        "location": loc.model_dump(mode="json") if loc else None,
                        "traceback": traceback.format_exc()[-4000:] if exc else ""})
             return False
@@ -78,28 +79,35 @@ class Runner:
             compile(source, filename, "exec")
         except SyntaxError as exc:
             loc = location(str(path), exc.lineno or 1, column=exc.offset)
-            return fail("LOAD_ERROR", f"syntax error at line {exc.lineno}, column {exc.offset}: {exc.msg}", exc, loc)
+            return fail("LOAD_ERROR", T("syntax error at line {line}, column {column}: `{error}`", line=exc.lineno,
+                                        column=exc.offset, error=code(exc.msg)), exc, loc)
         self.send({"type": "importing"})  # from here on, a dead process is the learner's doing
         try:
             self.submission = load_module("submission", path)
         except SystemExit as exc:
-            return fail("LOAD_ERROR", f"your file called exit({exc.code}) while being imported; remove it", exc)
+            return fail("LOAD_ERROR", T("your file called `exit({code})` while being imported; remove it",
+                                        code=code(exc.code)), exc)
         except BaseException as exc:  # noqa: BLE001 - any import-time failure is the learner's
             loc = learner_location_from_traceback(exc.__traceback__)
-            where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
-            return fail("LOAD_ERROR", f"your file raised {type(exc).__name__}{where} while being imported: {exc}",
-                        exc, loc)
+            if loc:
+                message = T("your file raised `{error}` at line {line} (`{code}`) while being imported: `{detail}`",
+                            error=type(exc).__name__, line=loc.line, code=code(loc.text), detail=code(exc))
+            else:
+                message = T("your file raised `{error}` while being imported: `{detail}`", error=type(exc).__name__,
+                            detail=code(exc))
+            return fail("LOAD_ERROR", message, exc, loc)
         entry_point = self.job["entry_point"]
         entry = getattr(self.submission, entry_point, None)
         if entry is None:
-            return fail("LOAD_ERROR", f"your file must define `{entry_point}`; it does not")
+            return fail("LOAD_ERROR", T("your file must define `{name}`; it does not", name=entry_point))
         reason = tamper.disabled_reason(entry)
         if reason:
-            return fail("FORBIDDEN", f"`{entry_point}` cannot be graded: {reason}. Remove the decorator.")
-        changes = snapshot.changes()
+            return fail("FORBIDDEN", T("`{name}` cannot be graded: {reason}. Remove the decorator.", name=entry_point,
+                                       reason=reason))
+        changes = snapshot.changed()
         if changes:
-            return fail("FORBIDDEN", "solutions must not change global compiler settings or replace torch "
-                        "functions; your file did: " + "; ".join(changes[:5]))
+            return fail("FORBIDDEN", T("solutions must not change global compiler settings or replace torch "
+                                       "functions; your file did: {changes}", changes=T.join(changes[:5], "; ")))
         self.snapshot = snapshot
         self.send({"type": "loaded"})
         return True
@@ -121,7 +129,7 @@ class Runner:
 
         def learner(name):
             if not isinstance(name, str) or name.startswith("_") or not hasattr(self.submission, name):
-                raise wire.WireError(f"your file must define `{name}`; it does not")
+                raise wire.WireError(T("your file must define `{name}`; it does not", name=code(str(name)[:80])))
             return getattr(self.submission, name)
 
         extra = {"handle": handle, "public": public, "learner": learner,
@@ -150,7 +158,7 @@ class Runner:
         from judge import wire
 
         if len(self.handles) >= MAX_HANDLES:
-            raise wire.WireError("too many objects kept")
+            raise wire.WireError(T("too many objects kept in your code's process"))
         name = f"h{len(self.handles)}"
         self.handles[name] = value
         return name
@@ -178,7 +186,7 @@ class Runner:
         try:
             return handler(request)
         except wire.WireError as exc:
-            return {"error": {"kind": "protocol", "message": str(exc)}}
+            return {"error": {"kind": "protocol", **said(exc.args[0] if exc.args else "")}}
         except BaseException as exc:  # noqa: BLE001 - the learner's code failed: described, not raised
             if isinstance(exc, (KeyboardInterrupt,)):
                 raise
@@ -216,7 +224,7 @@ class Runner:
         session = self.sessions.get(name)
         if session is None:
             if len(self.sessions) >= MAX_HANDLES:
-                return {"error": {"kind": "protocol", "message": "too many sessions"}}
+                return {"error": {"kind": "protocol", **said(T("too many compile sessions"))}}
             session = self.sessions[name] = Session(self.target(request["target"]), request.get("options", {}),
                                                    self.handles)
         args = self.decode(request.get("args", {"tuple": []}))
@@ -262,7 +270,21 @@ class Runner:
 
     def op_tamper(self, request: dict) -> dict:
         """What the learner's code has changed in global state so far (for explaining a failure)."""
-        return {"changes": self.snapshot.changes()[:10]}
+        changed = self.snapshot.changed()[:10]
+        return {"changes": [c.render("en") for c in changed], "changes_zh": [c.render("zh") for c in changed]}
+
+
+def said(message) -> dict:
+    """A message in the judge's own words as the runner sends it: "message" (English) and "message_zh"."""
+    if not isinstance(message, T):
+        return {"message": str(message)}
+    zh = message.render("zh")
+    return {"message": message.render("en"), **({"message_zh": zh} if zh else {})}
+
+
+def code(text) -> str:
+    """Raw text (an exception's message, a line of code) to go inside a `code` span of a message."""
+    return str(text)[:2000].replace("`", "'")
 
 
 def describe_error(exc: BaseException) -> dict:

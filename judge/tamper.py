@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from judge.i18n import T
+
 _GUARDED_FUNCTIONS = [
     (torch, "compile"), (torch, "allclose"), (torch, "isclose"), (torch, "equal"), (torch.testing, "assert_close"),
     (torch._dynamo, "reset"), (torch._dynamo, "explain"), (torch.Tensor, "__eq__"), (torch.Tensor, "item"),
@@ -31,28 +33,38 @@ class Snapshot:
 
     def changes(self) -> list[str]:
         """What differs now, as 'torch._dynamo.config.x: False -> True' lines; empty when nothing did."""
+        return [str(change) for change in self.changed()]
+
+    def changed(self) -> list[T]:
+        """What differs now, for a learner in both languages (see `changes`)."""
         found = []
         if _stance() != self.stance:
-            found.append(f"torch.compiler.set_stance: {self.stance} -> {_stance()}")
+            found.append(_change("torch.compiler.set_stance", self.stance, _stance(), quote=False))
         now_process = process_globals()
         for key, before in self.process.items():
             if now_process.get(key) != before:
-                found.append(f"{key}: {before!r} -> {now_process.get(key)!r} (process-wide state; restore it, "
-                             "e.g. with a `with` block)")
+                found.append(T("{change} (process-wide state; restore it, e.g. with a `with` block)",
+                               change=_change(key, before, now_process.get(key))))
         for name, mod in _configs().items():
             now = _plain_config(mod)
             for key, before in self.configs[name].items():
                 if now.get(key, before) != before:
-                    found.append(f"{name}.{key}: {before!r} -> {now.get(key)!r}")
+                    found.append(_change(f"{name}.{key}", before, now.get(key)))
         for (owner_name, attr), fn in self.functions.items():
             owner = next(o for o, a in _GUARDED_FUNCTIONS if o.__name__ == owner_name and a == attr)
             if getattr(owner, attr) is not fn:
-                found.append(f"{owner_name}.{attr} was replaced")
+                found.append(T("`{name}` was replaced", name=f"{owner_name}.{attr}"))
         now = _judge_functions()
         for name, fn in self.judge.items():
             if now.get(name) is not fn:
-                found.append(f"{name} was replaced")
+                found.append(T("`{name}` was replaced", name=name))
         return found
+
+
+def _change(name: str, before, after, quote: bool = True) -> T:
+    """'name: before -> after', the same in every language."""
+    shown = (lambda v: repr(v)) if quote else str
+    return T.same(f"{name}: {shown(before)} -> {shown(after)}")
 
 
 def _judge_functions() -> dict:
@@ -106,22 +118,22 @@ def _plain_config(mod) -> dict:
     return values
 
 
-def disabled_reason(fn) -> str | None:
+def disabled_reason(fn) -> T | None:
     """Why `fn` would not be compiled (torch.compiler.disable, allow_in_graph), or None.
 
     For a class (an nn.Module the learner defines), its `forward` is looked at too.
     """
     if isinstance(fn, type) and callable(getattr(fn, "forward", None)):
         reason = disabled_reason(fn.forward)
-        return f"its forward: {reason}" if reason else None
+        return T("its forward: {reason}", reason=reason) if reason else None
     inner = getattr(fn, "__wrapped__", None)
     if getattr(fn, "_torchdynamo_disable", False) or (inner is not None and getattr(inner, "_torchdynamo_disable", False)):
-        return "it is wrapped in torch.compiler.disable, so torch.compile would never trace it"
+        return T("it is wrapped in `torch.compiler.disable`, so torch.compile would never trace it")
     try:
         from torch._dynamo import trace_rules
 
         if trace_rules.is_callable_allowed(fn):
-            return "it is marked with allow_in_graph, so torch.compile would not trace into it"
+            return T("it is marked with `allow_in_graph`, so torch.compile would not trace into it")
     except Exception:  # noqa: BLE001 - the rule lookup is best effort across torch versions
         pass
     return None

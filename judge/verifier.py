@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from judge import remote
+from judge.i18n import T
 
 
 class Channel:
@@ -73,15 +74,19 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         channel.send("collected", names=names)
         return True
 
-    def after_test() -> list[str]:
+    def after_test() -> list[T]:
         if client.gone or not client.sent_since_reset:  # no request reached the runner: its code did not run
             return []
         try:
             answer = client.request("tamper")
         except remote.CheckFailure:
             return []
-        changes = answer.get("changes", [])
-        return [str(c)[:300] for c in changes[:5]] if isinstance(changes, list) else ["(malformed answer)"]
+        changes, zh = answer.get("changes", []), answer.get("changes_zh")
+        if not isinstance(changes, list):
+            return [T("(malformed answer)")]
+        zh = zh if isinstance(zh, list) and len(zh) == len(changes) else [None] * len(changes)
+        return [T("{en}", zh="{said}", en=str(c)[:300], said=str(z)[:300]) if isinstance(z, str)
+                else T("`{change}`", change=remote.code(str(c)[:300])) for c, z in zip(changes[:5], zh)]
 
     def send_check(result) -> None:
         channel.send("check", check=result.model_dump(mode="json"))
