@@ -12,6 +12,7 @@ import torch
 
 from judge import remote
 from judge.checks import GraphBreak, WrongAnswer, assert_same, describe_tensor, graph_code
+from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 B, D = 4, 64
@@ -53,7 +54,7 @@ class Driver(remote.RemoteCompiled):
     """generate(step, h, steps) compiled in the runner; its graph runs here with every step call sent to `step`."""
 
     def __init__(self, entry):
-        super().__init__(entry, {"fullgraph": True, "dynamic": False}, what="generate(step, h, steps)")
+        super().__init__(entry, {"fullgraph": True, "dynamic": False}, what=T.same("`generate(step, h, steps)`"))
         self._swapped: set[int] = set()
 
     def run_graph(self, index, args, kwargs, output_spec):
@@ -75,33 +76,48 @@ def generate(entry, steps_here: Steps, h, steps: int, driver: Driver | None = No
 
 
 def test_one_graph(entry, public):
-    """generate(step, h, steps) is captured as one graph with fullgraph=True"""
+    """generate(step, h, steps) is captured as one graph with fullgraph=True
+    zh: 用 fullgraph=True 时 generate(step, h, steps) 被捕获为一张图
+    """
     try:
         generate(entry, Steps(cuda_graphs=False), torch.randn(B, D, device=DEVICE), 4)
     except GraphBreak as exc:
-        said = exc.message + " ".join(getattr(d, "reason", "") or "" for d in exc.diagnostics)
+        said = str(exc.message) + " ".join(getattr(d, "reason", "") or "" for d in exc.diagnostics)
         if "cudagraph_mark_step_begin" not in said:
             raise
-        raise GraphBreak(f"{exc.message} torch.compiler.cudagraph_mark_step_begin() is a call Dynamo skips, so it "
-                         "cannot be part of the graph the judge replays your loop from. (Before each call of step "
-                         "it would not help anyway: it starts a new iteration, which frees the previous outputs. "
-                         "Called once before the loop, it makes the CUDA graphs record one graph per step, each "
-                         "with its own memory.) Copy the outputs you keep instead: h = step(h).clone().",
+        raise GraphBreak(T("{message} `torch.compiler.cudagraph_mark_step_begin()` is a call Dynamo skips, so it "
+                           "cannot be part of the graph the judge replays your loop from. (Before each call of "
+                           "`step` it would not help anyway: it starts a new iteration, which frees the previous "
+                           "outputs. Called once before the loop, it makes the CUDA graphs record one graph per "
+                           "step, each with its own memory.) Copy the outputs you keep instead: "
+                           "`h = step(h).clone()`.",
+                           zh="{message} `torch.compiler.cudagraph_mark_step_begin()` 是 Dynamo 会跳过的调用，"
+                              "所以它不能出现在判题程序用来重放你的循环的图里。（放在每次调用 `step` 之前也没用："
+                              "它开始新的一轮，会释放上一轮的输出。在循环前调用一次，则会让 CUDA graph 每一步各录一张图，"
+                              "各占一份内存。）应当把要保留的输出复制出来：`h = step(h).clone()`。",
+                           message=exc.message),
                          exc.diagnostics) from None
 
 
 def test_calls_step_every_step(entry, public):
-    """generate calls step once per step, each time on the previous step's output"""
+    """generate calls step once per step, each time on the previous step's output
+    zh: generate 每一步调用一次 step，每次都作用在上一步的输出上
+    """
     for steps in (1, 5):
         here = Steps(cuda_graphs=False)
         h = torch.randn(B, D, device=DEVICE)
         out = generate(entry, here, h, steps)
         if here.calls != steps:
-            raise WrongAnswer(f"generate(step, h, {steps}) called step {here.calls} times; it must call it exactly "
-                              f"{steps} times, each on the previous output: the engine's decode step (its weights, "
-                              "its CUDA graph) is only reachable through step.")
-        assert_same(out, here.expected(h, steps), case=f"{describe_tensor('h', h)}, steps = {steps}, a plain "
-                    "(eager) step whose outputs are never overwritten")
+            raise WrongAnswer(T("`generate(step, h, {steps})` called `step` {calls} times; it must call it exactly "
+                                "{steps} times, each on the previous output: the engine's decode step (its weights, "
+                                "its CUDA graph) is only reachable through `step`.",
+                                zh="`generate(step, h, {steps})` 调用了 `step` {calls} 次；它必须恰好调用 {steps} 次，"
+                                   "每次都作用在上一次的输出上：引擎的解码步（它的权重、它的 CUDA graph）只能通过 "
+                                   "`step` 调到。", steps=steps, calls=here.calls))
+        assert_same(out, here.expected(h, steps),
+                    case=T("{h}, steps = {steps}, a plain (eager) step whose outputs are never overwritten",
+                           zh="{h}，steps = {steps}，普通的（eager）step，输出不会被覆盖",
+                           h=describe_tensor("h", h), steps=steps))
 
 
 def _overwritten_rows(out, expected) -> list[int]:
@@ -116,34 +132,49 @@ def _overwritten_rows(out, expected) -> list[int]:
 
 
 def test_outputs_survive_replays(entry, public):
-    """With a real CUDA-graph step, every row survives the later replays (4 and 7 steps, each run twice)"""
+    """With a real CUDA-graph step, every row survives the later replays (4 and 7 steps, each run twice)
+    zh: step 是真正的 CUDA graph 时，每一行都不被后面的重放覆盖（4 步和 7 步，各运行两次）
+    """
     here = Steps(cuda_graphs=True)
     for steps in (4, 7):
-        for run in ("while the CUDA graph is warmed up and recorded", "every step replaying the recorded graph"):
+        for run in (T("while the CUDA graph is warmed up and recorded", zh="CUDA graph 预热和录制期间"),
+                    T("every step replaying the recorded graph", zh="每一步都重放录好的图")):
             h = torch.randn(B, D, device=DEVICE)
-            case = f"{describe_tensor('h', h)}, steps = {steps}, step = a CUDA graph (mode='reduce-overhead'), {run}"
+            case = T("{h}, steps = {steps}, step = a CUDA graph (`mode='reduce-overhead'`), {run}",
+                     zh="{h}，steps = {steps}，step 是一个 CUDA graph（`mode='reduce-overhead'`），{run}",
+                     h=describe_tensor("h", h), steps=steps, run=run)
             driver = Driver(entry)
             try:
                 out = generate(entry, here, h, steps, driver)
             except WrongAnswer as exc:
-                if "overwritten" not in exc.message:
+                if "overwritten" not in str(exc.message):
                     raise
-                raise WrongAnswer(f"{case}: your loop read a step's output after the next call of step had "
-                                  "replaced it. With mode='reduce-overhead' every output lives in the CUDA graph's "
-                                  "memory pool until the next replay; copy what you keep out of it (h.clone()) "
-                                  "right after the call, before calling step again.", exc.diagnostics) from None
+                raise WrongAnswer(T("{case}: your loop read a step's output after the next call of `step` had "
+                                    "replaced it. With `mode='reduce-overhead'` every output lives in the CUDA "
+                                    "graph's memory pool until the next replay; copy what you keep out of it "
+                                    "(`h.clone()`) right after the call, before calling `step` again.",
+                                    zh="{case}：下一次调用 `step` 已经替换了某一步的输出之后，你的循环才去读它。"
+                                       "用 `mode='reduce-overhead'` 时，每个输出都放在 CUDA graph 的内存池里，"
+                                       "直到下一次重放；要保留的输出在调用之后、再次调用 `step` 之前就复制出来"
+                                       "（`h.clone()`）。", case=case), exc.diagnostics) from None
             if not isinstance(out, torch.Tensor) or out.device.type != torch.device(DEVICE).type:
                 where = out.device if isinstance(out, torch.Tensor) else type(out).__name__
-                raise WrongAnswer(f"{case}: generate returned {where}; the result must stay on the GPU, where h is "
-                                  "(a copy to the host waits for the GPU at every step)")
+                raise WrongAnswer(T("{case}: `generate` returned `{where}`; the result must stay on the GPU, where "
+                                    "`h` is (a copy to the host waits for the GPU at every step)",
+                                    zh="{case}：`generate` 返回的是 `{where}`；结果必须留在 `h` 所在的 GPU 上"
+                                       "（复制到主机会让每一步都等 GPU）", case=case, where=where))
             expected = here.expected(h, steps)
             rows = _overwritten_rows(out, expected)
             if rows:
                 shown = ", ".join(map(str, rows[:6]))
-                raise WrongAnswer(f"{case}: rows {shown} of the result hold a later step's output instead of their "
-                                  "own: the next replay of the CUDA graph overwrote them, because they still "
-                                  "pointed into the graph's memory pool. Copy each output out (h.clone()) before "
-                                  "the next call of step.",
-                                  [GraphDiagnostic(title="the graph Dynamo captured from generate",
+                raise WrongAnswer(T("{case}: rows {shown} of the result hold a later step's output instead of their "
+                                    "own: the next replay of the CUDA graph overwrote them, because they still "
+                                    "pointed into the graph's memory pool. Copy each output out (`h.clone()`) "
+                                    "before the next call of `step`.",
+                                    zh="{case}：结果的第 {shown} 行存的是后面某一步的输出，而不是它自己那一步的："
+                                       "它们仍指向 CUDA graph 的内存池，被下一次重放覆盖了。在下一次调用 `step` "
+                                       "之前把每个输出复制出来（`h.clone()`）。", case=case, shown=shown),
+                                  [GraphDiagnostic(title=T("the graph Dynamo captured from `generate`",
+                                                           zh="Dynamo 从 `generate` 捕获的图"),
                                                    code=graph_code(driver.graphs[0].gm))])
             assert_same(out, expected, case=case)
