@@ -15,25 +15,34 @@ from judge.checks import (CompileCounter, GraphBreak, Recompile, assert_no_host_
 from judge.checks.inplace import assert_updated_in_place
 from judge.checks.serving import short_guard
 from judge.checks.shapes import assert_no_unbacked_symbols
+from judge.i18n import T
 from judge.report import GraphBreakDiagnostic, RecompileDiagnostic
 
 B, TMAX, D = 2, 12, 4
 # Twelve steps: the slots in a scrambled order, one slot written twice.
 POSITIONS = [0, 1, 2, 3, 7, 4, 11, 5, 6, 2, 9, 10]
-WHAT = "append_and_read under fullgraph=True"
-TRACE_EXPLANATION = ("int(pos) / pos[0] read the position out of the tensor (a host sync); inside the graph it "
-                     "is a data-dependent integer that cannot index the cache. Keep the position a tensor "
-                     "(index_copy_, scatter_, or indexing with the tensor pos).")
+WHAT = T("`append_and_read` under `fullgraph=True`", zh="`fullgraph=True` 下的 `append_and_read`")
+TRACE_EXPLANATION = T("`int(pos)` / `pos[0]` read the position out of the tensor (a host sync); inside the graph "
+                      "it is a data-dependent integer that cannot index the cache. Keep the position a tensor "
+                      "(`index_copy_`, `scatter_`, or indexing with the tensor `pos`).",
+                      zh="`int(pos)` / `pos[0]` 把位置从张量里读出来（一次主机同步）；在图里它是一个依赖数据的整数，"
+                         "不能拿来给缓存做下标。让位置一直是张量（`index_copy_`、`scatter_`，或直接用张量 `pos` 做下标）。")
 USER_CODE_MARKER = "from user code:"
+APPEND = T.same("`append_and_read`")
 
 
-def new_cache(dtype=torch.float32):
+# Other sizes than the ones above: nothing in the contract fixes B, Tmax or D.
+OTHER_SIZES = (3, 20, 8)
+OTHER_POSITIONS = [0, 19, 6, 13, 12, 1]
+
+
+def new_cache(dtype=torch.float32, sizes=(B, TMAX, D)):
     """A cache full of stale values: only slots <= pos may count."""
-    return torch.randn(B, TMAX, D, dtype=dtype)
+    return torch.randn(*sizes, dtype=dtype)
 
 
-def step_inputs(p, dtype=torch.float32):
-    return torch.tensor([p]), torch.randn(B, 1, D, dtype=dtype)
+def step_inputs(p, dtype=torch.float32, sizes=(B, TMAX, D)):
+    return torch.tensor([p]), torch.randn(sizes[0], 1, sizes[2], dtype=dtype)
 
 
 def _tracing_failure(exc: remote.CheckFailure) -> GraphBreak | None:
@@ -47,8 +56,11 @@ def _tracing_failure(exc: remote.CheckFailure) -> GraphBreak | None:
     stack = [loc] if loc else []
     first = text.split(USER_CODE_MARKER)[0].strip().splitlines()
     reason = f"{diag.exc_type if diag is not None else 'Error'}: {first[0] if first else ''}"[:600]
-    where = f"line {loc.line} (`{loc.text}`)" if loc else "your code"
-    return GraphBreak(f"{WHAT}: Dynamo could not trace {where}: {TRACE_EXPLANATION}",
+    where = (T("line {line} (`{text}`)", zh="第 {line} 行（`{text}`）", line=loc.line, text=loc.text) if loc
+             else T("your code", zh="你的代码"))
+    return GraphBreak(T("{what}: Dynamo could not trace {where}: {explanation}",
+                        zh="{what}：Dynamo 无法追踪{where}：{explanation}", what=WHAT, where=where,
+                        explanation=TRACE_EXPLANATION),
                       [GraphBreakDiagnostic(reason=reason, explanation=TRACE_EXPLANATION, location=loc,
                                             user_stack=stack)])
 
@@ -61,9 +73,11 @@ def one_graph(entry):
         diag = exc.diagnostics[0] if exc.diagnostics else None
         if diag is None or diag.location is None or "data-dependent" not in diag.reason:
             raise
-        diag.explanation = TRACE_EXPLANATION
-        raise GraphBreak(f"{WHAT}: graph break at line {diag.location.line} (`{diag.location.text}`): "
-                         f"{TRACE_EXPLANATION}", exc.diagnostics) from None
+        diag.set_text("explanation", TRACE_EXPLANATION)
+        raise GraphBreak(T("{what}: graph break at line {line} (`{text}`): {explanation}",
+                           zh="{what}：第 {line} 行（`{text}`）处发生 graph break：{explanation}", what=WHAT,
+                           line=diag.location.line, text=diag.location.text, explanation=TRACE_EXPLANATION),
+                         exc.diagnostics) from None
     except (remote.LearnerError, remote.CompileError) as exc:  # some tracing failures are plain Python errors
         converted = _tracing_failure(exc)
         if converted is None:
@@ -74,52 +88,63 @@ def one_graph(entry):
 def session(entry, backend="aot_eager"):
     """append_and_read compiled in the runner; each captured graph is compiled here with `backend` and run on
     this side's cache, so the in-place update must reach this side's tensor."""
-    return remote.RemoteCompiled(entry, {"fullgraph": True}, what="append_and_read", local_backend=backend)
+    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=APPEND, local_backend=backend)
 
 
 def guards(compiled) -> list[str]:
     return [short_guard(r) for r in compiled.recompile_reasons]
 
 
-def assert_one_graph_served(compiled, what="append_and_read"):
+def assert_one_graph_served(compiled, what=None, positions=len(POSITIONS)):
     """Every step ran the same captured graph (so it was checked here on every position)."""
     if compiled.frame_count > 1:
         found = guards(compiled)
-        failed = f" The guard that failed: `{found[0]}`." if found else ""
-        raise Recompile(f"{what} was compiled {compiled.frame_count} times for {len(POSITIONS)} positions; one "
-                        f"compile must serve every position.{failed}",
+        failed = (T(" The guard that failed: `{guard}`.", zh="失败的 guard：`{guard}`。", guard=found[0]) if found
+                  else T.same(""))
+        raise Recompile(T("{what} was compiled {n} times for {positions} positions; one compile must serve every "
+                          "position.{failed}",
+                          zh="{what} 为 {positions} 个位置编译了 {n} 次；一次编译必须服务所有位置。{failed}",
+                          what=what or APPEND, n=compiled.frame_count, positions=positions, failed=failed),
                         [RecompileDiagnostic(compiles=compiled.frame_count, limit=1, guard_failures=found[:10])])
 
 
-def run_steps(compiled, starter, check, dtype=torch.float32):
-    """Step a compiled function and the original through POSITIONS on equal caches; `check` compares."""
-    cache = new_cache(dtype)
+def run_steps(compiled, starter, check, dtype=torch.float32, sizes=(B, TMAX, D), positions=POSITIONS):
+    """Step a compiled function and the original through `positions` on equal caches; `check` compares."""
+    cache = new_cache(dtype, sizes)
     expected_cache = cache.clone()
     ptr = cache.data_ptr()
-    for i, p in enumerate(POSITIONS, start=1):
-        pos, k = step_inputs(p, dtype)
+    for i, p in enumerate(positions, start=1):
+        pos, k = step_inputs(p, dtype, sizes)
         before = cache.clone()
         out = compiled(cache, pos, k)
         expected = starter.append_and_read(expected_cache, pos.clone(), k.clone())
-        case = f"step {i} of {len(POSITIONS)}: pos = tensor([{p}]), {describe_tensor('cache', cache)}"
+        case = T("step {i} of {n}: pos = tensor([{p}]), {cache}", zh="第 {i} 步（共 {n} 步）：pos = tensor([{p}])，{cache}",
+                 i=i, n=len(positions), p=p, cache=describe_tensor('cache', cache))
         check(case, out, expected, cache, ptr, before, expected_cache)
-    assert_one_graph_served(compiled)
+    assert_one_graph_served(compiled, positions=len(positions))
 
 
 def test_one_graph(entry):
-    """torch.compile(append_and_read, fullgraph=True) captures one graph"""
+    """torch.compile(append_and_read, fullgraph=True) captures one graph
+    zh: torch.compile(append_and_read, fullgraph=True) 只捕获一张图
+    """
     one_graph(entry)
 
 
 def test_no_unbacked_symbols(entry):
-    """The graph has no data-dependent (unbacked) sizes and no host sync"""
+    """The graph has no data-dependent (unbacked) sizes and no host sync
+    zh: 图里没有依赖数据的（unbacked）大小，也没有主机同步
+    """
     graphs = one_graph(entry).graphs
-    assert_no_unbacked_symbols(graphs, what="the graph of append_and_read")
-    assert_no_host_sync(graphs, what="the graph of append_and_read")
+    what = T("the graph of `append_and_read`", zh="`append_and_read` 的图")
+    assert_no_unbacked_symbols(graphs, what=what)
+    assert_no_host_sync(graphs, what=what)
 
 
 def test_one_compile_for_every_position(entry):
-    """Twelve positions compile once (backend aot_eager)"""
+    """Twelve positions compile once (backend aot_eager)
+    zh: 十二个位置只编译一次（backend aot_eager）
+    """
     compiled = session(entry)
     cache = new_cache()
     for p in POSITIONS:
@@ -129,7 +154,7 @@ def test_one_compile_for_every_position(entry):
 
 def check_cache(case, out, expected, cache, ptr, before, expected_cache):
     assert_updated_in_place(cache, data_ptr=ptr, before=before, expected=expected_cache, case=case,
-                            what="cache")
+                            what=T.same("cache"))
 
 
 def check_output(case, out, expected, *rest):
@@ -142,24 +167,41 @@ def check_both(*args):
 
 
 def test_cache_updated_in_place(entry, starter):
-    """After every step (backend aot_eager) the caller's cache holds the new key, in its own storage"""
+    """After every step (backend aot_eager) the caller's cache holds the new key, in its own storage
+    zh: 每一步之后（backend aot_eager），调用者的缓存在它自己的存储里存着新的 key
+    """
     run_steps(session(entry), starter, check_cache)
 
 
 def test_same_outputs(entry, starter):
-    """Every step (backend aot_eager) returns what the original returns"""
+    """Every step (backend aot_eager) returns what the original returns
+    zh: 每一步（backend aot_eager）的返回值都与原函数相同
+    """
     run_steps(session(entry), starter, check_output)
 
 
 def test_float64(entry, starter):
-    """float64 caches and keys work the same"""
+    """float64 caches and keys work the same
+    zh: float64 的缓存和 key 同样正确
+    """
     run_steps(session(entry), starter, check_both, dtype=torch.float64)
 
 
+def test_other_sizes(entry, starter):
+    """Another batch, cache length and width (3, 20, 8) work the same
+    zh: 换一组批大小、缓存长度和宽度（3, 20, 8）同样正确
+    """
+    run_steps(session(entry), starter, check_both, sizes=OTHER_SIZES, positions=OTHER_POSITIONS)
+
+
 def test_inductor(entry, starter):
-    """With a real Inductor compile: one compile, the cache updated in place, the same outputs"""
+    """With a real Inductor compile: one compile, the cache updated in place, the same outputs
+    zh: 用真正的 Inductor 编译：只编译一次，缓存原地更新，输出相同
+    """
     counter = CompileCounter("inductor")  # the judge's own Inductor compiles of the captured graph
     run_steps(session(entry, counter), starter, check_both)
     if counter.frame_count > 1:
-        raise Recompile(f"with Inductor, append_and_read was compiled {counter.frame_count} times for "
-                        f"{len(POSITIONS)} positions; one compile must serve every position.")
+        raise Recompile(T("with Inductor, `append_and_read` was compiled {n} times for {positions} positions; one "
+                          "compile must serve every position.",
+                          zh="用 Inductor 时，`append_and_read` 为 {positions} 个位置编译了 {n} 次；一次编译必须服务所有位置。",
+                          n=counter.frame_count, positions=len(POSITIONS)))
