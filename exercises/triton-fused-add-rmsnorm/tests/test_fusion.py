@@ -15,6 +15,7 @@ from judge import remote
 from judge.checks import Forbidden, WrongAnswer, assert_same, compile_one_graph, describe_tensor
 from judge.checks.inductor import triton_kernel_names, triton_kernel_source
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies
+from judge.i18n import T
 from judge.report import GraphDiagnostic
 from torch._inductor.utils import run_and_get_code
 
@@ -55,7 +56,8 @@ def inductor_run(entry):
     if "result" not in _INDUCTOR:
         x, r, w = inputs()
         expected = add_rmsnorm(x, r, w)
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what="add_rmsnorm", local_backend="inductor")
+        compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what=T.same("`add_rmsnorm`"),
+                                          local_backend="inductor")
         try:
             _INDUCTOR["result"] = (expected, *run_and_get_code(compiled, x, r, w))
         except Exception as exc:  # noqa: BLE001 - raised again by every check that needs it
@@ -67,9 +69,11 @@ def inductor_run(entry):
 
 
 def test_one_graph(entry):
-    """torch.compile(add_rmsnorm, fullgraph=True) captures the add and the norm in one graph"""
+    """torch.compile(add_rmsnorm, fullgraph=True) captures the add and the norm in one graph
+    zh: torch.compile(add_rmsnorm, fullgraph=True) 把加法和归一化捕获在一张图里
+    """
     try:
-        compile_one_graph(entry, *inputs(), what="torch.compile(add_rmsnorm, fullgraph=True)")
+        compile_one_graph(entry, *inputs(), what=T.same("`torch.compile(add_rmsnorm, fullgraph=True)`"))
     except Forbidden as exc:
         if not opaque_operator(exc):
             raise
@@ -77,36 +81,51 @@ def test_one_graph(entry):
 
 
 def test_no_opaque_call(entry):
-    """Inductor's generated call() runs no extern, fallback or custom-op call"""
+    """Inductor's generated call() runs no extern, fallback or custom-op call
+    zh: Inductor 生成的 call() 里没有 extern、fallback 或自定义算子调用
+    """
     try:
         _, _, codes = inductor_run(entry)
     except Forbidden as exc:
         op = opaque_operator(exc)
         if not op:
             raise
-        raise WrongAnswer(f"the graph of add_rmsnorm calls {op}, an operator Inductor cannot see into: its call() "
-                          "would launch that kernel as is, outside the Triton kernels it generates, so nothing "
-                          "fuses with it (under torch.compile, vLLM runs such ops' native PyTorch code for this "
-                          "reason). Write the add and the norm with plain tensor operations.") from None
-    assert_no_opaque_calls(codes, what="add_rmsnorm")
+        raise WrongAnswer(T("the graph of `add_rmsnorm` calls `{op}`, an operator Inductor cannot see into: its "
+                            "`call()` would launch that kernel as is, outside the Triton kernels it generates, so "
+                            "nothing fuses with it (under `torch.compile`, vLLM runs such ops' native PyTorch code "
+                            "for this reason). Write the add and the norm with plain tensor operations.",
+                            zh="`add_rmsnorm` 的图调用了 `{op}`，这是 Inductor 看不进去的算子：它的 `call()` 只能"
+                               "原样启动那个内核，放在自己生成的 Triton 内核之外，于是什么都融合不进去（正因如此，"
+                               "vLLM 在 `torch.compile` 下会改跑这类算子的原生 PyTorch 实现）。用普通的张量运算"
+                               "写出加法和归一化。", op=op)) from None
+    assert_no_opaque_calls(codes, what=T.same("`add_rmsnorm`"))
 
 
 def test_one_triton_kernel(entry):
-    """Inductor generates exactly one Triton kernel, and it holds both the add and the norm"""
+    """Inductor generates exactly one Triton kernel, and it holds both the add and the norm
+    zh: Inductor 只生成一个 Triton 内核，加法和归一化都在里面
+    """
     _, _, codes = inductor_run(entry)
     names = triton_kernel_names(codes)
-    diag = GraphDiagnostic(title="Inductor's call()", code="\n\n".join(call_bodies(codes)), highlight=names)
+    diag = GraphDiagnostic(title=T("Inductor's `call()`", zh="Inductor 的 `call()`"),
+                           code="\n\n".join(call_bodies(codes)), highlight=names)
     if len(names) != 1:
-        raise WrongAnswer(f"Inductor generated {len(names)} Triton kernels ({', '.join(names) or 'none'}); the add "
-                          "and the norm should fuse into exactly one, which reads x and residual once and writes "
-                          "both results. Each extra kernel writes its result to GPU memory and the next one reads "
-                          "it back.", [diag])
+        listed = T.same(", ".join(f"`{n}`" for n in names)) if names else T("none", zh="无")
+        raise WrongAnswer(T("Inductor generated {n} Triton kernels ({names}); the add and the norm should fuse into "
+                            "exactly one, which reads `x` and `residual` once and writes both results. Each extra "
+                            "kernel writes its result to GPU memory and the next one reads it back.",
+                            zh="Inductor 生成了 {n} 个 Triton 内核（{names}）；加法和归一化应当融合成恰好一个内核，"
+                               "只读一次 `x` 和 `residual`，写出两个结果。每多一个内核，就要把结果写到显存，"
+                               "再由下一个内核读回来。", n=len(names), names=listed), [diag])
     name = names[0]
     if not ADD_PART.search(name) or not NORM_PART.search(name):
-        missing = "the residual add" if not ADD_PART.search(name) else "the norm (a mean over the row)"
-        raise WrongAnswer(f"the one generated kernel, {name}, does not contain {missing}; its name lists the "
-                          "operations fused into it.",
-                          [diag, GraphDiagnostic(title=name, code=triton_kernel_source(codes, name))])
+        missing = (T("the residual add", zh="残差加法") if not ADD_PART.search(name)
+                   else T("the norm (a mean over the row)", zh="归一化（对一行求均值）"))
+        raise WrongAnswer(T("the one generated kernel, `{name}`, does not contain {missing}; its name lists the "
+                            "operations fused into it.",
+                            zh="生成的唯一内核 `{name}` 里没有{missing}；内核名列出了融合进去的运算。",
+                            name=name, missing=missing),
+                          [diag, GraphDiagnostic(title=T.same(name), code=triton_kernel_source(codes, name))])
 
 
 CASES = {
@@ -123,36 +142,48 @@ def compiled(entry):
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_same_as_original(entry, name):
-    """Both results equal the original on random, all-zero and tiny inputs (where eps matters), in float32"""
+    """Both results equal the original on random, all-zero and tiny inputs (where eps matters), in float32
+    zh: 在 float32 的随机、全零和极小输入（eps 起作用的地方）上，两个结果都与原函数相同
+    """
     fn = compiled(entry)
     for rows in (N, 3):
         x, r, w = inputs(rows, torch.float32, **CASES[name])
-        note = {"zeros": "x and residual all zeros", "tiny": "|x| ~ 1e-4, mean(h^2) ~ 1e-8 < eps"}.get(name, "")
+        note = {"zeros": T("`x` and `residual` all zeros", zh="`x` 和 `residual` 全为 0"),
+                "tiny": T.same("`|x| ~ 1e-4`, `mean(h^2) ~ 1e-8 < eps`")}.get(name, "")
         expected = add_rmsnorm(x, r, w)  # before the call: a wrong solution may change its inputs
-        assert_same(fn(x, r, w), expected, case=describe_tensor("x", x, note), what="(out, h)")
+        assert_same(fn(x, r, w), expected, case=describe_tensor("x", x, note), what=T.same("(out, h)"))
 
 
 def test_bfloat16(entry):
-    """bfloat16 inputs give bfloat16 results equal to the original within bfloat16 precision"""
+    """bfloat16 inputs give bfloat16 results equal to the original within bfloat16 precision
+    zh: bfloat16 输入得到 bfloat16 结果，在 bfloat16 精度内与原函数相同
+    """
     fn = compiled(entry)
     x, r, w = inputs(N, torch.bfloat16)
     expected = add_rmsnorm(x, r, w)
-    assert_same(fn(x, r, w), expected, case=describe_tensor("x", x), what="(out, h)", rtol=2e-2, atol=2e-2)
+    assert_same(fn(x, r, w), expected, case=describe_tensor("x", x), what=T.same("(out, h)"), rtol=2e-2, atol=2e-2)
 
 
 def test_inputs_unchanged(entry):
-    """x, residual and w are left as they were (the results are new tensors)"""
+    """x, residual and w are left as they were (the results are new tensors)
+    zh: x、residual 和 w 保持原样（结果是新张量）
+    """
     fn = compiled(entry)
     x, r, w = inputs(N, torch.float32)
     before = [t.clone() for t in (x, r, w)]
     fn(x, r, w)
     for name, t, old in zip(("x", "residual", "w"), (x, r, w), before):
         if not torch.equal(t, old):
-            raise WrongAnswer(f"add_rmsnorm changed its input {name} in place; this contract returns the new "
-                              "residual as a new tensor and leaves the caller's tensors alone.")
+            raise WrongAnswer(T("`add_rmsnorm` changed its input `{name}` in place; this contract returns the new "
+                                "residual as a new tensor and leaves the caller's tensors alone.",
+                                zh="`add_rmsnorm` 原地修改了它的输入 `{name}`；按这道题的约定，新的 residual 作为"
+                                   "新张量返回，调用方的张量保持不动。", name=name))
 
 
 def test_fused_kernel_result(entry):
-    """The Inductor-compiled add_rmsnorm (its Triton kernel) equals the original"""
+    """The Inductor-compiled add_rmsnorm (its Triton kernel) equals the original
+    zh: Inductor 编译的 add_rmsnorm（它的 Triton 内核）与原函数相同
+    """
     expected, output, _ = inductor_run(entry)
-    assert_same(output, expected, case=f"x [{N}, {D}] bfloat16, Inductor", what="(out, h)", rtol=2e-2, atol=2e-2)
+    assert_same(output, expected, case=T.same(f"x [{N}, {D}] bfloat16, Inductor"), what=T.same("(out, h)"),
+                rtol=2e-2, atol=2e-2)
