@@ -14,6 +14,7 @@ import torch
 from judge import remote
 from judge.checks import WrongAnswer, assert_same, describe_tensor
 from judge.checks.fresh_process import learner_error
+from judge.i18n import T
 
 _RUNS: dict = {}
 
@@ -37,7 +38,7 @@ def runs(entry, public) -> dict:
     if not _RUNS:
         example = public.example()
         x = torch.randn(example.shape, dtype=example.dtype)  # what the service is called with: same shape, new values
-        report = remote.call(remote.public("build_and_serve"), entry, x, what="build_artifacts(fn, example)")
+        report = remote.call(remote.public("build_and_serve"), entry, x, what=T.same("`build_artifacts(fn, example)`"))
         _RUNS.update(_form(report), x=x)
     return _RUNS
 
@@ -45,44 +46,70 @@ def runs(entry, public) -> dict:
 def built(entry, public) -> dict:
     build = runs(entry, public)["build"]
     if "error" in build:
-        raise learner_error("build_artifacts(fn, example)", str(build["error"]))
+        raise learner_error(T.same("`build_artifacts(fn, example)`"), str(build["error"]))
     if build.get("type") not in ("bytes", "bytearray"):
-        raise WrongAnswer(f"build_artifacts must return bytes (the first element of what "
-                          f"torch.compiler.save_cache_artifacts() returns); it returned {build.get('type')}")
+        raise WrongAnswer(T("`build_artifacts` must return `bytes` (the first element of what "
+                            "`torch.compiler.save_cache_artifacts()` returns); it returned `{type}`",
+                            zh="`build_artifacts` 必须返回 `bytes`（`torch.compiler.save_cache_artifacts()` "
+                               "返回值的第一个元素）；它返回的是 `{type}`", type=build.get("type")))
     if not build.get("size"):
-        raise WrongAnswer("build_artifacts returned empty bytes: torch.compiler.save_cache_artifacts() found "
-                          "nothing Inductor compiled in that process. torch.compile is lazy: it compiles on the "
-                          "first call, with the real input, and only Inductor's output is cached.")
+        raise WrongAnswer(T("`build_artifacts` returned empty bytes: `torch.compiler.save_cache_artifacts()` found "
+                            "nothing Inductor compiled in that process. `torch.compile` is lazy: it compiles on the "
+                            "first call, with the real input, and only Inductor's output is cached.",
+                            zh="`build_artifacts` 返回了空的 bytes：`torch.compiler.save_cache_artifacts()` 在那个进程里"
+                               "找不到 Inductor 编译过的东西。`torch.compile` 是惰性的：第一次用真实输入调用时才编译，"
+                               "而缓存里只存 Inductor 的编译结果。"))
     return build
 
 
+def load_error(serve) -> T:
+    """Why the serve process could not load the bytes: its own words, or the exception torch raised (as code)."""
+    error = str(serve["load_error"])
+    if error == "it found no cache entries in them":  # public.py's SERVE says so when load_cache_artifacts found none
+        return T("it found no cache entries in them", zh="在其中没有找到任何缓存条目")
+    return T.same(f"`{error}`")
+
+
 def test_returns_artifacts(entry, public):
-    """build_artifacts returns the non-empty bytes of torch.compiler.save_cache_artifacts()"""
+    """build_artifacts returns the non-empty bytes of torch.compiler.save_cache_artifacts()
+    zh: build_artifacts 返回 torch.compiler.save_cache_artifacts() 给出的非空 bytes
+    """
     built(entry, public)
 
 
 def test_fresh_process_hits_cache(entry, public):
-    """A fresh process with an empty cache loads the bytes and compiles fn with an FX-graph cache hit, no miss"""
+    """A fresh process with an empty cache loads the bytes and compiles fn with an FX-graph cache hit, no miss
+    zh: 缓存为空的新进程加载这些 bytes 后编译 fn，FX 图缓存命中，没有未命中
+    """
     built(entry, public)
     serve = runs(entry, public)["serve"]
     if "load_error" in serve:
-        raise WrongAnswer("torch.compiler.load_cache_artifacts could not use the bytes you returned ("
-                          f"{serve['load_error']}); return the bytes element of save_cache_artifacts(), as is.")
+        raise WrongAnswer(T("`torch.compiler.load_cache_artifacts` could not use the bytes you returned "
+                            "({error}); return the bytes element of `save_cache_artifacts()`, as is.",
+                            zh="`torch.compiler.load_cache_artifacts` 用不了你返回的 bytes（{error}）；"
+                               "把 `save_cache_artifacts()` 返回的 bytes 元素原样返回。", error=load_error(serve)))
     inductor = serve["counters"].get("inductor", {})
     hits, misses = inductor.get("fxgraph_cache_hit", 0), inductor.get("fxgraph_cache_miss", 0)
     if hits < 1 or misses:
-        raise WrongAnswer(
-            f"the fresh process compiled fn again: {hits} FX-graph cache hit(s) and {misses} miss(es). The "
-            "artifacts hold a graph with another cache key than torch.compile(fn)(example) produces: compile "
-            "fn exactly as it will be served (same input shape, dtype and options) before saving.")
+        raise WrongAnswer(T(
+            "the fresh process compiled `fn` again: {hits} FX-graph cache hit(s) and {misses} miss(es). The "
+            "artifacts hold a graph with another cache key than `torch.compile(fn)(example)` produces: compile "
+            "`fn` exactly as it will be served (same input shape, dtype and options) before saving.",
+            zh="新进程又把 `fn` 编译了一遍：FX 图缓存命中 {hits} 次、未命中 {misses} 次。这些缓存里的图与 "
+               "`torch.compile(fn)(example)` 的缓存键不同：保存之前，要按服务时完全一样的方式编译 `fn`"
+               "（同样的输入形状、dtype 和编译选项）。", hits=hits, misses=misses))
 
 
 def test_served_result(entry, public):
-    """The function compiled from the loaded cache gives the original function's result on a new input"""
+    """The function compiled from the loaded cache gives the original function's result on a new input
+    zh: 从加载的缓存编译出的函数在新输入上给出与原函数相同的结果
+    """
     built(entry, public)
     found = runs(entry, public)
     serve, x = found["serve"], found["x"]
     if "load_error" in serve:
-        raise WrongAnswer(f"torch.compiler.load_cache_artifacts failed: {serve['load_error']}")
-    assert_same(serve["output"], public.fn(x), case=f"fn served from your artifacts, {describe_tensor('x', x)}",
+        raise WrongAnswer(T("`torch.compiler.load_cache_artifacts` failed: {error}",
+                            zh="`torch.compiler.load_cache_artifacts` 失败：{error}", error=load_error(serve)))
+    assert_same(serve["output"], public.fn(x), case=T("`fn` served from your artifacts, {x}",
+                                                    zh="用你的缓存产物服务的 `fn`，{x}", x=describe_tensor("x", x)),
                 rtol=1e-4, atol=1e-4)
