@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from judge.checks.numerics import assert_same
+from judge.i18n import T
 
 
 def value_and_grads(fn, *inputs: torch.Tensor):
@@ -19,19 +20,20 @@ def value_and_grads(fn, *inputs: torch.Tensor):
     return output.detach(), [leaf.grad for leaf in leaves]
 
 
-def assert_same_value_and_grads(fn, expected_fn, *inputs: torch.Tensor, case: str, names=None,
+def assert_same_value_and_grads(fn, expected_fn, *inputs: torch.Tensor, case: T | str, names=None,
                                 rtol: float | None = None, atol: float | None = None) -> None:
     """Fail with WrongAnswer unless `fn` matches `expected_fn` in its output and in every input's gradient.
 
     NaN in one and not the other is a mismatch; `names` label the inputs in messages ("s", "x", ...).
     """
-    names = list(names or [f"input {i}" for i in range(len(inputs))])
+    names = list(names or [T("input {i}", i=i) for i in range(len(inputs))])
     out, grads = value_and_grads(fn, *inputs)
     ref_out, ref_grads = value_and_grads(expected_fn, *inputs)
-    assert_same(out, ref_out, case=case, rtol=rtol, atol=atol, what="output")
+    assert_same(out, ref_out, case=case, rtol=rtol, atol=atol, what=T("output"))
     for name, grad, ref_grad in zip(names, grads, ref_grads):
         if ref_grad is None:
             continue
+        what = T("gradient of {name}", name=name)
         if grad is None:
-            assert_same(None, ref_grad, case=case, what=f"gradient of {name}")
-        assert_same(grad, ref_grad, case=case, rtol=rtol, atol=atol, what=f"gradient of {name}")
+            assert_same(None, ref_grad, case=case, what=what)
+        assert_same(grad, ref_grad, case=case, rtol=rtol, atol=atol, what=what)

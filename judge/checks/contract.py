@@ -23,6 +23,7 @@ from judge import remote
 from judge.checks.autograd import value_and_grads
 from judge.checks.failures import CheckFailure, WrongAnswer
 from judge.checks.numerics import assert_same
+from judge.i18n import T
 
 MAX_SHOWN_VALUES = 6
 # Scales a whole tensor is multiplied by (shrinking goes towards the first): tiny and huge magnitudes.
@@ -47,7 +48,7 @@ class ContractRun:
         options = {"fullgraph": bool(spec.get("fullgraph", True))}
         if spec.get("dynamic") is not None:
             options["dynamic"] = bool(spec["dynamic"])
-        self.compiled = remote.RemoteCompiled(entry, options, what="your compiled function",
+        self.compiled = remote.RemoteCompiled(entry, options, what=T("your compiled function"),
                                               local_backend=spec.get("local_backend"))
         self.graph_for: dict = {}  # signature -> (graph index, output spec)
         self.round_trips = 0
@@ -65,7 +66,7 @@ class ContractRun:
     def expected(self, *args):
         return self.expected_fn(*[a.clone() for a in args])
 
-    def compare(self, args, case: str) -> None:
+    def compare(self, args, case: T | str) -> None:
         """Outputs (and gradients, when the contract asks) of the compiled graph against the expected ones."""
         rtol, atol = self.spec.get("rtol"), self.spec.get("atol")
         names = [i["name"] for i in self.spec["inputs"]]
@@ -78,16 +79,17 @@ class ContractRun:
             out, grads = self(*args), []
             if self.spec.get("inputs_unchanged", True):
                 for name, a, a0 in zip(names, args, before):
-                    assert_same(a, a0, case=f"{case}: your function modified its input {name}", what=name,
-                                rtol=0, atol=0)
+                    assert_same(a, a0, case=T("{case}: your function modified its input `{name}`", case=case,
+                                              name=name), what=T.same(name), rtol=0, atol=0)
         check_dtype(out, args, case, self.spec)
-        assert_same(out, ref_out, case=case, rtol=rtol, atol=atol, what="output")
+        assert_same(out, ref_out, case=case, rtol=rtol, atol=atol, what=T("output"))
         for name, grad, ref_grad in zip(names, grads, ref_grads):
             if ref_grad is not None:
-                assert_same(grad, ref_grad, case=case, rtol=rtol, atol=atol, what=f"gradient of {name}")
+                assert_same(grad, ref_grad, case=case, rtol=rtol, atol=atol,
+                            what=T("gradient of {name}", name=name))
 
 
-def check_dtype(out, args, case: str, spec: dict) -> None:
+def check_dtype(out, args, case: T | str, spec: dict) -> None:
     """Every tensor output has the inputs' dtype (contract.keep_dtype)."""
     if not spec.get("keep_dtype", True) or not args:
         return
@@ -98,8 +100,9 @@ def check_dtype(out, args, case: str, spec: dict) -> None:
     for i, leaf in enumerate(pytree.tree_leaves(out)):
         if isinstance(leaf, torch.Tensor) and leaf.is_floating_point() and leaf.dtype != dtype:
             got, want = str(leaf.dtype).removeprefix("torch."), str(dtype).removeprefix("torch.")
-            raise WrongAnswer(f"{case}: output {i} is {got}, but the inputs are {want}: the contract says every "
-                              f"output keeps the inputs' dtype (no promotion to {got})")
+            raise WrongAnswer(T("{case}: output {i} is {got}, but the inputs are {want}: the contract says every "
+                                "output keeps the inputs' dtype (no promotion to {got})", case=case, i=i, got=got,
+                                want=want))
 
 
 # ------------------------------------------------------------------ inputs from the contract
@@ -185,20 +188,26 @@ def tensor_strategy(st, shape, dtype, item: dict, plan: dict):
                      st.booleans()).map(build)
 
 
-def describe_inputs(spec: dict, args) -> str:
-    """'s = [1e-12, 0, 0] (float32)' per input; larger tensors show their nonzero entries."""
+def describe_inputs(spec: dict, args) -> T:
+    """'s [3] = [1e-12, 0, 0] float32' per input; larger tensors show their nonzero entries."""
     parts = []
     for item, t in zip(spec["inputs"], args):
         name, flat = item["name"], t.detach().double().flatten()
         dtype = str(t.dtype).removeprefix("torch.")
         if flat.numel() <= MAX_SHOWN_VALUES:
-            parts.append(f"{name} {list(t.shape)} = [{', '.join(f'{v:.3g}' for v in flat.tolist())}] {dtype}")
+            parts.append(T.same(f"{name} {list(t.shape)} = [{', '.join(f'{v:.3g}' for v in flat.tolist())}] {dtype}"))
             continue
         nz = t.detach().double().nonzero().tolist()
         shown = ", ".join(f"{idx}={t[tuple(idx)].item():.3g}" for idx in nz[:MAX_SHOWN_VALUES])
-        more = f", … ({len(nz)} nonzero)" if len(nz) > MAX_SHOWN_VALUES else ""
-        parts.append(f"{name} {list(t.shape)} {dtype} " + (f"nonzero at {shown}{more}" if nz else "all zero"))
-    return ", ".join(parts)
+        tensor = T.same(f"{name} {list(t.shape)} {dtype}")
+        if not nz:
+            parts.append(T("{tensor} all zero", tensor=tensor))
+        elif len(nz) > MAX_SHOWN_VALUES:
+            parts.append(T("{tensor} nonzero at {shown}, … ({count} nonzero)", tensor=tensor, shown=shown,
+                           count=len(nz)))
+        else:
+            parts.append(T("{tensor} nonzero at {shown}", tensor=tensor, shown=shown))
+    return T.join(parts, sep=", ")
 
 
 def _draw_from_the_contract_alone() -> None:
@@ -238,12 +247,13 @@ def search(run: ContractRun, spec: dict) -> dict:
     def holds(args):
         stats["examples"] += 1
         args = list(args)
-        run.compare(args, case="fails for " + describe_inputs(spec, args))
+        run.compare(args, case=T("fails for {inputs}", inputs=describe_inputs(spec, args)))
 
     try:
         holds()
     except CheckFailure as exc:
-        raise type(exc)(f"{exc.message} [counterexample found by search, seed {seed}, budget {budget}]",
+        raise type(exc)(T("{message} [counterexample found by search, seed {seed}, budget {budget}]",
+                          message=exc.message, seed=seed, budget=budget),
                         exc.diagnostics, verdict=exc.verdict) from None
     finally:
         stats["round_trips"], stats["seconds"] = run.round_trips, time.monotonic() - started

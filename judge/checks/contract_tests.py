@@ -6,6 +6,7 @@ deterministic flags, thread counts, compiler config) is asked of the runner afte
 """
 
 from judge.checks import contract as c
+from judge.i18n import T
 from judge.loaded import LOADED
 
 
@@ -16,16 +17,20 @@ def _run(entry):
 
 
 def test_contract_dtypes(entry):
-    """Every dtype the contract allows: outputs keep that dtype, equal the original, inputs stay unchanged"""
+    """Every dtype the contract allows: outputs keep that dtype, equal the original, inputs stay unchanged
+    zh: 契约允许的每种 dtype：输出保持该 dtype、与原函数相等，且输入保持不变
+    """
     spec, run = _run(entry)
     plan = c.shape_plans(spec, int(spec.get("seed", 0)))[0]
     for dtype in c.dtypes(spec):
         args = c.fixed_inputs(spec, plan, dtype)
-        run.compare(args, case="for " + c.describe_inputs(spec, args))
+        run.compare(args, case=T("for {inputs}", inputs=c.describe_inputs(spec, args)))
 
 
 def test_contract_search(entry):
-    """A search (Hypothesis) for inputs the contract allows where the compiled function differs from the original"""
+    """A search (Hypothesis) for inputs the contract allows where the compiled function differs from the original
+    zh: 用 Hypothesis 在契约允许的输入中搜索，寻找编译后的函数与原函数结果不同的情况
+    """
     spec, run = _run(entry)
     stats = c.search(run, spec)
     print(f"contract search: {stats}")

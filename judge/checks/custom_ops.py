@@ -6,16 +6,18 @@ import torch
 import torch.fx
 
 from judge.checks.failures import WrongAnswer
+from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 # opcheck's sub-tests and what a failure of each one means for the person who registered the op
 OPCHECK_MEANING = {
-    "test_schema": "the op does something its schema does not declare: it returns (a view of) an input, or "
-                   "mutates an input without listing it in mutates_args",
-    "test_autograd_registration": "the op's autograd registration is incomplete",
-    "test_faketensor": "the fake implementation (register_fake) does not describe the real output: its shape, "
-                       "dtype, device or strides differ from what the real kernel returns",
-    "test_aot_dispatch_dynamic": "the op does not work when traced with symbolic shapes (AOTAutograd, dynamic=True)",
+    "test_schema": T("the op does something its schema does not declare: it returns (a view of) an input, or "
+                     "mutates an input without listing it in `mutates_args`"),
+    "test_autograd_registration": T("the op's autograd registration is incomplete"),
+    "test_faketensor": T("the fake implementation (`register_fake`) does not describe the real output: its shape, "
+                         "dtype, device or strides differ from what the real kernel returns"),
+    "test_aot_dispatch_dynamic": T("the op does not work when traced with symbolic shapes (AOTAutograd, "
+                                   "`dynamic=True`)"),
 }
 
 
@@ -40,7 +42,7 @@ def custom_op_nodes(gm: torch.fx.GraphModule, namespace: str) -> list[tuple[torc
     return found
 
 
-def assert_calls_custom_op(gm: torch.fx.GraphModule, namespace: str, what: str = "the captured graph"):
+def assert_calls_custom_op(gm: torch.fx.GraphModule, namespace: str, what: T | str = T("the captured graph")):
     """The custom-op nodes of `namespace` in `gm`; WrongAnswer showing the graph if there is none."""
     found = custom_op_nodes(gm, namespace)
     if found:
@@ -48,22 +50,31 @@ def assert_calls_custom_op(gm: torch.fx.GraphModule, namespace: str, what: str =
     ops = sorted({str(_overload(n.target)) for n in gm.graph.nodes
                   if n.op == "call_function" and _overload(n.target) is not None
                   and _overload(n.target).namespace not in ("aten", "prims", "higher_order")})
-    others = f" (it calls {', '.join(ops)}, in another namespace)" if ops else ""
-    raise WrongAnswer(f"{what} calls no operator in the `{namespace}` namespace{others}: register the kernel "
-                      f"with torch.library.custom_op(\"{namespace}::<name>\", ...) and call that op.",
-                      [GraphDiagnostic(title="captured graph", code=gm.code.strip())])
+    diags = [GraphDiagnostic(title=T("captured graph"), code=gm.code.strip())]
+    if ops:
+        raise WrongAnswer(T("{what} calls no operator in the `{namespace}` namespace (it calls `{ops}`, in another "
+                            "namespace): register the kernel with `torch.library.custom_op(\"{namespace}::<name>\", "
+                            "...)` and call that op.", what=what, namespace=namespace, ops=", ".join(ops)), diags)
+    raise WrongAnswer(T("{what} calls no operator in the `{namespace}` namespace: register the kernel with "
+                        "`torch.library.custom_op(\"{namespace}::<name>\", ...)` and call that op.", what=what,
+                        namespace=namespace), diags)
 
 
-def assert_opcheck(op: torch._ops.OpOverload, args: tuple, kwargs: dict | None = None, *, case: str) -> None:
+def assert_opcheck(op: torch._ops.OpOverload, args: tuple, kwargs: dict | None = None, *, case: T | str) -> None:
     """Run torch.library.opcheck(op, args, kwargs); WrongAnswer naming the failed sub-test and what it means."""
     try:
         results = torch.library.opcheck(op, args, kwargs, raise_exception=False)
     except Exception as exc:  # noqa: BLE001 - opcheck itself can fail on a broken registration
-        raise WrongAnswer(f"torch.library.opcheck({op}) on {case} failed: {type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0][:300]}") from None
+        first = (str(exc).splitlines() or [""])[0][:300]
+        raise WrongAnswer(T("`torch.library.opcheck({op})` on {case} failed: `{error}: {detail}`", op=op, case=case,
+                            error=type(exc).__name__, detail=first)) from None
     for test, outcome in results.items():
         if outcome == "SUCCESS":
             continue
         detail = str(outcome).strip().splitlines()[0][:400] if outcome else ""
-        meaning = OPCHECK_MEANING.get(test, "")
-        raise WrongAnswer(f"torch.library.opcheck({op}) on {case}: {test} failed: {meaning}. Detail: {detail}")
+        meaning = OPCHECK_MEANING.get(test)
+        if meaning is None:
+            raise WrongAnswer(T("`torch.library.opcheck({op})` on {case}: `{test}` failed. Detail: `{detail}`", op=op,
+                                case=case, test=test, detail=detail))
+        raise WrongAnswer(T("`torch.library.opcheck({op})` on {case}: `{test}` failed: {meaning}. Detail: `{detail}`",
+                            op=op, case=case, test=test, meaning=meaning, detail=detail))

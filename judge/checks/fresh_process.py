@@ -13,6 +13,7 @@ from pathlib import Path
 
 from judge.checks.failures import CheckFailure
 from judge.checks.locations import stack_locations
+from judge.i18n import T
 from judge.report import ErrorDiagnostic, Verdict
 
 
@@ -37,24 +38,30 @@ def run_python(script: str, args: list[str], *, env: dict[str, str], result_file
         proc = subprocess.run([sys.executable, "-c", script, *args], env=full_env, cwd=cwd, timeout=timeout,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
     except subprocess.TimeoutExpired:
-        raise LearnerError(f"a fresh Python process running your code did not finish in {timeout:.0f} s") from None
+        seconds = round(timeout)
+        raise LearnerError(T("a fresh Python process running your code did not finish in {seconds} s",
+                             seconds=seconds)) from None
     if result_file.is_file():
         try:
             return json.loads(result_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             pass
     tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
-    raise LearnerError(f"a fresh Python process running your code died (exit code {proc.returncode}) "
-                       "before reporting a result", [ErrorDiagnostic(exc_type="ProcessDied", message=tail[-2000:])])
+    raise LearnerError(T("a fresh Python process running your code died (exit code {code}) before reporting a "
+                         "result", code=proc.returncode),
+                       [ErrorDiagnostic(exc_type="ProcessDied", message=tail[-2000:])])
 
 
-def learner_error(what: str, traceback_text: str) -> LearnerError:
+def learner_error(what: T | str, traceback_text: str) -> LearnerError:
     """A RUNTIME_ERROR for a traceback captured in a fresh process, pointing at the learner's line."""
-    last = traceback_text.strip().splitlines()[-1] if traceback_text.strip() else "an exception"
+    last = traceback_text.strip().splitlines()[-1] if traceback_text.strip() else "Exception"
     # the learner's innermost frame; its line's text as printed when the file is not here (the verifier)
     found = stack_locations(traceback_text)
     loc = found[-1] if found else None
-    where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
     diag = ErrorDiagnostic(exc_type=last.split(":", 1)[0], message=last[:2000], location=loc,
                            traceback=traceback_text[-4000:])
-    return LearnerError(f"{what} raised{where}: {last}", [diag])
+    error = last.replace("`", "'")
+    if loc:
+        return LearnerError(T("{what} raised at line {line} (`{code}`): `{error}`", what=what, line=loc.line,
+                              code=loc.text, error=error), [diag])
+    return LearnerError(T("{what} raised: `{error}`", what=what, error=error), [diag])

@@ -16,6 +16,7 @@ import torch.fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from judge.checks.failures import WrongAnswer
+from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 
@@ -42,7 +43,7 @@ def aten_graph(fn, *inputs) -> tuple[torch.fx.GraphModule, list]:
     return captured["gm"], captured["args"]
 
 
-def apply_pass(pass_fn, gm: torch.fx.GraphModule, name: str = "your pass") -> torch.fx.GraphModule:
+def apply_pass(pass_fn, gm: torch.fx.GraphModule, name: T | str = T("your pass")) -> torch.fx.GraphModule:
     """Call the learner's pass (its exceptions propagate as theirs) and check it returned a valid GraphModule.
 
     `pass_fn` may be a `judge.remote.Ref` (the learner's entry point): see `apply_remote_pass`."""
@@ -52,16 +53,24 @@ def apply_pass(pass_fn, gm: torch.fx.GraphModule, name: str = "your pass") -> to
         return apply_remote_pass(pass_fn, gm, name)[0]
     result = pass_fn(gm)
     if not isinstance(result, torch.fx.GraphModule):
-        raise WrongAnswer(f"{name} must return a torch.fx.GraphModule (usually the one it was given, edited); "
-                          f"it returned {type(result).__name__}")
+        raise _not_a_graph_module(name, type(result).__name__)
     try:
         result.graph.lint()
     except Exception as exc:  # noqa: BLE001 - lint raises plain RuntimeErrors
-        raise WrongAnswer(f"{name} left an invalid graph: {exc}", [graph_diagnostic(result)]) from None
+        raise WrongAnswer(_invalid_graph(name, exc), [graph_diagnostic(result)]) from None
     return result
 
 
-def apply_remote_pass(pass_ref, gm: torch.fx.GraphModule, name: str = "your pass"):
+def _not_a_graph_module(name: T | str, kind: str) -> WrongAnswer:
+    return WrongAnswer(T("{name} must return a `torch.fx.GraphModule` (usually the one it was given, edited); it "
+                         "returned `{kind}`", name=name, kind=kind))
+
+
+def _invalid_graph(name: T | str, detail) -> T:
+    return T("{name} left an invalid graph: `{detail}`", name=name, detail=str(detail).strip().replace("`", "'"))
+
+
+def apply_remote_pass(pass_ref, gm: torch.fx.GraphModule, name: T | str = T("your pass")):
     """Run the learner's pass in the runner and rebuild the graph it returns here: (graph, Ref to the runner's
     returned object, for asking what running it there does).
 
@@ -75,12 +84,11 @@ def apply_remote_pass(pass_ref, gm: torch.fx.GraphModule, name: str = "your pass
         if "graph from your code's process is malformed" not in str(exc):
             raise
         detail = str(exc).split("malformed: ", 1)[-1]
-        raise WrongAnswer(f"{name} left an invalid graph: {detail}") from None
+        raise WrongAnswer(_invalid_graph(name, detail)) from None
     result = answer.value
     if not isinstance(result, torch.fx.GraphModule):
         kind = answer.type_name or type(result).__name__
-        raise WrongAnswer(f"{name} must return a torch.fx.GraphModule (usually the one it was given, edited); "
-                          f"it returned {kind}")
+        raise _not_a_graph_module(name, kind)
     return result, answer.kept
 
 
@@ -105,7 +113,7 @@ def dead_nodes(gm: torch.fx.GraphModule) -> list[str]:
     return [n.name for n in gm.graph.nodes if n.op == "call_function" and not n.users and not n.is_impure()]
 
 
-def graph_diagnostic(gm: torch.fx.GraphModule, title: str = "graph after your pass",
+def graph_diagnostic(gm: torch.fx.GraphModule, title: T | str = T("graph after your pass"),
                      highlight: list[str] | None = None) -> GraphDiagnostic:
     return GraphDiagnostic(title=title, code=gm.graph.python_code("self").src.strip(), highlight=highlight or [])
 

@@ -11,6 +11,7 @@ import torch.fx
 from judge.checks.failures import GraphBreak
 from judge.checks.logs import artifact_log
 from judge.checks.locations import is_learner_file, learner_frames, location, stack_locations
+from judge.i18n import T
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic
 
 HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
@@ -18,16 +19,16 @@ HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
 # (pattern in Dynamo's reason, explanation for a learner)
 _EXPLANATIONS = [
     (r"Tensor\.item\(\)|_local_scalar_dense|\bitem\b",
-     "Tensor.item() copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
-     "Keep the value as a tensor (for example with torch.where)."),
+     T("`Tensor.item()` copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
+       "Keep the value as a tensor (for example with `torch.where`).")),
     (r"data-dependent|guard on data-dependent|Data-dependent",
-     "a Python `if` (or int(), bool()) depends on a tensor's value, which is unknown while compiling. "
-     "Compute both branches and select with torch.where, or use torch.cond."),
+     T("a Python `if` (or `int()`, `bool()`) depends on a tensor's value, which is unknown while compiling. "
+       "Compute both branches and select with `torch.where`, or use `torch.cond`.")),
     (r"builtin operator `print`|\bprint\b",
-     "print() is Python I/O that Dynamo cannot put in a graph."),
+     T("`print()` is Python I/O that Dynamo cannot put in a graph.")),
     (r"torch\.compiler\.disable|skip|disable",
-     "the code calls a function that Dynamo was told to skip (torch.compiler.disable or a skipped file)."),
-    (r"tolist", "Tensor.tolist() copies the tensor into Python values, which Dynamo cannot trace."),
+     T("the code calls a function that Dynamo was told to skip (`torch.compiler.disable` or a skipped file).")),
+    (r"tolist", T("`Tensor.tolist()` copies the tensor into Python values, which Dynamo cannot trace.")),
 ]
 
 
@@ -40,12 +41,12 @@ def is_graph_break_error(exc: BaseException) -> bool:
         cls.__name__ in GRAPH_BREAK_ERRORS for cls in type(exc).__mro__)
 
 
-def explain_reason(reason: str) -> str:
-    """A learner-readable explanation of a Dynamo graph-break reason."""
+def explain_reason(reason: str) -> T:
+    """A learner-readable explanation of a Dynamo graph-break reason (in both languages)."""
     for pattern, text in _EXPLANATIONS:
         if re.search(pattern, reason):
             return text
-    return "Dynamo could not trace this line into the graph."
+    return T("Dynamo could not trace this line into the graph.")
 
 
 def _short_reason(text: str) -> str:
@@ -101,12 +102,19 @@ def _learner_lines_in_text(text: str):
     return stack_locations(text)
 
 
-def _graph_break_message(diag: GraphBreakDiagnostic, what: str) -> str:
-    where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "a line outside your file"
-    return f"{what}: graph break at {where}: {diag.explanation}"
+def _graph_break_message(diag: GraphBreakDiagnostic, what: T | str) -> T:
+    if diag.location:
+        return T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
+                 line=diag.location.line, code=diag.location.text, explanation=diag.text("explanation"))
+    return T("{what}: graph break at a line outside your file: {explanation}", what=what,
+             explanation=diag.text("explanation"))
 
 
-def compile_one_graph(fn, *args, dynamic=None, backend="eager", what="torch.compile(fullgraph=True)",
+def _one_graph_expected(what: T | str, count: int) -> T:
+    return T("{what}: expected one graph, Dynamo captured {count}", what=what, count=count)
+
+
+def compile_one_graph(fn, *args, dynamic=None, backend="eager", what: T | str = T.same("`torch.compile(fullgraph=True)`"),
                       **compile_kwargs) -> Captured:
     """Compile `fn` with fullgraph=True, call it on `args`, and require exactly one captured graph.
 
@@ -120,7 +128,7 @@ def compile_one_graph(fn, *args, dynamic=None, backend="eager", what="torch.comp
         compiled = remote.RemoteCompiled(fn, {"fullgraph": True, "dynamic": dynamic, **compile_kwargs}, what=what)
         output = compiled(*args)
         if compiled.frame_count != 1:
-            raise GraphBreak(f"{what}: expected one graph, Dynamo captured {compiled.frame_count}", [])
+            raise GraphBreak(_one_graph_expected(what, compiled.frame_count), [])
         return Captured(output, compiled.graph_modules, [])
     recorder = RecordingBackend(backend)
     compiled = torch.compile(fn, fullgraph=True, dynamic=dynamic, backend=recorder, **compile_kwargs)
@@ -134,7 +142,7 @@ def compile_one_graph(fn, *args, dynamic=None, backend="eager", what="torch.comp
         raise GraphBreak(_graph_break_message(diag, what), [diag]) from None
     if len(recorder.graphs) != 1:
         breaks = find_graph_breaks(fn, *args, dynamic=dynamic)
-        message = f"{what}: expected one graph, Dynamo captured {len(recorder.graphs)}"
+        message = _one_graph_expected(what, len(recorder.graphs))
         if breaks:
             message = _graph_break_message(breaks[0], what)
         raise GraphBreak(message, breaks)
@@ -194,24 +202,27 @@ def graph_code(gm: torch.fx.GraphModule) -> str:
     return gm.code.strip()
 
 
-def assert_no_host_sync(graphs: list[torch.fx.GraphModule], what="the captured graph") -> None:
+def assert_no_host_sync(graphs: list[torch.fx.GraphModule], what: T | str = T("the captured graph")) -> None:
     """Fail with GRAPH_BREAK if a graph reads tensor values into Python (item, tolist, ...)."""
     for gm in graphs:
         syncs = [name for name in call_targets(gm) if name in HOST_SYNC_TARGETS]
         if syncs:
-            diag = GraphDiagnostic(title="captured graph", code=graph_code(gm), highlight=syncs)
+            diag = GraphDiagnostic(title=T("captured graph"), code=graph_code(gm), highlight=syncs)
             node_line = _node_user_line(gm, syncs[0])
             diags = [diag]
-            where = ""
             if node_line is not None:
-                where = f" at line {node_line.line} (`{node_line.text}`)"
                 diags.insert(0, GraphBreakDiagnostic(reason=f"host sync: {syncs[0]}()",
                                                      explanation=explain_reason(syncs[0]), location=node_line,
                                                      user_stack=[node_line]))
-            raise GraphBreak(
-                f"{what} calls {syncs[0]}(){where}: it copies a tensor value to Python (a host sync). "
-                "torch 2.13 can capture it in the graph, but it still stalls the device and breaks on other "
-                "settings; keep the value as a tensor instead.", diags)
+                message = T("{what} calls `{call}()` at line {line} (`{code}`): it copies a tensor value to Python "
+                            "(a host sync). torch 2.13 can capture it in the graph, but it still stalls the device "
+                            "and breaks on other settings; keep the value as a tensor instead.",
+                            what=what, call=syncs[0], line=node_line.line, code=node_line.text)
+            else:
+                message = T("{what} calls `{call}()`: it copies a tensor value to Python (a host sync). torch 2.13 "
+                            "can capture it in the graph, but it still stalls the device and breaks on other "
+                            "settings; keep the value as a tensor instead.", what=what, call=syncs[0])
+            raise GraphBreak(message, diags)
 
 
 def _node_user_line(gm, target_name):

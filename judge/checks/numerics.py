@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from judge.checks.failures import WrongAnswer
+from judge.i18n import T
 from judge.report import Mismatch, MismatchDiagnostic
 
 # Default tolerances per dtype (rtol, atol).
@@ -17,24 +18,33 @@ TOLERANCES = {
 MAX_SHOWN = 5
 
 
-def describe_tensor(name: str, t: torch.Tensor, note: str = "") -> str:
-    """e.g. 'x [4, 16] float32 (sum exactly zero)'."""
-    text = f"{name} {list(t.shape)} {str(t.dtype).removeprefix('torch.')}"
-    return f"{text} ({note})" if note else text
+def describe_tensor(name: str, t: torch.Tensor, note: T | str = "") -> T:
+    """e.g. 'x [4, 16] float32 (sum exactly zero)', in both languages (`note` a T or plain text)."""
+    text = T.same(f"{name} {list(t.shape)} {str(t.dtype).removeprefix('torch.')}")
+    return T("{tensor} ({note})", tensor=text, note=note) if note else text
 
 
-def assert_same(actual, expected, *, case: str, rtol: float | None = None, atol: float | None = None,
-                what: str = "output", equal_nan: bool = True) -> None:
+def _text(value: T | str) -> T:
+    """`value` as a T: a plain string (a shape, a name) reads the same in both languages."""
+    return value if isinstance(value, T) else T.same(str(value))
+
+
+def assert_same(actual, expected, *, case: T | str, rtol: float | None = None, atol: float | None = None,
+                what: T | str = T("output"), equal_nan: bool = True) -> None:
     """Fail with WrongAnswer unless `actual` matches `expected` (tensors, numbers, tuples/lists of them).
 
-    Shapes and dtypes must match exactly; values within rtol/atol (defaults depend on the dtype).
+    Shapes and dtypes must match exactly; values within rtol/atol (defaults depend on the dtype). `case` and
+    `what` name the input case and the value in messages: a `judge.i18n.T` (both languages) or plain text.
     """
+    case, what = _text(case), _text(what)
     if isinstance(expected, (tuple, list)):
         if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
-            raise WrongAnswer(f"{case}: {what} should be a sequence of {len(expected)} values, got "
-                              f"{type(actual).__name__}", [MismatchDiagnostic(case=case, what=what)])
+            raise WrongAnswer(T("{case}: {what} should be a sequence of {count} values, got `{type}`", case=case,
+                                what=what, count=len(expected), type=type(actual).__name__),
+                              [MismatchDiagnostic(case=case, what=what)])
         for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_same(a, e, case=case, rtol=rtol, atol=atol, what=f"{what}[{i}]", equal_nan=equal_nan)
+            assert_same(a, e, case=case, rtol=rtol, atol=atol, what=T.join([what, f"[{i}]"], sep=""),
+                        equal_nan=equal_nan)
         return
     if not isinstance(expected, torch.Tensor):
         if isinstance(actual, torch.Tensor) and actual.numel() == 1:
@@ -43,22 +53,26 @@ def assert_same(actual, expected, *, case: str, rtol: float | None = None, atol:
             if isinstance(expected, float) and isinstance(actual, (int, float)) and abs(actual - expected) <= (
                     (atol or 1e-6) + (rtol or 1e-6) * abs(expected)):
                 return
-            raise WrongAnswer(f"{case}: {what} is {actual!r}, expected {expected!r}",
+            raise WrongAnswer(T("{case}: {what} is `{actual}`, expected `{expected}`", case=case, what=what,
+                                actual=repr(actual), expected=repr(expected)),
                               [MismatchDiagnostic(case=case, what=what,
                                                   first_mismatches=[Mismatch(index=[], expected=_plain(expected),
                                                                              actual=_plain(actual))])])
         return
     if not isinstance(actual, torch.Tensor):
-        raise WrongAnswer(f"{case}: {what} should be a tensor, got {type(actual).__name__}",
+        raise WrongAnswer(T("{case}: {what} should be a tensor, got `{type}`", case=case, what=what,
+                            type=type(actual).__name__),
                           [MismatchDiagnostic(case=case, what=what)])
     diag = MismatchDiagnostic(case=case, what=what, expected_shape=list(expected.shape),
                               actual_shape=list(actual.shape), expected_dtype=_dtype(expected),
                               actual_dtype=_dtype(actual))
     if actual.shape != expected.shape:
-        raise WrongAnswer(f"{case}: {what} has shape {list(actual.shape)}, expected {list(expected.shape)}", [diag])
+        raise WrongAnswer(T("{case}: {what} has shape {actual}, expected {expected}", case=case, what=what,
+                            actual=list(actual.shape), expected=list(expected.shape)), [diag])
     if actual.dtype != expected.dtype:
-        raise WrongAnswer(f"{case}: {what} has dtype {diag.actual_dtype}, expected {diag.expected_dtype} "
-                          "(the result must keep the input's dtype)", [diag])
+        raise WrongAnswer(T("{case}: {what} has dtype {actual}, expected {expected} (the result must keep the "
+                            "input's dtype)", case=case, what=what, actual=diag.actual_dtype,
+                            expected=diag.expected_dtype), [diag])
     default_rtol, default_atol = TOLERANCES.get(expected.dtype, (0.0, 0.0))
     rtol = default_rtol if rtol is None else rtol
     atol = default_atol if atol is None else atol
@@ -82,10 +96,16 @@ def assert_same(actual, expected, *, case: str, rtol: float | None = None, atol:
         diag.first_mismatches.append(Mismatch(index=idx, expected=_plain(e[tuple(idx)].item()),
                                               actual=_plain(a[tuple(idx)].item())))
     first = diag.first_mismatches[0]
-    raise WrongAnswer(
-        f"{case}: {what} differs in {diag.mismatch_count} of {diag.total} elements; first at index "
-        f"{first.index}: expected {first.expected}, got {first.actual}"
-        + (f" (max abs error {diag.max_abs_error:.3g})" if diag.max_abs_error is not None else ""), [diag])
+    fields = dict(case=case, what=what, count=diag.mismatch_count, total=diag.total, index=first.index,
+                  expected=first.expected, actual=first.actual)
+    if diag.max_abs_error is not None:
+        error = format(diag.max_abs_error, ".3g")
+        message = T("{case}: {what} differs in {count} of {total} elements; first at index {index}: expected "
+                    "{expected}, got {actual} (max abs error {error})", error=error, **fields)
+    else:
+        message = T("{case}: {what} differs in {count} of {total} elements; first at index {index}: expected "
+                    "{expected}, got {actual}", **fields)
+    raise WrongAnswer(message, [diag])
 
 
 def _dtype(t: torch.Tensor) -> str:

@@ -10,6 +10,7 @@ import torch
 from judge.checks.failures import Recompile
 from judge.checks.graphs import RecordingBackend
 from judge.checks.logs import artifact_log
+from judge.i18n import T
 from judge.report import RecompileDiagnostic
 
 
@@ -41,14 +42,17 @@ def recompile_log():
             reasons.extend(line.split("  #")[0].strip() for line in found if line.strip())
 
 
-def assert_compiles(counter: CompileCounter, *, at_most: int, what: str = "your code",
+def assert_compiles(counter: CompileCounter, *, at_most: int, what: T | str = T("your code"),
                     guard_failures: list[str] | None = None) -> None:
     """Fail with RECOMPILE if `counter` saw more than `at_most` compiles."""
     if counter.frame_count <= at_most:
         return
     failures = list(guard_failures or [])
-    message = (f"{what} was compiled {counter.frame_count} times; at most {at_most} allowed.")
     if failures:
-        message += f" The guard that failed: {failures[0]}"
+        message = T("{what} was compiled {count} times; at most {limit} allowed. The guard that failed: `{guard}`",
+                    what=what, count=counter.frame_count, limit=at_most, guard=failures[0])
+    else:
+        message = T("{what} was compiled {count} times; at most {limit} allowed.", what=what,
+                    count=counter.frame_count, limit=at_most)
     raise Recompile(message, [RecompileDiagnostic(compiles=counter.frame_count, limit=at_most,
                                                   guard_failures=failures[:10])])

@@ -12,6 +12,7 @@ import torch
 
 from judge.checks.failures import Recompile, WrongAnswer
 from judge.checks.recompiles import recompile_log
+from judge.i18n import T
 from judge.report import GraphDiagnostic, RecompileDiagnostic
 
 FAIL_ON_RECOMPILE = "fail_on_recompile"
@@ -19,20 +20,20 @@ FAIL_ON_RECOMPILE = "fail_on_recompile"
 # (pattern in a guard-failure reason, explanation for a learner)
 _GUARD_EXPLANATIONS = [
     (r"0/1 specialization|^2 <= |expected [01], actual|actual [01]$",
-     "sizes 0 and 1 are always specialised: a dynamic graph covers sizes >= 2 only, and a graph compiled "
-     "at size 1 serves size 1 only"),
+     T("sizes 0 and 1 are always specialised: a dynamic graph covers sizes >= 2 only, and a graph compiled "
+       "at size 1 serves size 1 only")),
     (r"GLOBAL_STATE changed: grad_mode",
-     "grad mode differs from the calls that compiled the graphs; torch.no_grad and torch.inference_mode "
-     "are part of the guards"),
+     T("grad mode differs from the calls that compiled the graphs; `torch.no_grad` and `torch.inference_mode` "
+       "are part of the guards")),
     (r"dtype mismatch|expected dtype|dtype=",
-     "the dtype differs from the calls that compiled the graphs"),
+     T("the dtype differs from the calls that compiled the graphs")),
     (r"size mismatch",
-     "this size was never seen while compiling, and the dimension was compiled as static"),
+     T("this size was never seen while compiling, and the dimension was compiled as static")),
 ]
 
 
-def explain_guard(reason: str) -> str:
-    """A learner-readable explanation of one guard-failure reason ('' when there is none)."""
+def explain_guard(reason: str) -> T | str:
+    """A learner-readable explanation of one guard-failure reason, in both languages ('' when there is none)."""
     for pattern, text in _GUARD_EXPLANATIONS:
         if re.search(pattern, reason):
             return text
@@ -48,7 +49,7 @@ def _is_recompile_refusal(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError) and FAIL_ON_RECOMPILE in str(exc) and "recompile" in str(exc).lower()
 
 
-def serve_without_recompile(fn, cases, *, what: str = "the compiled function") -> list:
+def serve_without_recompile(fn, cases, *, what: T | str = T("the compiled function")) -> list:
     """Call `fn(*args)` for every `(label, args)` in `cases` under set_stance("fail_on_recompile").
 
     Returns the outputs. When a call would compile again, raises Recompile naming the case and the
@@ -66,15 +67,19 @@ def serve_without_recompile(fn, cases, *, what: str = "the compiled function") -
     return outputs
 
 
-def _recompile_failure(fn, label: str, args, what: str) -> Recompile:
+def _recompile_failure(fn, label: T | str, args, what: T | str) -> Recompile:
     with recompile_log() as reasons:
         fn(*args)
     guards = [short_guard(r) for r in reasons]
-    message = f"{what} had to compile again when serving {label}."
-    if guards:
-        message += f" The guard that failed: `{guards[0]}`"
-        explanation = explain_guard(reasons[0])
-        message += f": {explanation}." if explanation else "."
+    explanation = explain_guard(reasons[0]) if guards else ""
+    if explanation:
+        message = T("{what} had to compile again when serving {label}. The guard that failed: `{guard}`: "
+                    "{explanation}.", what=what, label=label, guard=guards[0], explanation=explanation)
+    elif guards:
+        message = T("{what} had to compile again when serving {label}. The guard that failed: `{guard}`.",
+                    what=what, label=label, guard=guards[0])
+    else:
+        message = T("{what} had to compile again when serving {label}.", what=what, label=label)
     return Recompile(message, [RecompileDiagnostic(compiles=len(guards) + 1, limit=len(guards),
                                                          guard_failures=guards[:10])])
 
@@ -101,12 +106,13 @@ def symbolic_inputs(gm: torch.fx.GraphModule) -> list[str]:
     return found
 
 
-def assert_static_graphs(graphs: list[torch.fx.GraphModule], *, what: str = "the graph") -> None:
+def assert_static_graphs(graphs: list[torch.fx.GraphModule], *, what: T | str = T("the graph")) -> None:
     """Fail with WrongAnswer if any captured graph takes inputs with symbolic (dynamic) sizes."""
     for i, gm in enumerate(graphs, start=1):
         symbolic = symbolic_inputs(gm)
         if symbolic:
             raise WrongAnswer(
-                f"{what} was compiled as a dynamic graph (compile {i} takes {', '.join(symbolic)}); "
-                "it must be compiled for static shapes only, so do not mark dimensions dynamic.",
-                [GraphDiagnostic(title=f"compile {i}", code=gm.code.strip(), highlight=symbolic)])
+                T("{what} was compiled as a dynamic graph (compile {i} takes `{inputs}`); it must be compiled for "
+                  "static shapes only, so do not mark dimensions dynamic.", what=what, i=i,
+                  inputs=", ".join(symbolic)),
+                [GraphDiagnostic(title=T("compile {i}", i=i), code=gm.code.strip(), highlight=symbolic)])

@@ -14,6 +14,7 @@ import torch.fx
 
 from judge.checks.failures import GraphBreak
 from judge.checks.locations import is_learner_file, location
+from judge.i18n import T
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
@@ -111,22 +112,28 @@ def traced_unbacked_origins(gm: torch.fx.GraphModule, inputs: list) -> list[tupl
         make_fx(lambda *args: Watch(gm).run(*args), tracing_mode="symbolic")(*inputs)
     except GuardOnDataDependentSymNode:
         if current:
-            origins.append(("a value read from a tensor", current[0]))
+            origins.append((T("a value read from a tensor"), current[0]))
     except Exception as exc:  # noqa: BLE001 - a graph the judge cannot trace is not shown to be data-independent
         if origins:  # a data-dependent size came first; what failed after it is its consequence
             return origins
         loc = learner_line(current[0]) if current else None
-        first = (str(exc).strip().splitlines() or [""])[0][:200]
-        raise GraphBreak(f"the judge could not trace the captured graph with symbolic sizes "
-                         f"({type(exc).__name__}: {first})" + (f" at line {loc.line} (`{loc.text}`)" if loc else "")
-                         + ", so its sizes cannot be shown to follow from the input shapes alone",
+        first = (str(exc).strip().splitlines() or [""])[0][:200].replace("`", "'")
+        error = f"{type(exc).__name__}: {first}"
+        if loc:
+            message = T("the judge could not trace the captured graph with symbolic sizes (`{error}`) at line {line} "
+                        "(`{code}`), so its sizes cannot be shown to follow from the input shapes alone",
+                        error=error, line=loc.line, code=loc.text)
+        else:
+            message = T("the judge could not trace the captured graph with symbolic sizes (`{error}`), so its sizes "
+                        "cannot be shown to follow from the input shapes alone", error=error)
+        raise GraphBreak(message,
                          [GraphBreakDiagnostic(reason=f"{type(exc).__name__} while tracing with symbolic sizes",
-                                               explanation="the graph could not be traced with symbolic sizes",
+                                               explanation=T("the graph could not be traced with symbolic sizes"),
                                                location=loc, user_stack=[loc] if loc else [])]) from None
     return origins
 
 
-def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: str = "the captured graph",
+def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: T | str = T("the captured graph"),
                                inputs: list[list] | None = None) -> None:
     """Fail with GRAPH_BREAK if a graph has a data-dependent size, naming the learner's line that made it.
 
@@ -140,17 +147,22 @@ def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: str = "
             continue
         name, node = origins[0]
         loc = learner_line(node)
-        where = f" at line {loc.line} (`{loc.text}`)" if loc else ""
-        symbols = ", ".join(n for n, _ in origins[:6]) + (", ..." if len(origins) > 6 else "")
+        symbols = T.join([n for n, _ in origins[:6]] + (["..."] if len(origins) > 6 else []), sep=", ")
         op = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
         diags = [GraphBreakDiagnostic(
             reason=f"data-dependent size {name} from {op}",
-            explanation="a size computed from a tensor's values (.item(), int(t), nonzero, boolean indexing) "
-                        "is unknown until the code runs",
+            explanation=T("a size computed from a tensor's values (`.item()`, `int(t)`, `nonzero`, boolean indexing) "
+                          "is unknown until the code runs"),
             location=loc, user_stack=[loc] if loc else [])]
-        diags.append(GraphDiagnostic(title="captured graph", code=gm.code.strip(), highlight=[node.name]))
-        raise GraphBreak(
-            f"{what} has sizes that depend on tensor values ({symbols}), first created{where} by `{op}`. "
-            "Without fullgraph Dynamo breaks the graph there; torch 2.13 can capture it as an 'unbacked' "
-            "size, but every shape after it is unknown to the compiler. Keep the shapes fixed "
-            "(for example, a mask over all positions instead of a slice of data-dependent length).", diags)
+        diags.append(GraphDiagnostic(title=T("captured graph"), code=gm.code.strip(), highlight=[node.name]))
+        advice = T("Without fullgraph Dynamo breaks the graph there; torch 2.13 can capture it as an 'unbacked' "
+                   "size, but every shape after it is unknown to the compiler. Keep the shapes fixed (for example, "
+                   "a mask over all positions instead of a slice of data-dependent length).")
+        if loc:
+            message = T("{what} has sizes that depend on tensor values ({symbols}), first created at line {line} "
+                        "(`{code}`) by `{op}`. {advice}", what=what, symbols=symbols, line=loc.line, code=loc.text,
+                        op=op, advice=advice)
+        else:
+            message = T("{what} has sizes that depend on tensor values ({symbols}), first created by `{op}`. "
+                        "{advice}", what=what, symbols=symbols, op=op, advice=advice)
+        raise GraphBreak(message, diags)

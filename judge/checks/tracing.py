@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from judge.checks.failures import GraphBreak
 from judge.checks.graphs import graph_break_from_exception
+from judge.i18n import T
 
 USER_CODE_MARKER = "from user code:"
 
@@ -17,12 +18,18 @@ def raised_while_tracing(exc: BaseException) -> bool:
     return USER_CODE_MARKER in str(exc)
 
 
-def as_graph_break(exc: BaseException, *, what: str, explanation: str | None = None) -> GraphBreak:
-    """A GraphBreak naming the learner's line of a tracing failure, with `explanation` if given."""
+def as_graph_break(exc: BaseException, *, what: T | str, explanation: T | str | None = None) -> GraphBreak:
+    """A GraphBreak naming the learner's line of a tracing failure, with `explanation` (a T, or plain text) if
+    given."""
     diag = graph_break_from_exception(exc)
     if explanation:
-        diag.explanation = explanation
+        diag.set_text("explanation", explanation)
     first = str(exc).split(USER_CODE_MARKER)[0].strip().splitlines()
     diag.reason = f"{type(exc).__name__}: {first[0] if first else ''}"[:600]
-    where = f"line {diag.location.line} (`{diag.location.text}`)" if diag.location else "your code"
-    return GraphBreak(f"{what}: Dynamo could not trace {where}: {diag.explanation}", [diag])
+    if diag.location:
+        message = T("{what}: Dynamo could not trace line {line} (`{code}`): {explanation}", what=what,
+                    line=diag.location.line, code=diag.location.text, explanation=diag.text("explanation"))
+    else:
+        message = T("{what}: Dynamo could not trace your code: {explanation}", what=what,
+                    explanation=diag.text("explanation"))
+    return GraphBreak(message, [diag])

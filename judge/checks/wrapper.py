@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from judge.checks.failures import WrongAnswer
+from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 # A call of something Inductor did not generate: extern_kernels.mm(, torch.ops.ns.op.default(, aten.op.default(
@@ -53,13 +54,13 @@ def opaque_calls(codes: list[str]) -> list[str]:
     return found
 
 
-def assert_no_opaque_calls(codes: list[str], what: str = "your function") -> None:
+def assert_no_opaque_calls(codes: list[str], what: T | str = T("your function")) -> None:
     """Fail with WRONG_ANSWER if Inductor's `call()` runs anything besides its generated kernels."""
     calls = opaque_calls(codes)
     if not calls:
         return
-    diag = GraphDiagnostic(title="Inductor's call()", code="\n\n".join(call_bodies(codes)), highlight=calls)
-    raise WrongAnswer(
-        f"Inductor compiled {what} but its call() still runs {', '.join(sorted(set(calls)))} outside the "
-        "kernels it generated. Inductor cannot see inside such a call (a custom op, a matmul or an op without "
-        "a lowering), so nothing fuses across it. Write that part with plain tensor operations.", [diag])
+    diag = GraphDiagnostic(title=T("Inductor's `call()`"), code="\n\n".join(call_bodies(codes)), highlight=calls)
+    raise WrongAnswer(T(
+        "Inductor compiled {what} but its `call()` still runs `{calls}` outside the kernels it generated. Inductor "
+        "cannot see inside such a call (a custom op, a matmul or an op without a lowering), so nothing fuses across "
+        "it. Write that part with plain tensor operations.", what=what, calls=", ".join(sorted(set(calls)))), [diag])

@@ -59,12 +59,13 @@ def test_correct_function_passes_with_few_round_trips():
     (lambda x, w: torch.relu(torch.where((x @ w).sum() > 1e-6, (x @ w) * 2, x @ w)), "output differs"),
     (lambda x, w: torch.relu(torch.where((x @ w).sum() >= 0, (x @ w) * 2, x @ w)), "output differs"),
     (lambda x, w: original(x, w).float(), "output 0 is float32, but the inputs are float64"),
-    (lambda x, w: original(x.relu_(), w), "modified its input x"),
+    (lambda x, w: original(x.relu_(), w), "modified its input `x`"),
 ], ids=["eps_threshold", "ge_zero", "float32_result", "in_place"])
 def test_wrong_functions_get_a_shrunk_counterexample_with_the_seed(wrong, found):
     with pytest.raises(WrongAnswer, match=found) as info:
         c.search(LocalRun(spec(), wrong), spec())
-    assert "fails for x [" in info.value.message and "seed 0, budget 60" in info.value.message
+    message = str(info.value.message)
+    assert "fails for x [" in message and "seed 0, budget 60" in message
 
 
 def test_integer_input_bounded_by_a_symbol():

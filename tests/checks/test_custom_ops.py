@@ -78,10 +78,10 @@ def test_opcheck_passes_a_correct_op_on_every_dtype_and_empty():
 def test_a_fake_that_drops_the_dtype_fails_only_on_float64():
     op = torch.ops.practicetest.double_float32_fake.default
     assert_opcheck(op, (torch.randn(3, 4),), case="float32")
-    with pytest.raises(WrongAnswer, match=r"float64 input: test_faketensor failed: the fake implementation"):
+    with pytest.raises(WrongAnswer, match=r"float64 input: `test_faketensor` failed: the fake implementation"):
         assert_opcheck(op, (torch.randn(3, 4, dtype=torch.float64),), case="float64 input")
 
 
 def test_an_output_aliasing_its_input_fails_the_schema_test():
-    with pytest.raises(WrongAnswer, match="test_schema failed: the op does something its schema does not declare"):
+    with pytest.raises(WrongAnswer, match="`test_schema` failed: the op does something its schema does not declare"):
         assert_opcheck(torch.ops.practicetest.identity_alias.default, (torch.randn(3),), case="x")

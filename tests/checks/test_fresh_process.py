@@ -48,4 +48,4 @@ def test_learner_error_points_at_the_learners_line(tmp_path):
             f'  File "{path}", line 2, in build\nZeroDivisionError: division by zero\n')
     error = learner_error("build_artifacts(fn, example)", text)
     assert error.verdict is Verdict.RUNTIME_ERROR and not isinstance(error, WrongAnswer)
-    assert "line 2 (`return 1 / 0`)" in error.message and "ZeroDivisionError" in error.message
+    assert "line 2 (`return 1 / 0`)" in str(error.message) and "ZeroDivisionError" in str(error.message)

@@ -65,7 +65,7 @@ def test_dead_nodes_and_stale_code_are_visible(graph):
 
 def test_a_pass_must_return_a_graph_module(graph):
     _, _, gm, _ = graph
-    with pytest.raises(WrongAnswer, match="returned NoneType"):
+    with pytest.raises(WrongAnswer, match="returned `NoneType`"):
         apply_pass(lambda g: None, gm)
 
 

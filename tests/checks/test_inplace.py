@@ -29,7 +29,7 @@ def test_new_storage_is_named():
     def rebind(c):
         c.data = torch.ones(2, 4)
 
-    with pytest.raises(WrongAnswer, match="data_ptr changed"):
+    with pytest.raises(WrongAnswer, match="`data_ptr` changed"):
         check(rebind)
 
 

@@ -35,7 +35,7 @@ def test_a_recompile_names_the_case_and_the_failed_guard():
     compiled(torch.randn(2, 8))
     with pytest.raises(Recompile) as info:
         serve_without_recompile(compiled, cases(8, 5), what="double")
-    message = info.value.message
+    message = str(info.value.message)
     assert "T=5" in message and "size mismatch at index 1. expected 8, actual 5" in message
     assert info.value.diagnostics[0].guard_failures
 
@@ -63,7 +63,7 @@ def test_other_errors_pass_through():
     ("L['self'].step == 3", ""),
 ])
 def test_explain_guard(reason, words):
-    text = explain_guard(reason)
+    text = str(explain_guard(reason))
     assert (words in text) if words else text == ""
 
 
