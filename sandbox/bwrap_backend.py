@@ -12,11 +12,9 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
@@ -25,7 +23,7 @@ from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
 from sandbox import cgroups, launcher
 from sandbox.base import SandboxError
 from sandbox.settings import SandboxSettings
-from sandbox.warm import RunWatch, WarmSandbox, Worker
+from sandbox.warm import ProcessWorker, RunWatch, WarmSandbox, Worker
 
 
 CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
@@ -89,16 +87,15 @@ def _parent_dirs(argv: list[str]) -> list[str]:
     return opts
 
 
-class BwrapWorker(Worker):
+class BwrapWorker(ProcessWorker, Worker):
     def __init__(self, slot: int, sandbox: "BwrapSandbox"):
-        super().__init__(slot)
+        Worker.__init__(self, slot)
+        ProcessWorker.__init__(self)
         self.sb = sandbox
         self.uid = sandbox.settings.uid_base + slot
-        self.proc: subprocess.Popen | None = None
         # One cgroup per worker, never per slot: a retired worker is closed in the background while its
         # successor starts in the same slot, and closing removes the worker's cgroup with all in it.
         self.cg = sandbox.base_cgroup.child(f"slot-{self.uid}-{secrets.token_hex(4)}")
-        self.log = tempfile.TemporaryFile(prefix="practice-worker-")
 
     def argv(self, ctl_fd: int) -> list[str]:
         argv = ["bwrap", "--die-with-parent", "--new-session", "--unshare-net", "--unshare-ipc", "--unshare-uts",
@@ -144,10 +141,6 @@ class BwrapWorker(Worker):
             theirs.close()
         return mine
 
-    def startup_log(self) -> str:
-        self.log.seek(0)
-        return self.log.read()[-3000:].decode("utf-8", "replace")
-
     def watch(self, limits: Limits) -> RunWatch:
         run = self.cg.child(f"run-{self.runs}")
         run.set_limits(limits.memory_mb * MiB, limits.pids, self.sb.settings.cpus)
@@ -170,12 +163,7 @@ class BwrapWorker(Worker):
         return fields
 
     def terminate(self) -> None:
-        if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
+        self.kill_process_group()
         self.cg.kill_all()
         self.cg.remove()
         self.log.close()

@@ -21,7 +21,7 @@ from sandbox.base import SandboxError
 from sandbox.compile_cache import CACHES_ON, CompileCache
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program, inductor_cache_dir
 from sandbox.mounts import CODE_ROOT
-from sandbox.warm import RunWatch, WarmSandbox, Worker
+from sandbox.warm import ProcessWorker, RunWatch, WarmSandbox, Worker
 
 
 class GroupWatch(RunWatch):
@@ -38,13 +38,12 @@ class GroupWatch(RunWatch):
                 pass
 
 
-class LocalWorker(Worker):
+class LocalWorker(ProcessWorker, Worker):
     def __init__(self, slot: int, sandbox: "LocalSandbox"):
-        super().__init__(slot)
+        Worker.__init__(self, slot)
+        ProcessWorker.__init__(self)
         self.sb = sandbox
-        self.proc: subprocess.Popen | None = None
         self.scratch = tempfile.mkdtemp(prefix="practice-local-")
-        self.log = tempfile.TemporaryFile(prefix="practice-worker-")
 
     def launch(self) -> socket.socket:
         from sandbox.worker import bootstrap
@@ -61,10 +60,6 @@ class LocalWorker(Worker):
         finally:
             theirs.close()
         return mine
-
-    def startup_log(self) -> str:
-        self.log.seek(0)
-        return self.log.read()[-3000:].decode("utf-8", "replace")
 
     def watch(self, limits: Limits) -> RunWatch:
         return GroupWatch()
@@ -85,12 +80,7 @@ class LocalWorker(Worker):
                 "env": {**self.sb.program.environment(), "PYTHONPATH": CODE_ROOT, **self.sb.cache_env()}}
 
     def terminate(self) -> None:
-        if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            self.proc.wait()
+        self.kill_process_group()
         shutil.rmtree(self.scratch, ignore_errors=True)
         self.log.close()
 

@@ -11,6 +11,7 @@ import abc
 import os
 import signal
 import socket
+import tempfile
 import threading
 import time
 
@@ -40,6 +41,28 @@ class RunWatch(abc.ABC):
     def finish(self) -> None:
         """Kill leftovers and release the run's resources."""
         self.kill()
+
+
+class ProcessWorker:
+    """The process side of a worker that runs as a process group of this host (bwrap, local): its log and its
+    killing. Mixed into a Worker."""
+
+    def __init__(self):
+        self.proc = None  # subprocess.Popen, set by launch()
+        self.log = tempfile.TemporaryFile(prefix="practice-worker-")
+
+    def startup_log(self) -> str:
+        """The last of what the worker printed (shown when it fails to start)."""
+        self.log.seek(0)
+        return self.log.read()[-3000:].decode("utf-8", "replace")
+
+    def kill_process_group(self) -> None:
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.wait()
 
 
 class Worker(abc.ABC):
