@@ -9,10 +9,13 @@ from rich.markup import escape
 
 from judge.exercise import ExerciseError, find_exercise, load_course
 from judge.proving import Proof, prove, version_warning
+from judge.report import localized
 
 
-def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str) -> int:
-    """Exit status: 0 when every exercise holds, 1 when a proof fails, 2 when an exercise is malformed."""
+def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str, lang: str = "en") -> int:
+    """Exit status: 0 when every exercise holds, 1 when a proof fails, 2 when an exercise is malformed.
+
+    The command's own words are English (it is for instructors); what it quotes from a report is in `lang`."""
     from judge.grading import make_sandbox
 
     try:
@@ -40,7 +43,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
             if name != sandbox_name and name not in others:
                 others[name] = make_sandbox(name)
             proofs = prove(exercise, sandbox=others.get(name, sandbox),
-                           on_proof=lambda p: _print_proof(console, p))
+                           on_proof=lambda p: _print_proof(console, p, lang))
             failed += sum(not p.ok for p in proofs)
     finally:
         sandbox.close()
@@ -65,11 +68,11 @@ def _compile_cache(console: Console, sandbox_name: str, exercises: list) -> dict
     return {"compile_cache": cache}
 
 
-def _print_proof(console: Console, proof: Proof) -> None:
+def _print_proof(console: Console, proof: Proof, lang: str = "en") -> None:
     mark = "[green]ok[/]  " if proof.ok else "[red]FAIL[/]"
     expected = proof.expected.value + (f" @ {proof.expected_check}" if proof.expected_check else "")
     actual = proof.report.verdict.value + (f" @ {proof.failing_check}" if proof.failing_check else "")
     console.print(f"{mark} {proof.kind:<9} {escape(proof.path):<38} expected {escape(expected):<45} "
                   f"got {escape(actual)}  [dim]{proof.report.duration_s:.1f}s[/]")
     if not proof.ok:
-        console.print(f"      [red]{escape(proof.report.summary[:400])}[/]")
+        console.print(f"      [red]{escape(localized(proof.report, lang).summary[:400])}[/]")

@@ -1,4 +1,4 @@
-"""Grade a learner's file from the terminal: a spinner with live checks, then the report."""
+"""Grade a learner's file from the terminal: a spinner with live checks, then the report, in the learner's language."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from judge.exercise import Exercise
+from judge.i18n import T, text
 from judge.report import ProgressEvent
 
 
@@ -18,8 +19,9 @@ def _sandbox(name: str):
 
 
 def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,
-               as_json: bool = False, sandbox=None) -> bool:
-    """Grade `path`, print the report (or its JSON), record progress; True when accepted.
+               as_json: bool = False, sandbox=None, lang: str = "en") -> bool:
+    """Grade `path`, print the report in `lang` (or its JSON, the whole report with every language), record
+    progress; True when accepted.
 
     `sandbox`: a sandbox to reuse (the watch loop keeps its warm workers across saves); default: one made
     for this grading and closed after it."""
@@ -29,7 +31,8 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
     try:
         source = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        console.print(f"[red]{escape(str(path))} is not UTF-8 text[/]", soft_wrap=True)
+        not_text = T("{path} is not UTF-8 text", path=str(path))
+        console.print(f"[red]{escape(text(not_text, lang))}[/]", soft_wrap=True)
         return False
     owned = sandbox is None
     sandbox = sandbox or _sandbox(sandbox_name)
@@ -39,17 +42,20 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
             print(report.model_dump_json(indent=2))
         else:
             done = []
-            with console.status(f"Grading {path.name} against {exercise.id} (torch is compiling)…") as status:
+            grading = T("Grading {file} against {exercise} (torch is compiling)…", file=path.name,
+                        exercise=exercise.id)
+            with console.status(escape(text(grading, lang))) as status:
                 def on_event(event: ProgressEvent) -> None:
                     if event.type == "check" and event.check is not None:
                         done.append(event.check)
                         failed = sum(not c.passed for c in done)
-                        status.update(f"Grading {path.name}: {len(done)} checks done, {failed} failed, "
-                                      f"last: {escape(event.check.name)}…")
+                        progress = T("Grading {file}: {done} checks done, {failed} failed, last: {name}…",
+                                     file=path.name, done=len(done), failed=failed, name=event.check.name)
+                        status.update(escape(text(progress, lang)))
 
                 report = grade(exercise, source, sandbox=sandbox, filename=path.name, on_event=on_event)
             console.print()
-            print_report(console, report, path)
+            print_report(console, report, path, lang=lang)
     finally:
         if owned:
             sandbox.close()
@@ -58,18 +64,18 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
 
 
 def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,
-               stop_event=None) -> None:
+               stop_event=None, lang: str = "en") -> None:
     """Grade now and again on every save, until Ctrl+C (or until `stop_event` is set)."""
     from watchfiles import watch
 
     sandbox = _sandbox(sandbox_name)  # warm workers kept for every save
     try:
-        grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox)
-        console.print(f"[dim]Watching {escape(str(path))} — save to grade again, Ctrl+C to stop.[/]",
-                      soft_wrap=True)
+        grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox, lang=lang)
+        watching = T("Watching {path} — save to grade again, Ctrl+C to stop.", path=str(path))
+        console.print(f"[dim]{escape(text(watching, lang))}[/]", soft_wrap=True)
         for _ in watch(path, debounce=300, stop_event=stop_event):
-            console.rule(f"{path.name} changed")
-            grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox)
+            console.rule(escape(text(T("{file} changed", file=path.name), lang)))
+            grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox, lang=lang)
     except KeyboardInterrupt:
         pass
     finally:

@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from judge.exercise import ExerciseError, find_exercise, load_course
+from judge.i18n import LANGS, T, text
 from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
 from sandbox.backends import BACKENDS
 
@@ -50,9 +51,20 @@ def locale_lang() -> str:
     return "en"
 
 
-lang_option = click.option("--lang", type=click.Choice(["zh", "en"]), default=locale_lang, envvar="PRACTICE_LANG",
+lang_option = click.option("--lang", type=click.Choice(LANGS), default=locale_lang, envvar="PRACTICE_LANG",
                            show_default="from the locale: LC_ALL, LC_MESSAGES or LANG",
-                           help="Language of statements and hints.")
+                           help="Language of what you read: statements, hints, reports, messages.")
+
+
+def args_lang(args: list[str]) -> str:
+    """The language these (not yet parsed) args ask for, as `--lang` would read it: the option, else
+    PRACTICE_LANG, else the locale."""
+    for i, arg in enumerate(args):
+        if arg.startswith("--lang=") and arg.split("=", 1)[1] in LANGS:
+            return arg.split("=", 1)[1]
+        if arg == "--lang" and i + 1 < len(args) and args[i + 1] in LANGS:
+            return args[i + 1]
+    return os.environ["PRACTICE_LANG"] if os.environ.get("PRACTICE_LANG") in LANGS else locale_lang()
 
 
 class ExerciseGroup(click.Group):
@@ -68,10 +80,11 @@ class ExerciseGroup(click.Group):
             if folder is None or (folder / args[0] / "exercise.toml").is_file():
                 args = ["grade", *args]
             elif not ctx.resilient_parsing:  # shell completion: let click find nothing, quietly
-                raise click.UsageError(
-                    f"no such command or exercise '{args[0]}'.\n"
-                    f"Commands: {', '.join(self.list_commands(ctx))} (`practice COMMAND --help` for each).\n"
-                    f"Exercises are the folders of {folder}: `practice list` lists them.", ctx)
+                unknown = T("no such command or exercise '{word}'.\n"
+                            "Commands: {commands} (`practice COMMAND --help` for each).\n"
+                            "Exercises are the folders of {folder}: `practice list` lists them.",
+                            word=args[0], commands=", ".join(self.list_commands(ctx)), folder=folder)
+                raise click.UsageError(text(unknown, args_lang(args)), ctx)
         return super().resolve_command(ctx, args)
 
     def _exercises_dir(self, ctx, args) -> Path | None:
@@ -85,18 +98,22 @@ class ExerciseGroup(click.Group):
         return Path(folder) if folder is not None else None
 
 
-def fail(message: str) -> None:
-    """`error: MESSAGE` on stderr, then exit 2. The message is printed as written (no markup) and never
-    wrapped: a path in it stays whole for the learner to copy, and the terminal folds a long line itself."""
-    err_console.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
+ERROR = T("error:")
+
+
+def fail(message, lang: str = "en") -> None:
+    """`error: MESSAGE` (a T or a plain string, in `lang`) on stderr, then exit 2. The message is printed as
+    written (no markup) and never wrapped: a path in it stays whole for the learner to copy, and the terminal
+    folds a long line itself."""
+    err_console.print(f"[red]{escape(text(ERROR, lang))}[/] {escape(text(message, lang))}", soft_wrap=True)
     sys.exit(2)
 
 
-def load(exercises_dir: Path, exercise_id: str):
+def load(exercises_dir: Path, exercise_id: str, lang: str = "en"):
     try:
         return find_exercise(exercises_dir, exercise_id)
     except ExerciseError as exc:
-        fail(str(exc))
+        fail(str(exc), lang)
 
 
 @click.group(cls=ExerciseGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -105,6 +122,10 @@ def cli(ctx):
     """A practice judge for torch.compile exercises. Run without arguments to list exercises."""
     if ctx.invoked_subcommand is None:
         ctx.invoke(list_exercises)
+
+
+NEEDS_CUDA = T("needs a CUDA GPU")  # web.requirements.NEEDS_CUDA, in the learner's language
+GRADE_ONE = T("Grade one:")
 
 
 @cli.command("list")
@@ -119,13 +140,13 @@ def list_exercises(exercises_dir, workspace, lang):
     try:
         course = load_course(exercises_dir)
     except ExerciseError as exc:
-        fail(str(exc))
-    from web.requirements import NEEDS_CUDA, needs_cuda
+        fail(str(exc), lang)
+    from web.requirements import needs_cuda
 
     ws = Workspace(workspace)
     print_exercise_list(console, [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e),
-                                   NEEDS_CUDA if needs_cuda(e) else "") for e in course])
-    console.print("Grade one: [bold]python practice/judge.py EXERCISE [FILE][/]")
+                                   NEEDS_CUDA if needs_cuda(e) else "") for e in course], lang)
+    console.print(f"{escape(text(GRADE_ONE, lang))} [bold]{escape('python practice/judge.py EXERCISE [FILE]')}[/]")
 
 
 @cli.command()
@@ -142,7 +163,7 @@ def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, 
     from cli.grading import grade_file, watch_file
     from cli.workspace import Workspace
 
-    exercise = load(exercises_dir, exercise_id)
+    exercise = load(exercises_dir, exercise_id, lang)
     ws = Workspace(workspace)
     if file is None:
         file, created = ws.ensure(exercise)
@@ -151,17 +172,17 @@ def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, 
 
             show_exercise(console, exercise, file, lang, ws)
     elif not file.is_file():
-        fail(f"{file}: no such file")
-    from web.requirements import backend_for, cannot_grade_here
+        fail(T("{path}: no such file", path=str(file)), lang)
+    from web.requirements import backend_for, cannot_grade_here, cuda_missing
 
-    missing = cannot_grade_here(exercise)
-    if missing:
-        fail(f"{exercise.id} {missing}: grade it on a machine with one (the web app sends it to a GPU grader).")
+    if cannot_grade_here(exercise):
+        fail(T("{exercise} needs a CUDA GPU ({reason}): grade it on a machine with one (the web app sends it "
+               "to a GPU grader).", exercise=exercise.id, reason=cuda_missing()), lang)
     sandbox = backend_for(exercise, sandbox)
     if watch:
-        watch_file(console, exercise, file, ws, sandbox)
+        watch_file(console, exercise, file, ws, sandbox, lang=lang)
         return
-    accepted = grade_file(console, exercise, file, ws, sandbox, as_json)
+    accepted = grade_file(console, exercise, file, ws, sandbox, as_json, lang=lang)
     sys.exit(0 if accepted else 1)
 
 
@@ -174,14 +195,16 @@ def hint(exercise_id, exercises_dir, workspace, lang):
     """Show the next hint for EXERCISE (hints go from gentle to explicit)."""
     from cli.workspace import Workspace
 
-    exercise = load(exercises_dir, exercise_id)
+    exercise = load(exercises_dir, exercise_id, lang)
     index = Workspace(workspace).next_hint(exercise)
     if index is None:
         index = len(exercise.hints) - 1
-        console.print("[dim]That was the last hint; here it is again.[/]")
+        last = T("That was the last hint; here it is again.")
+        console.print(f"[dim]{escape(text(last, lang))}[/]")
     if index < 0:
-        fail(f"{exercise.id} has no hints")
-    console.print(f"[bold]Hint {index + 1}/{len(exercise.hints)}[/]: {exercise.hints[index].get(lang)}")
+        fail(T("{exercise} has no hints", exercise=exercise.id), lang)
+    label = T("Hint {number}/{count}:", number=index + 1, count=len(exercise.hints))
+    console.print(f"[bold]{escape(text(label, lang))}[/] {exercise.hints[index].get(lang)}")
 
 
 @cli.command()
@@ -194,7 +217,7 @@ def show(exercise_id, exercises_dir, workspace, lang):
     from cli.showing import show_exercise
     from cli.workspace import Workspace
 
-    exercise = load(exercises_dir, exercise_id)
+    exercise = load(exercises_dir, exercise_id, lang)
     ws = Workspace(workspace)
     path, _ = ws.ensure(exercise)
     show_exercise(console, exercise, path, lang, ws)
@@ -204,11 +227,12 @@ def show(exercise_id, exercises_dir, workspace, lang):
 @click.argument("exercise_ids", nargs=-1, metavar="[EXERCISE...]")
 @exercises_option
 @sandbox_option
-def check(exercise_ids, exercises_dir, sandbox):
+@lang_option
+def check(exercise_ids, exercises_dir, sandbox, lang):
     """Instructors: validate exercises (format, reference passes, starter and wrong solutions fail as pinned)."""
     from cli.checking import check_exercises
 
-    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox))
+    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox, lang))
 
 
 @cli.command()

@@ -1,7 +1,14 @@
-"""Print reports and lists with rich. Rendering only: reports are made by the judge."""
+"""Print reports and lists with rich, in the learner's language. Rendering only: reports are made by the judge.
+
+The report's own text (summary, check titles and messages, what a diagnostic explains) comes in the language
+asked for through `judge.report.localized`; the CLI's own words are `T("...")` of the cli domain
+(judge/locale/zh/LC_MESSAGES/cli.po). Raw compiler text (Dynamo's reason, guard failures, tracebacks) stays as
+the compiler wrote it, under a label that says so.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -10,25 +17,63 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 
-from judge.report import Report, Verdict
+from judge.i18n import T, text
+from judge.report import Report, Verdict, localized
 
 STYLE = {Verdict.ACCEPTED: "bold green"}
 STATE_STYLE = {"solved": "green", "failing": "red", "not started": "dim"}
+STATE_TEXT = {"solved": T("solved"), "failing": T("failing"), "not started": T("not started")}
+VERDICT_NAME = {
+    Verdict.ACCEPTED: T("Accepted"),
+    Verdict.WRONG_ANSWER: T("Wrong answer"),
+    Verdict.GRAPH_BREAK: T("Graph break"),
+    Verdict.RECOMPILE: T("Recompile"),
+    Verdict.COMPILE_ERROR: T("Compile error"),
+    Verdict.RUNTIME_ERROR: T("Runtime error"),
+    Verdict.LOAD_ERROR: T("Load error"),
+    Verdict.FORBIDDEN: T("Forbidden"),
+    Verdict.TIME_LIMIT: T("Time limit exceeded"),
+    Verdict.MEMORY_LIMIT: T("Memory limit exceeded"),
+    Verdict.OUTPUT_LIMIT: T("Output limit exceeded"),
+    Verdict.INTERNAL_ERROR: T("Internal error"),
+}
+SELF_CHECKED = T("self-checked exercise:")
+SELF_CHECKED_WHY = T("part of this verdict rests on what your code's own process reported (see `docs/security.md`).")
+WARNING = T("warning:")
+SAME_FAILURE = T("(same failure as above)")
+PROGRAM_OUTPUT = T("your program's output (truncated):")
+DYNAMO_REASON = T("Dynamo's reason (raw):")
+GUARD_FAILURES = T("guard failures (raw):")
+DETAILS = T("details (raw):")
+GRAPH = T("graph:")
+LIST_SEPARATOR = T("; ")
+GRAPH_LINES = 30  # a graph's code shown in the terminal is cut after this many lines (`--json` has it whole)
+
+
+def say(message, lang: str) -> str:
+    """`message` (a T or a plain string) in `lang`, escaped for rich markup."""
+    return escape(text(message, lang))
 
 
 def verdict_style(verdict: Verdict) -> str:
     return STYLE.get(verdict, "bold red")
 
 
-def print_report(console: Console, report: Report, source_path: Path | None = None) -> None:
+def verdict_title(verdict: Verdict, lang: str) -> str:
+    """The verdict's name in `lang` and its code (what scripts and `--json` call it): `Wrong answer · WRONG_ANSWER`."""
+    return f"{say(VERDICT_NAME.get(verdict, T.same(verdict.value)), lang)} · {verdict.value}"
+
+
+def print_report(console: Console, report: Report, source_path: Path | None = None, lang: str = "en") -> None:
     """The verdict first, then each check, with the learner's own line quoted where a check points at one."""
-    console.print(Panel(escape(report.summary), title=f"[{verdict_style(report.verdict)}]{report.verdict.value}",
+    report = localized(report, lang)
+    console.print(Panel(escape(report.summary), title=f"[{verdict_style(report.verdict)}]"
+                                                      f"{verdict_title(report.verdict, lang)}",
                         title_align="left", expand=False))
     if report.trust == "self-checked":
-        console.print("[yellow]self-checked exercise:[/] part of this verdict rests on what your code's own "
-                      "process reported (see docs/security.md).")
+        console.print(f"[yellow]{say(SELF_CHECKED, lang)}[/] {say(SELF_CHECKED_WHY, lang)}")
     if report.version_warning:
-        console.print(f"[yellow]warning:[/] {escape(report.version_warning)}")
+        console.print(f"[yellow]{say(WARNING, lang)}[/] {escape(report.version_warning)}")
     shown: set[str] = set()
     for check in report.checks:
         mark = "[green]✓[/]" if check.passed else "[red]✗[/]"
@@ -37,30 +82,62 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
         if check.passed:
             continue
         if check.message in shown:
-            console.print("     [dim](same failure as above)[/]")
+            console.print(f"     [dim]{say(SAME_FAILURE, lang)}[/]")
             continue
         shown.add(check.message)
         console.print(f"     [red]{escape(check.message)}[/]")
-        _print_diagnostics(console, check.diagnostics, source_path)
-    _print_diagnostics(console, report.diagnostics, source_path)
+        _print_diagnostics(console, check.diagnostics, source_path, lang, said=check.message)
+    _print_diagnostics(console, report.diagnostics, source_path, lang, said=report.summary)
     if report.stdout.strip() and not report.accepted:
-        console.print("[dim]your program's output (truncated):[/]")
+        console.print(f"[dim]{say(PROGRAM_OUTPUT, lang)}[/]")
         console.print(escape(report.stdout[-1500:]), style="dim")
-    console.print(f"[dim]{report.duration_s:.1f} s · torch {report.torch_version} · sandbox {report.sandbox}[/]")
+    footer = T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=f"{report.duration_s:.1f}",
+               torch=report.torch_version, sandbox=report.sandbox)
+    console.print(f"[dim]{say(footer, lang)}[/]")
 
 
-def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | None) -> None:
+def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | None, lang: str,
+                       said: str = "") -> None:
+    """Each diagnostic (already in `lang`): what it explains, unless the message just printed (`said`) says it
+    already, then the raw detail under a label."""
     for diag in diagnostics:
         location = getattr(diag, "location", None)
-        if diag.kind == "graph_break" and diag.reason:
-            console.print(f"     [yellow]Dynamo:[/] {escape(diag.reason.splitlines()[0][:200])}")
+        if diag.kind == "graph_break":
+            if diag.explanation and diag.explanation not in said:
+                console.print(f"     {escape(diag.explanation)}")
+            if diag.reason:
+                console.print(f"     [yellow]{say(DYNAMO_REASON, lang)}[/] "
+                              f"{escape(diag.reason.splitlines()[0][:200])}")
         if diag.kind == "mismatch" and diag.first_mismatches:
-            rows = ", ".join(f"{m.index}: expected {m.expected}, got {m.actual}" for m in diag.first_mismatches[:3])
-            console.print(f"     [yellow]first mismatches:[/] {escape(rows)}")
+            rows = [say(T("{index}: expected {expected}, got {actual}", index=m.index, expected=m.expected,
+                          actual=m.actual), lang) for m in diag.first_mismatches[:3]]
+            label = T("first mismatches of {what}:", what=diag.what) if diag.what else T("first mismatches:")
+            console.print(f"     [yellow]{say(label, lang)}[/] {say(LIST_SEPARATOR, lang).join(rows)}")
         if diag.kind == "recompile" and diag.guard_failures:
-            console.print(f"     [yellow]guard failures:[/] {escape('; '.join(diag.guard_failures[:3]))}")
+            console.print(f"     [yellow]{say(GUARD_FAILURES, lang)}[/] "
+                          f"{escape('; '.join(diag.guard_failures[:3]))}")
+        if diag.kind == "graph":
+            _print_graph(console, diag, lang)
+        if diag.kind == "error" and diag.message and diag.message.splitlines()[0] not in said:
+            console.print(f"     [yellow]{say(DETAILS, lang)}[/] {escape(diag.exc_type)}: "
+                          f"{escape(diag.message.splitlines()[0][:300])}")
         if location is not None and source_path is not None and source_path.is_file():
             _quote(console, source_path, location.line)
+
+
+def _print_graph(console: Console, diag, lang: str) -> None:
+    """A graph the compiler captured or generated: its title, then its first lines of code, the lines that name
+    what the message refers to (`highlight`) marked."""
+    console.print(f"     [yellow]{say(GRAPH, lang)}[/] {escape(diag.title)}")
+    lines = diag.code.splitlines()
+    if not lines:
+        return
+    names = [re.compile(rf"\b{re.escape(name)}\b") for name in diag.highlight]
+    marked = {n for n, line in enumerate(lines[:GRAPH_LINES], 1) if any(name.search(line) for name in names)}
+    console.print(Syntax("\n".join(lines[:GRAPH_LINES]), "python", line_numbers=False, highlight_lines=marked))
+    if len(lines) > GRAPH_LINES:
+        more = T("… {count} more lines (`--json` has the whole graph)", count=len(lines) - GRAPH_LINES)
+        console.print(f"     [dim]{say(more, lang)}[/]")
 
 
 def _quote(console: Console, path: Path, line: int) -> None:
@@ -69,13 +146,14 @@ def _quote(console: Console, path: Path, line: int) -> None:
                          highlight_lines={line}))
 
 
-def print_exercise_list(console: Console, rows: list[tuple]) -> None:
+def print_exercise_list(console: Console, rows: list[tuple], lang: str = "en") -> None:
     """rows: (order, id, title, difficulty, state) or with a sixth item, a note shown after the title
-    (e.g. "needs a CUDA GPU")."""
-    table = Table(title="torch-practice exercises")
-    for column in ("#", "id", "title", "difficulty", "state"):
-        table.add_column(column)
+    (e.g. "needs a CUDA GPU", a T or a string)."""
+    table = Table(title=text(T("torch-practice exercises"), lang))
+    for column in (T.same("#"), T("id"), T("title"), T("difficulty"), T("state")):
+        table.add_column(text(column, lang))
     for order, exercise_id, title, difficulty, state, *note in rows:
-        shown = escape(title) + "".join(f" [yellow]({escape(n)})[/]" for n in note if n)
-        table.add_row(str(order), exercise_id, shown, "★" * difficulty, f"[{STATE_STYLE.get(state, '')}]{state}[/]")
+        shown = escape(title) + "".join(f" [yellow]({say(n, lang)})[/]" for n in note if n)
+        table.add_row(str(order), exercise_id, shown, "★" * difficulty,
+                      f"[{STATE_STYLE.get(state, '')}]{say(STATE_TEXT.get(state, state), lang)}[/]")
     console.print(table)

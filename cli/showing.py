@@ -1,4 +1,4 @@
-"""Show an exercise in the terminal: its statement, the learner's file and the hints."""
+"""Show an exercise in the terminal, in the learner's language: its statement, the learner's file and the hints."""
 
 from __future__ import annotations
 
@@ -9,10 +9,15 @@ from rich.markdown import Markdown
 from rich.markup import escape
 
 from judge.exercise import Exercise
+from judge.i18n import T, text
 
 
 def show_exercise(console: Console, exercise: Exercise, path: Path, lang: str, workspace) -> None:
     console.print(Markdown(exercise.statement_text(lang)))
-    mine = escape(str(path))  # printed whole, never wrapped: a learner copies it
-    console.print(f"\nYour file: [bold]{mine}[/] (started from the starter; edit it and grade again)", soft_wrap=True)
-    console.print(f"Hints: {len(exercise.hints)} — `python practice/judge.py hint {exercise.id}` shows the next one.\n")
+    # The path is printed whole, never wrapped: a learner copies it.
+    mine = T("Your file: {path} (started from the starter; edit it and grade again)", path=str(path))
+    console.print()
+    console.print(escape(text(mine, lang)), soft_wrap=True)
+    hints = T("Hints: {count} — `python practice/judge.py hint {exercise}` shows the next one.",
+              count=len(exercise.hints), exercise=exercise.id)
+    console.print(escape(text(hints, lang)) + "\n")

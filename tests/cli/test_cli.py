@@ -69,9 +69,9 @@ def test_usage_errors_exit_2(args, message, fake_course, tmp_path):
 
 def test_hints_come_one_at_a_time(run):
     first = run("hint", "add-one", "--lang", "zh")
-    assert first.exit_code == 0 and "Hint 1/1" in first.output and "加一" in first.output
-    again = run("hint", "add-one")
-    assert "last hint" in again.output
+    assert first.exit_code == 0 and "提示 1/1：" in first.output and "加一" in first.output
+    again = run("hint", "add-one", "--lang", "en")
+    assert "Hint 1/1:" in again.output and "last hint" in again.output
 
 
 def test_check_proves_the_fake_exercise(run):

@@ -1,6 +1,9 @@
-"""`--lang` follows the locale, and `practice admin` makes instructor accounts that sign in to the web UI."""
+"""`--lang` follows the locale and every learner-facing command speaks it, and `practice admin` makes instructor
+accounts that sign in to the web UI."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -36,6 +39,127 @@ def test_an_explicit_lang_beats_the_locale(fake_course, tmp_path):
     env = {"LANG": "zh_CN.UTF-8", "PRACTICE_EXERCISES_DIR": str(fake_course), "PRACTICE_WORKSPACE": str(tmp_path)}
     result = CliRunner().invoke(cli, ["hint", "add-one", "--lang", "en"], env=env)
     assert result.exit_code == 0 and "加一。" not in result.output
+
+
+GRAPH_BREAK_STEP = Path(__file__).resolve().parents[2] / "exercises" / "graph-break-step"
+OTHER = {"zh": "en_US.UTF-8", "en": "zh_CN.UTF-8"}  # a locale saying the other language: --lang must win
+# What the CLI itself prints around a WRONG_ANSWER report with mismatches (not the judge's messages, which
+# other catalogs translate), and the hidden tests' check titles, in each language.
+GRADED = {
+    "zh": ["答案错误 · WRONG_ANSWER", "中最先不一致的元素：", "：应为 ", "，实际为 ", " 秒 · torch ", " · 沙箱 ",
+           "✗ test_sum_exactly_zero — h.sum() 恰好为 0 而 h 不全为 0 时，编译后的 step 与原函数相同",
+           "✓ test_one_graph — torch.compile(step, fullgraph=True) 只捕获一张图"],
+    "en": ["Wrong answer · WRONG_ANSWER", "first mismatches of ", ": expected ", ", got ", " s · torch ",
+           " · sandbox ",
+           "✗ test_sum_exactly_zero — The compiled step equals the original when h.sum() is exactly zero but h is not",
+           "✓ test_one_graph — torch.compile(step, fullgraph=True) captures exactly one graph"],
+}
+# The CLI's own English labels, none of which may be left in a Chinese report (": expected " and ", got " may:
+# the judge's own messages say them until their catalog is translated).
+ENGLISH_LABELS = ["Wrong answer", "first mismatches", " s · torch", "· sandbox", "(same failure as above)",
+                  "Dynamo's reason", "details (raw)", "error:"]
+
+
+def learner(lang: str, *args: str, exercises: Path | None = None, workspace: Path):
+    env = {name: None for name in LOCALE_VARS} | {"LANG": OTHER[lang], "PRACTICE_WORKSPACE": str(workspace),
+                                                  "COLUMNS": "400"}
+    if exercises is not None:
+        env["PRACTICE_EXERCISES_DIR"] = str(exercises)
+    return CliRunner().invoke(cli, [*args, "--lang", lang], env=env)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_wrong_solution_is_graded_in_the_learners_language(lang, tmp_path):
+    mine = tmp_path / "mine.py"
+    mine.write_text((GRAPH_BREAK_STEP / "wrong" / "sign_scale.py").read_text())
+    result = learner(lang, "graph-break-step", str(mine), "--exercises", str(GRAPH_BREAK_STEP.parent),
+                     workspace=tmp_path / "ws")
+    assert result.exit_code == 1, result.output
+    for expected in GRADED[lang]:
+        assert expected in result.output, (expected, result.output)
+    other = GRADED["en" if lang == "zh" else "zh"]
+    for label in other[:2] + other[4:6]:
+        assert label not in result.output, (label, result.output)
+    if lang == "zh":
+        for label in ENGLISH_LABELS:
+            assert label not in result.output, (label, result.output)
+
+
+def test_list_show_hint_and_errors_speak_chinese(fake_course, tmp_path):
+    ws = tmp_path / "ws"
+    listed = learner("zh", "list", exercises=fake_course, workspace=ws)
+    assert listed.exit_code == 0, listed.output
+    for label in ("torch-practice 练习", "难度", "状态", "未开始", "评测一道题："):
+        assert label in listed.output, listed.output
+    shown = learner("zh", "show", "add-one", exercises=fake_course, workspace=ws)
+    assert shown.exit_code == 0, shown.output
+    assert f"你的文件：{ws / 'add_one.py'}（" in shown.output and "提示：共 1 条" in shown.output, shown.output
+    hinted = learner("zh", "hint", "add-one", exercises=fake_course, workspace=ws)
+    assert "提示 1/1：" in hinted.output and "加一。" in hinted.output, hinted.output
+    again = learner("zh", "hint", "add-one", exercises=fake_course, workspace=ws)
+    assert "这已经是最后一条提示" in again.output, again.output
+    missing = learner("zh", "add-one", str(tmp_path / "nope.py"), exercises=fake_course, workspace=ws)
+    assert missing.exit_code == 2 and f"错误： {tmp_path / 'nope.py'}：文件不存在" in missing.output, missing.output
+    unknown = learner("zh", "frobnicate", exercises=fake_course, workspace=ws)
+    assert unknown.exit_code == 2 and "没有名为 'frobnicate' 的命令或题目" in unknown.output, unknown.output
+    english = ["torch-practice exercises", "not started", "Grade one", "Your file", "Hint 1/1", "last hint",
+               "error:", "no such file", "no such command"]
+    for output in (listed.output, shown.output, hinted.output, again.output, missing.output, unknown.output):
+        for label in english:
+            assert label not in output, (label, output)
+
+
+def test_the_watch_loop_speaks_the_learners_language(add_one, tmp_path, monkeypatch):
+    from rich.console import Console
+
+    import cli.grading
+    from cli.workspace import Workspace
+
+    class Idle:
+        def close(self):
+            pass
+
+    graded = []
+    monkeypatch.setattr(cli.grading, "_sandbox", lambda name: Idle())
+    monkeypatch.setattr(cli.grading, "grade_file", lambda *args, **kwargs: graded.append(kwargs["lang"]))
+    monkeypatch.setattr("watchfiles.watch", lambda path, **kwargs: iter([{("modified", str(path))}]))
+    path = tmp_path / "mine.py"
+    path.write_text("import torch\n")
+    console = Console(record=True, width=400)
+    cli.grading.watch_file(console, add_one, path, Workspace(tmp_path / "ws"), "none", lang="zh")
+    out = console.export_text()
+    assert graded == ["zh", "zh"]
+    assert f"正在监视 {path}：保存即重新评测" in out and "mine.py 已修改" in out, out
+    assert "Watching" not in out and "changed" not in out, out
+
+
+def test_a_report_s_labels_and_texts_come_in_the_learners_language():
+    from rich.console import Console
+
+    from cli.render import print_report
+    from judge.i18n import T
+    from judge.report import CheckResult, ErrorDiagnostic, GraphDiagnostic, Report, Verdict
+
+    check = CheckResult(name="test_one", title=T("one graph", zh="一张图"), passed=False, verdict=Verdict.GRAPH_BREAK,
+                        message=T("two graphs", zh="两张图"),
+                        diagnostics=[GraphDiagnostic(title=T("captured graph", zh="捕获的图"),
+                                                     code="def forward(self, x):\n    return (x,)")])
+    report = Report(exercise_id="x", verdict=Verdict.GRAPH_BREAK, summary=T("broke", zh="中断了"),
+                    checks=[check, check.model_copy(update={"name": "test_two"})], trust="self-checked",
+                    diagnostics=[ErrorDiagnostic(exc_type="ValueError", message="bad value")])
+    said = {}
+    for lang in ("zh", "en"):
+        console = Console(record=True, width=400)
+        print_report(console, report, lang=lang)
+        said[lang] = console.export_text()
+    for zh, en in [("图中断 · GRAPH_BREAK", "Graph break · GRAPH_BREAK"), ("中断了", "broke"),
+                   ("test_one — 一张图", "test_one — one graph"), ("两张图", "two graphs"),
+                   ("（与上面的失败相同）", "(same failure as above)"), ("图： 捕获的图", "graph: captured graph"),
+                   ("自检题目：", "self-checked exercise:"), ("详情（原文）： ValueError: bad value",
+                                                         "details (raw): ValueError: bad value")]:
+        assert zh in said["zh"] and en not in said["zh"], (zh, en, said["zh"])
+        assert en in said["en"] and zh not in said["en"], (zh, en, said["en"])
+    assert "def forward(self, x):" in said["zh"]
 
 
 def admin(url: str, *args: str, password: str = "correct horse"):
