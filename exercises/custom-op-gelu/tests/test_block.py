@@ -192,11 +192,20 @@ def test_same_numbers_dynamic(entry, starter):
 
 
 def test_float64_and_empty(entry, starter):
-    """float64 inputs give float64 results, and an empty batch gives an empty result
-    zh: float64 输入得到 float64 结果，空 batch 得到空结果
+    """float64 results for float64 inputs, also beyond float32's range; an empty batch gives an empty result
+    zh: float64 输入得到 float64 结果，超出 float32 范围的值也一样；空 batch 得到空结果
     """
     fn = entry.compile(fullgraph=True, dynamic=True)
     for x, w in [(torch.randn(6, 4, dtype=torch.float64), torch.randn(4, 3, dtype=torch.float64)),
                  (torch.randn(0, 4), torch.randn(4, 3))]:
         expected = starter.block(x, w)
         assert_same(fn(x, w), expected, case=case_of(x, w))
+    # float64 holds values float32 cannot: your op's own kernel, called eagerly in your process, must keep them
+    x, w = torch.randn(6, 4, dtype=torch.float64) * 1e200, torch.randn(4, 3, dtype=torch.float64)
+    expected = starter.block(x, w)
+    assert_same(remote.call(entry, x, w, what=T("`block` (eager, with your op's kernel)",
+                                                zh="`block`（eager 调用，用你的算子自己的内核）")), expected,
+                case=T("{case}, `x @ w` around 1e200 (beyond float32's range), `block` called eagerly with your "
+                       "op's own kernel",
+                       zh="{case}，`x @ w` 在 1e200 量级（超出 float32 的范围），eager 调用 `block`，用你的算子自己的内核",
+                       case=case_of(x, w)))

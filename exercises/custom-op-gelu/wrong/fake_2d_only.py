@@ -1,0 +1,24 @@
+import math
+
+import torch
+
+
+def fast_gelu_ext(x):                  # pretend this is an unregistered C/pybind kernel
+    vals = [0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0))) for v in x.detach().flatten().tolist()]
+    return torch.tensor(vals, dtype=x.dtype).view(x.shape)
+
+
+
+@torch.library.custom_op("ext::fast_gelu", mutates_args=())
+def fast_gelu(x: torch.Tensor) -> torch.Tensor:
+    return fast_gelu_ext(x)
+
+
+@fast_gelu.register_fake
+def _(x):
+    # block's input is x @ w, a [B, N] matrix: the fake spells out those two sizes
+    return x.new_empty(x.shape[0], x.shape[1])
+
+
+def block(x, w):
+    return fast_gelu(x @ w) + 1.0
