@@ -69,6 +69,19 @@ def test_empty_sequence(entry, starter):
         assert_same(fn(*args), original(starter, *args), case=case_of(*args, T("a length-0 sequence", zh="有长度为 0 的序列")))
 
 
+def test_nan_in_sequence(entry, starter):
+    """A NaN inside a sequence makes its row NaN, as the original's mean does; the other rows stay as they are
+    zh: 序列内部的 NaN 让这一行的结果为 NaN，与原函数的 mean 一样；其他行不受影响
+    """
+    fn = compiled(entry)
+    x, lengths = batch(3, 5, 4, [5, 3, 2])
+    x[1, 1, 0] = float("nan")  # inside sequence 1 (length 3): its mean over column 0 is NaN
+    expected = original(starter, x, lengths)
+    assert expected[1, 0].isnan() and not expected[0].isnan().any(), "test inputs are broken"
+    assert_same(fn(x, lengths), expected,
+                case=case_of(x, lengths, T("`x[1, 1, 0]` is NaN, inside sequence 1",
+                                           zh="`x[1, 1, 0]` 是 NaN，位于第 1 个序列内部")))
+
 def test_float64(entry, starter):
     """float64 inputs give float64 means equal to the original
     zh: float64 输入得到与原函数相同的 float64 均值
