@@ -11,26 +11,31 @@ import torch
 from judge import remote
 from judge.checks import CompileError, Recompile, WrongAnswer, assert_no_host_sync, assert_same
 from judge.checks.serving import short_guard
+from judge.i18n import T
 from judge.report import RecompileDiagnostic
 
 STEPS = 20
 SHAPE = (4, 8)
-FULLGRAPH = "EMADecay.forward under fullgraph=True"
+FULLGRAPH = T("`EMADecay.forward` under `fullgraph=True`", zh="`fullgraph=True` 下的 `EMADecay.forward`")
+CONSTRUCT = T.same("`EMADecay()`")
+STATE_DICT = T.same("`EMADecay().state_dict()`")
 
 
 def new_module(entry) -> remote.Ref:
     """EMADecay() created in the runner."""
-    module = entry(what="EMADecay()")
+    module = entry(what=CONSTRUCT)
     if not isinstance(module, remote.Ref):
-        raise WrongAnswer(f"EMADecay() returned {type(module).__name__}, not a module")
+        raise WrongAnswer(T("`EMADecay()` returned `{kind}`, not a module", zh="`EMADecay()` 返回了 `{kind}`，不是模块",
+                            kind=type(module).__name__))
     return module
 
 
-def compiled(module: remote.Ref, what: str = FULLGRAPH, **options) -> remote.RemoteCompiled:
+def compiled(module: remote.Ref, what: T = FULLGRAPH, **options) -> remote.RemoteCompiled:
     """torch.compile(module, fullgraph=True) in the runner; its graphs run here on this side's copy of the
     module's parameters and buffers (taken now, then advanced only by the graphs run here)."""
     session = remote.RemoteCompiled(module, {"fullgraph": True}, what=what, **options)
-    session.state["target"] = remote.state(module, what="EMADecay's buffers", graph_inputs=True)
+    session.state["target"] = remote.state(module, what=T("`EMADecay`'s buffers", zh="`EMADecay` 的 buffer"),
+                                           graph_inputs=True)
     return session
 
 
@@ -41,95 +46,138 @@ def one_graph_steps(session: remote.RemoteCompiled, n: int):
         x = torch.randn(SHAPE)
         results.append((x, session(x)))
         if session.frame_count != 1:
-            raise Recompile(f"{session.what} was compiled again at step {i}; one graph must serve every step")
+            raise Recompile(T("{what} was compiled again at step {i}; one graph must serve every step",
+                              zh="{what} 在第 {i} 步又编译了一次；每一步都必须由同一张图完成", what=session.what, i=i))
     return results
 
 
 def test_one_graph(entry):
-    """torch.compile(EMADecay(), fullgraph=True) captures one graph"""
+    """torch.compile(EMADecay(), fullgraph=True) captures one graph
+    zh: torch.compile(EMADecay(), fullgraph=True) 只捕获一张图
+    """
     session = compiled(new_module(entry))
     session(torch.randn(SHAPE))
     if session.frame_count != 1:
-        raise WrongAnswer(f"{FULLGRAPH}: expected one graph, Dynamo captured {session.frame_count}")
+        raise WrongAnswer(T("{what}: expected one graph, Dynamo captured {n}", zh="{what}：应当只有一张图，Dynamo 捕获了 {n} 张",
+                            what=FULLGRAPH, n=session.frame_count))
 
 
 def test_no_host_sync(entry):
-    """The graph keeps the step as a tensor (no .item() / .tolist())"""
+    """The graph keeps the step as a tensor (no .item() / .tolist())
+    zh: 图里的 step 一直是张量（没有 .item() / .tolist()）
+    """
     session = compiled(new_module(entry))
     session(torch.randn(SHAPE))
-    assert_no_host_sync(session.graph_modules, what="the graph of EMADecay.forward")
+    assert_no_host_sync(session.graph_modules, what=T("the graph of `EMADecay.forward`", zh="`EMADecay.forward` 的图"))
 
 
 def test_compiles_once(entry):
-    """20 steps under fullgraph=True compile exactly once"""
+    """20 steps under fullgraph=True compile exactly once
+    zh: fullgraph=True 下 20 步只编译一次
+    """
     session = compiled(new_module(entry))
-    gave_up = ""
+    gave_up = None
     for i in range(1, STEPS + 1):
         try:
             session(torch.randn(SHAPE))
         except CompileError as exc:
             if not any(getattr(d, "exc_type", "") == "FailOnRecompileLimitHit" for d in exc.diagnostics):
                 raise
-            gave_up = f" At step {i} Dynamo hit its recompile limit and gave up."
+            gave_up = T(" At step {i} Dynamo hit its recompile limit and gave up.",
+                        zh="在第 {i} 步 Dynamo 达到了重新编译的上限，放弃了。", i=i)
             break
     # Once passes here on the runner's count; the numeric checks below need that one graph, run here, to
     # compute all 20 steps.
     if session.frame_count <= 1 and not gave_up:
         return
     guards = [short_guard(r) for r in session.recompile_reasons]
-    message = f"EMADecay.forward was compiled {session.frame_count} times in {STEPS} steps; once is the goal."
+    message = T("`EMADecay.forward` was compiled {n} times in {steps} steps; once is the goal.",
+                zh="`EMADecay.forward` 在 {steps} 步里编译了 {n} 次；目标是只编译一次。", n=session.frame_count,
+                steps=STEPS)
     if guards:
-        message += (f" The guard that failed: {guards[0]}. A Python int attribute is baked into the graph as a "
-                    "constant and guarded on its value, so every new value compiles again.")
-    raise Recompile(message + gave_up, [RecompileDiagnostic(compiles=session.frame_count, limit=1,
-                                                            guard_failures=guards[:10])])
+        message = T.join([message, T("The guard that failed: `{guard}`. A Python int attribute is baked into the "
+                                     "graph as a constant and guarded on its value, so every new value compiles "
+                                     "again.",
+                                     zh="失败的 guard：`{guard}`。Python int 属性被当作常量写进图里，guard 检查它的值，"
+                                        "所以每个新值都会重新编译。", guard=guards[0])])
+    raise Recompile(T.join([message, gave_up], sep="") if gave_up else message,
+                    [RecompileDiagnostic(compiles=session.frame_count, limit=1, guard_failures=guards[:10])])
 
 
 def test_step_in_state_dict(entry):
-    """After 20 compiled steps, state_dict()['step'] is a one-element tensor equal to 20"""
+    """After 20 compiled steps, state_dict()['step'] is a one-element tensor equal to 20
+    zh: 编译后跑完 20 步，state_dict()['step'] 是等于 20 的单元素张量
+    """
     module = new_module(entry)
-    keys = sorted(remote.state(module, what="EMADecay().state_dict()"))
+    keys = sorted(remote.state(module, what=STATE_DICT))
     if "step" not in keys:
-        raise WrongAnswer(f"state_dict() has keys {keys} but no 'step': a checkpoint would lose the schedule. "
-                          "Register the counter so state_dict saves it.")
+        raise WrongAnswer(T("`state_dict()` has keys `{keys}` but no `'step'`: a checkpoint would lose the schedule. "
+                            "Register the counter so `state_dict` saves it.",
+                            zh="`state_dict()` 的键是 `{keys}`，没有 `'step'`：保存检查点时会丢掉步数。"
+                               "把计数器注册到模块上，让 `state_dict` 保存它。", keys=keys))
     session = compiled(module)
     one_graph_steps(session, STEPS)
     ours = session.state["target"].get("step")  # advanced here, by the graph
-    theirs = remote.state(module, what="EMADecay().state_dict()").get("step")
+    theirs = remote.state(module, what=STATE_DICT).get("step")
     for saved in (ours, theirs) if ours is not None else (theirs,):
         if not isinstance(saved, torch.Tensor) or saved.numel() != 1 or float(saved) != STEPS:
-            raise WrongAnswer(f"after {STEPS} steps, state_dict()['step'] is {saved!r}; expected a one-element "
-                              f"tensor equal to {STEPS}")
+            raise WrongAnswer(T("after {steps} steps, `state_dict()['step']` is `{saved!r}`; expected a one-element "
+                                "tensor equal to {steps}",
+                                zh="{steps} 步之后 `state_dict()['step']` 是 `{saved!r}`；应当是等于 {steps} 的单元素张量",
+                                steps=STEPS, saved=saved))
+
+
+def test_input_unchanged(entry):
+    """forward leaves the caller's x as it was
+    zh: forward 不修改调用者传入的 x
+    """
+    session = compiled(new_module(entry))
+    for i in range(1, 4):
+        x = torch.randn(SHAPE)
+        before = x.clone()
+        session(x)
+        assert_same(x, before, case=T("x {shape} float32 after step {i}", zh="第 {i} 步之后的 x {shape} float32",
+                                      shape=list(SHAPE), i=i), what=T.same("x"))
 
 
 def test_same_outputs(entry, starter):
-    """Each of 20 compiled steps (backend aot_eager) equals the original module"""
+    """Each of 20 compiled steps (backend aot_eager) equals the original module
+    zh: 编译后的 20 步（backend aot_eager）每一步都与原模块相同
+    """
     session = compiled(new_module(entry), local_backend="aot_eager")
     original = starter.EMADecay()
     for i, (x, out) in enumerate(one_graph_steps(session, STEPS), start=1):
-        assert_same(out, original(x), case=f"step {i} of a fresh EMADecay, x {list(SHAPE)} float32")
+        assert_same(out, original(x), case=T("step {i} of a fresh `EMADecay`, x {shape} float32",
+                                             zh="新建的 `EMADecay` 的第 {i} 步，x {shape} float32", i=i,
+                                             shape=list(SHAPE)))
 
 
 def test_resumes_from_state_dict(entry, starter):
-    """A fresh module loaded from the state_dict saved after 20 steps computes step 21 like the original"""
+    """A fresh module loaded from the state_dict saved after 20 steps computes step 21 like the original
+    zh: 新模块加载 20 步后保存的 state_dict，第 21 步的结果与原模块相同
+    """
     module = new_module(entry)
     session = compiled(module)
     one_graph_steps(session, STEPS)
-    saved = remote.state(module, what="EMADecay().state_dict()")
+    saved = remote.state(module, what=STATE_DICT)
     saved.update({k: v for k, v in session.state["target"].items() if k in saved})  # the steps run here
     resumed = new_module(entry)
-    remote.load_state(resumed, saved, what="EMADecay().load_state_dict(state)")
+    remote.load_state(resumed, saved, what=T.same("`EMADecay().load_state_dict(state)`"))
     original = starter.EMADecay()
     for _ in range(STEPS):
         original(torch.randn(SHAPE))
     [(x, out)] = one_graph_steps(compiled(resumed), 1)
-    assert_same(out, original(x), case=f"step {STEPS + 1} of a fresh EMADecay loaded from that state_dict")
+    assert_same(out, original(x), case=T("step {n} of a fresh `EMADecay` loaded from that `state_dict`",
+                                         zh="加载了该 `state_dict` 的新 `EMADecay` 的第 {n} 步", n=STEPS + 1))
 
 
 def test_instances_are_independent(entry, starter):
-    """Two modules count their own steps"""
+    """Two modules count their own steps
+    zh: 两个模块各自计数
+    """
     first, second = new_module(entry), new_module(entry)
     for _ in range(3):
-        first(torch.randn(SHAPE), what="EMADecay.forward")
+        first(torch.randn(SHAPE), what=T.same("`EMADecay.forward`"))
     [(x, out)] = one_graph_steps(compiled(second), 1)
-    assert_same(out, starter.EMADecay()(x), case="step 1 of a second EMADecay, after 3 steps of the first")
+    assert_same(out, starter.EMADecay()(x), case=T("step 1 of a second `EMADecay`, after 3 steps of the first",
+                                                     zh="第一个 `EMADecay` 跑了 3 步之后，第二个的第 1 步"))
