@@ -58,3 +58,15 @@ def test_every_exercise_pins_enough_wrong_solutions():
         minimum = 6 if exercise.id == "graph-break-step" else 3
         assert len(exercise.wrong) >= minimum, f"{exercise.id} pins {len(exercise.wrong)} wrong solutions"
         assert exercise.hints, f"{exercise.id} has no hints"
+
+
+def test_a_contract_search_records_its_seed_and_budget_passed_or_not(warm):
+    exercise = next(e for e in load_course(EXERCISES) if e.id == "graph-break-step")
+    seed, budget = exercise.contract.seed, exercise.contract.examples
+    passed = grade(exercise, exercise.read(exercise.reference), sandbox=warm)
+    search = next(c for c in passed.checks if c.name == "test_contract_search")
+    assert search.passed and search.properties == {"seed": seed, "examples": budget, "tried": budget}
+    failed = grade(exercise, exercise.read("wrong/eps_threshold.py"), sandbox=warm)
+    search = failed.first_failure()
+    assert search.name == "test_contract_search" and search.properties == {"seed": seed, "examples": budget}
+    assert f"seed {seed}" in search.message and "种子" in search.translations["zh"]["message"]

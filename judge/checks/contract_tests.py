@@ -27,10 +27,13 @@ def test_contract_dtypes(entry):
         run.compare(args, case=T("for {inputs}", inputs=c.describe_inputs(spec, args)))
 
 
-def test_contract_search(entry):
+def test_contract_search(entry, record_property):
     """A search (Hypothesis) for inputs the contract allows where the compiled function differs from the original
     zh: 用 Hypothesis 在契约允许的输入中搜索，寻找编译后的函数与原函数结果不同的情况
     """
     spec, run = _run(entry)
+    # In the report, passed or not: the same seed and budget find the same counterexample again.
+    record_property("seed", int(spec.get("seed", 0)))
+    record_property("examples", int(spec.get("examples", 60)))
     stats = c.search(run, spec)
-    print(f"contract search: {stats}")
+    record_property("tried", stats["examples"])
