@@ -22,9 +22,12 @@ from judge.checks.fx_passes import (
     graph_diagnostic,
     op_counts,
 )
+from judge.i18n import T
 
 SILU, SIGMOID, MUL = "aten.silu.default", "aten.sigmoid.default", "aten.mul.Tensor"
 WATCHED = (SILU, SIGMOID, MUL)
+PASS = T.same("`silu_pass(gm)`")
+BLOCK = T("the Block model", zh="Block 模型")
 
 
 def rewritten(entry, cls, dtype=torch.float32):
@@ -33,104 +36,138 @@ def rewritten(entry, cls, dtype=torch.float32):
     x = torch.randn(4, 16, dtype=dtype)
     gm, args = aten_graph(model, x)
     before = op_counts(gm)
-    after = apply_pass(entry, gm, name="silu_pass(gm)")
+    after = apply_pass(entry, gm, name=PASS)
     return model, before, after, args, x
 
 
-def describe(counts) -> str:
-    return ", ".join(f"{counts.get(op, 0)} {op.split('.')[1]}" for op in WATCHED)
+def describe(counts) -> T:
+    return T.same(", ".join(f"{counts.get(op, 0)} `{op.split('.')[1]}`" for op in WATCHED))
 
 
-def expect_counts(after, expected: dict, pattern: str) -> None:
+def expect_counts(after, expected: dict, pattern: T) -> None:
     """Fail with the graph shown unless nothing is left unused and the watched ops have the expected counts."""
     dead = dead_nodes(after)
     if dead:
-        raise WrongAnswer(f"{pattern}: your pass left {', '.join(dead)} in the graph with no users; erase the "
-                          "nodes you replace (graph.erase_node) or call graph.eliminate_dead_code()",
+        raise WrongAnswer(T("{pattern}: your pass left {dead} in the graph with no users; erase the nodes you "
+                            "replace (`graph.erase_node`) or call `graph.eliminate_dead_code()`",
+                            zh="{pattern}：你的 pass 在图里留下了没有用户的 {dead}；请删掉被替换的节点"
+                               "（`graph.erase_node`），或者调用 `graph.eliminate_dead_code()`",
+                            pattern=pattern, dead=f"`{', '.join(dead)}`"),
                           [graph_diagnostic(after, highlight=dead)])
     counts = op_counts(after)
     got = {op: counts.get(op, 0) for op in WATCHED}
     if got == expected:
         return
     others = sorted(t for t in counts if "silu" in t and t != SILU)
-    message = f"{pattern}: after your pass the graph has {describe(got)}; expected {describe(expected)}"
+    message = T("{pattern}: after your pass the graph has {got}; expected {expected}",
+                zh="{pattern}：你的 pass 改写之后，图里有 {got}；应当是 {expected}",
+                pattern=pattern, got=describe(got), expected=describe(expected))
     if others:
-        message += (f". It calls {', '.join(others)}: in an ATen graph insert torch.ops.aten.silu.default "
-                    "(an OpOverload, like every other node there)")
+        message = T.join([message, T(". It calls {others}: in an ATen graph insert `torch.ops.aten.silu.default` "
+                                     "(an OpOverload, like every other node there)",
+                                     zh="。它调用了 {others}：ATen 图里应当插入 `torch.ops.aten.silu.default`"
+                                        "（和图里其他节点一样，是一个 OpOverload）",
+                                     others=f"`{', '.join(others)}`")], sep="")
     raise WrongAnswer(message, [graph_diagnostic(after)])
 
 
-def expect_same(after, args, model, x, pattern: str) -> None:
-    assert_same(after(*args)[0], model(x).detach(), case=f"{pattern}, {describe_tensor('x', x)}")
+def expect_same(after, args, model, x, pattern: T) -> None:
+    assert_same(after(*args)[0], model(x).detach(),
+                case=T("{pattern}, {x}", zh="{pattern}，{x}", pattern=pattern, x=describe_tensor("x", x)))
+
+
+def code(text: str) -> T:
+    """A model's pattern, as code: the same in both languages."""
+    return T.same(f"`{text}`")
 
 
 def test_x_times_sigmoid(entry):
-    """mul(x, sigmoid(x)) becomes one aten.silu(x)"""
+    """mul(x, sigmoid(x)) becomes one aten.silu(x)
+    zh: mul(x, sigmoid(x)) 变成一个 aten.silu(x)
+    """
     model, _, after, args, x = rewritten(entry, XTimesSigmoid)
-    expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, "h * torch.sigmoid(h)")
-    expect_same(after, args, model, x, "h * torch.sigmoid(h)")
+    expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, code("h * torch.sigmoid(h)"))
+    expect_same(after, args, model, x, code("h * torch.sigmoid(h)"))
 
 
 def test_sigmoid_times_x(entry):
-    """mul(sigmoid(x), x), the other operand order, becomes aten.silu(x) too"""
+    """mul(sigmoid(x), x), the other operand order, becomes aten.silu(x) too
+    zh: 操作数顺序相反的 mul(sigmoid(x), x) 也变成 aten.silu(x)
+    """
     model, _, after, args, x = rewritten(entry, SigmoidTimesX)
-    expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, "torch.sigmoid(h) * h")
-    expect_same(after, args, model, x, "torch.sigmoid(h) * h")
+    expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, code("torch.sigmoid(h) * h"))
+    expect_same(after, args, model, x, code("torch.sigmoid(h) * h"))
 
 
 def test_gating_product_kept(entry):
-    """A gate a * sigmoid(b) with a different tensor b is left alone"""
+    """A gate a * sigmoid(b) with a different tensor b is left alone
+    zh: b 是另一个张量时，门控 a * sigmoid(b) 保持不变
+    """
     model, _, after, args, x = rewritten(entry, Gating)
-    expect_counts(after, {SILU: 0, SIGMOID: 1, MUL: 1}, "a * torch.sigmoid(b)")
-    expect_same(after, args, model, x, "a * torch.sigmoid(b)")
+    expect_counts(after, {SILU: 0, SIGMOID: 1, MUL: 1}, code("a * torch.sigmoid(b)"))
+    expect_same(after, args, model, x, code("a * torch.sigmoid(b)"))
 
 
 def test_shared_sigmoid_kept(entry):
-    """x * sigmoid(x) is left alone when the sigmoid has another user (the rewrite would save nothing)"""
+    """x * sigmoid(x) is left alone when the sigmoid has another user (the rewrite would save nothing)
+    zh: sigmoid 还有别的用户时，x * sigmoid(x) 保持不变（改写省不下任何计算）
+    """
     model, _, after, args, x = rewritten(entry, SharedSigmoid)
-    expect_counts(after, {SILU: 0, SIGMOID: 1, MUL: 1}, "s = torch.sigmoid(h); h * s + s")
-    expect_same(after, args, model, x, "s = torch.sigmoid(h); h * s + s")
+    expect_counts(after, {SILU: 0, SIGMOID: 1, MUL: 1}, code("s = torch.sigmoid(h); h * s + s"))
+    expect_same(after, args, model, x, code("s = torch.sigmoid(h); h * s + s"))
 
 
 def test_other_muls_untouched(entry):
-    """Products with Python numbers and other products are left alone"""
+    """Products with Python numbers and other products are left alone
+    zh: 与 Python 数的乘积和其他乘积保持不变
+    """
     model, before, after, args, x = rewritten(entry, OtherMuls)
-    expect_counts(after, {op: before.get(op, 0) for op in WATCHED}, "sigmoid(h) * 2.0 + h * 0.5 + h * h")
-    expect_same(after, args, model, x, "sigmoid(h) * 2.0 + h * 0.5 + h * h")
+    expect_counts(after, {op: before.get(op, 0) for op in WATCHED}, code("sigmoid(h) * 2.0 + h * 0.5 + h * h"))
+    expect_same(after, args, model, x, code("sigmoid(h) * 2.0 + h * 0.5 + h * h"))
 
 
 def test_rewritten_graph_runs(entry):
-    """The module your pass returns runs the rewritten graph (2 silu, no stale code)"""
+    """The module your pass returns runs the rewritten graph (2 silu, no stale code)
+    zh: 你的 pass 返回的模块运行的是改写后的图（2 个 silu，没有过期的代码）
+    """
     model = make(Block)
     x = torch.randn(4, 16)
     gm, args = aten_graph(model, x)
-    after, returned = apply_remote_pass(entry, gm, name="silu_pass(gm)")
+    after, returned = apply_remote_pass(entry, gm, name=PASS)
     expected = {SILU: 2, SIGMOID: 2, MUL: 3}
     in_graph = {op: op_counts(after).get(op, 0) for op in WATCHED}
     if in_graph != expected:
-        raise WrongAnswer(f"Block model: after your pass the graph has {describe(in_graph)}; expected "
-                          f"{describe(expected)}", [graph_diagnostic(after)])
+        raise WrongAnswer(T("{model}: after your pass the graph has {got}; expected {expected}",
+                            zh="{model}：你的 pass 改写之后，图里有 {got}；应当是 {expected}",
+                            model=BLOCK, got=describe(in_graph), expected=describe(expected)),
+                          [graph_diagnostic(after)])
     # The module stays in the runner: run it there (on other values of the same shapes) and count what ran.
     # This can only fail the check; the numbers below come from the returned graph, run here.
     ran = remote.call(remote.public("executed_ops"), returned, *remote.example_like(tuple(args)),
-                      what="the module silu_pass returned")
+                      what=T("the module `silu_pass` returned", zh="`silu_pass` 返回的模块"))
     if not isinstance(ran, dict):
         raise remote.Protocol("malformed operation counts")
     got = {op: ran.get(op, 0) for op in WATCHED}
     if got != expected:
-        raise WrongAnswer(f"running the module your pass returned executed {describe(got)}, although its graph "
-                          f"has {describe(in_graph)}: gm.forward still runs the old code. After editing gm.graph, "
-                          "call gm.recompile() so that gm.forward is regenerated from it.",
+        raise WrongAnswer(T("running the module your pass returned executed {got}, although its graph has "
+                            "{in_graph}: `gm.forward` still runs the old code. After editing `gm.graph`, call "
+                            "`gm.recompile()` so that `gm.forward` is regenerated from it.",
+                            zh="运行你的 pass 返回的模块，实际执行了 {got}，而它的图里有 {in_graph}："
+                               "`gm.forward` 跑的还是旧代码。改完 `gm.graph` 之后要调用 `gm.recompile()`，"
+                               "让 `gm.forward` 按新图重新生成。",
+                            got=describe(got), in_graph=describe(in_graph)),
                           [graph_diagnostic(after)])
-    expect_same(after, args, model, x, "Block")
+    expect_same(after, args, model, x, BLOCK)
 
 
 def test_in_compile_pipeline(entry):
-    """As a pass inside torch.compile (aot_autograd forward compiler), the results equal eager, float32 and float64"""
+    """As a pass inside torch.compile (aot_autograd forward compiler), the results equal eager, float32 and float64
+    zh: 作为 torch.compile 里的 pass（aot_autograd 的前向编译器），float32 和 float64 的结果都与 eager 相同
+    """
     ran = []
 
     def forward_compiler(gm, example_inputs):
-        rewritten_gm = apply_pass(entry, gm, name="silu_pass(gm)")   # the pass runs in the runner, the graph here
+        rewritten_gm = apply_pass(entry, gm, name=PASS)   # the pass runs in the runner, the graph here
 
         def run(*args):  # count the ops the compiled model really runs
             output, counts = executed_ops(rewritten_gm, *args)
@@ -149,12 +186,17 @@ def test_in_compile_pipeline(entry):
                 output = compiled(x)
             silus = ran[-1].get(SILU, 0) if ran else 0
             if silus != 2:
-                raise WrongAnswer(f"inside torch.compile the Block model ran {silus} aten.silu, expected 2")
-            assert_same(output, model(x).detach(), case=f"Block, {describe_tensor('x', x)}")
+                raise WrongAnswer(T("inside `torch.compile` {model} ran {n} `aten.silu`, expected 2",
+                                    zh="在 `torch.compile` 里，{model}运行了 {n} 次 `aten.silu`，应当是 2 次",
+                                    model=BLOCK, n=silus))
+            assert_same(output, model(x).detach(),
+                        case=T("{model}, {x}", zh="{model}，{x}", model=BLOCK, x=describe_tensor("x", x)))
 
 
 def test_x_with_other_users(entry):
-    """h * sigmoid(h) becomes aten.silu(h) also when h has other users (a residual h * sigmoid(h) + h)"""
+    """h * sigmoid(h) becomes aten.silu(h) also when h has other users (a residual h * sigmoid(h) + h)
+    zh: h 还有别的用户时（残差 h * sigmoid(h) + h），h * sigmoid(h) 也变成 aten.silu(h)
+    """
     model, _, after, args, x = rewritten(entry, ResidualSilu)
-    expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, "h * torch.sigmoid(h) + h")
-    expect_same(after, args, model, x, "h * torch.sigmoid(h) + h")
+    expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, code("h * torch.sigmoid(h) + h"))
+    expect_same(after, args, model, x, code("h * torch.sigmoid(h) + h"))
