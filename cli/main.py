@@ -51,8 +51,14 @@ def locale_lang() -> str:
     return "en"
 
 
-lang_option = click.option("--lang", type=click.Choice(LANGS), default=locale_lang, envvar="PRACTICE_LANG",
-                           show_default="from the locale: LC_ALL, LC_MESSAGES or LANG",
+def default_lang() -> str:
+    """PRACTICE_LANG when it names a language, else the locale's (click reads the variable itself for a command
+    given on the command line, but not for `practice` alone, which invokes `list`)."""
+    return os.environ["PRACTICE_LANG"] if os.environ.get("PRACTICE_LANG") in LANGS else locale_lang()
+
+
+lang_option = click.option("--lang", type=click.Choice(LANGS), default=default_lang, envvar="PRACTICE_LANG",
+                           show_default="PRACTICE_LANG, else from the locale: LC_ALL, LC_MESSAGES or LANG",
                            help="Language of what you read: statements, hints, reports, messages.")
 
 
@@ -64,7 +70,7 @@ def args_lang(args: list[str]) -> str:
             return arg.split("=", 1)[1]
         if arg == "--lang" and i + 1 < len(args) and args[i + 1] in LANGS:
             return args[i + 1]
-    return os.environ["PRACTICE_LANG"] if os.environ.get("PRACTICE_LANG") in LANGS else locale_lang()
+    return default_lang()
 
 
 class ExerciseGroup(click.Group):

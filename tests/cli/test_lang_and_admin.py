@@ -133,6 +133,14 @@ def test_the_watch_loop_speaks_the_learners_language(add_one, tmp_path, monkeypa
     assert "Watching" not in out and "changed" not in out, out
 
 
+def test_practice_alone_lists_in_the_language_of_practice_lang(fake_course, tmp_path):
+    env = {name: None for name in LOCALE_VARS} | {"PRACTICE_LANG": "zh", "LANG": "en_US.UTF-8", "COLUMNS": "200",
+                                                  "PRACTICE_EXERCISES_DIR": str(fake_course),
+                                                  "PRACTICE_WORKSPACE": str(tmp_path / "ws")}
+    result = CliRunner().invoke(cli, [], env=env, catch_exceptions=False)
+    assert result.exit_code == 0 and "未开始" in result.output and "not started" not in result.output, result.output
+
+
 def test_a_report_s_labels_and_texts_come_in_the_learners_language():
     from rich.console import Console
 
