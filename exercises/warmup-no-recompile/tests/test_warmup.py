@@ -14,12 +14,16 @@ from torch._dynamo.decorators import mark_dynamic, mark_static, mark_unbacked, m
 from judge import remote
 from judge.checks import CheckFailure, CompileCounter, WrongAnswer, assert_compiles, assert_same, recompile_log
 from judge.checks.serving import serve_without_recompile
+from judge.i18n import T
 from judge.report import ErrorDiagnostic, Verdict
 
 B = 2
 # Lengths served after the warm-up: both ends, the sizes 1 and 2, and lengths the warm-up is unlikely to use.
 LENGTHS = [37, 1, 512, 2, 300, 3, 129, 64, 511, 17, 255, 256, 5, 400, 128, 99, 4, 480, 200, 31]
 MAX_CALLS = 64
+MALFORMED_CALL = T("a warm-up call is described malformed", zh="一次预热调用的描述格式不对")
+MALFORMED_ARG = T("a warm-up argument is described malformed", zh="一个预热参数的描述格式不对")
+MALFORMED_TENSOR = T("a warm-up tensor is described malformed", zh="一个预热张量的描述格式不对")
 DTYPES = {name: getattr(torch, name) for name in ("float16", "bfloat16", "float32", "float64", "int32", "int64")}
 
 
@@ -35,10 +39,11 @@ class Warmed:
 def warmed(entry, public, backend="eager", **kwargs) -> Warmed:
     """Run warmup(step_fn, **kwargs) in the runner, then repeat the calls it made on this side's own step."""
     step = remote.public("DecodeStep")()
-    entry(step, what="warmup(step_fn)", **kwargs)
+    entry(step, what=T.same("`warmup(step_fn)`"), **kwargs)
     calls = remote.call(remote.public("calls_of"), step)
     if not isinstance(calls, list) or len(calls) > MAX_CALLS:
-        raise WrongAnswer(f"warmup called step_fn more than {MAX_CALLS} times; a warm-up needs a few calls")
+        raise WrongAnswer(T("`warmup` called `step_fn` more than {n} times; a warm-up needs a few calls",
+                            zh="`warmup` 调用 `step_fn` 超过了 {n} 次；预热只需要几次调用", n=MAX_CALLS))
     result = Warmed(public, backend)
     with recompile_log() as reasons:
         for i, call in enumerate(calls, start=1):
@@ -47,9 +52,11 @@ def warmed(entry, public, backend="eager", **kwargs) -> Warmed:
                 with mode:
                     result.compiled(*args, **kwargs_)
             except Exception as exc:  # noqa: BLE001 - the learner's warm-up call fails on the grader's step
+                first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
                 raise CheckFailure(
-                    f"warmup's call {i}, step_fn({shown}), fails on the grader's decode step: "
-                    f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ''}",
+                    T("`warmup`'s call {i}, {shown}, fails on the grader's decode step: `{error}: {detail}`",
+                      zh="`warmup` 的第 {i} 次调用（{shown}）在判题方的解码步上出错：`{error}: {detail}`",
+                      i=i, shown=shown, error=type(exc).__name__, detail=first),
                     [ErrorDiagnostic(exc_type=type(exc).__name__, message=str(exc)[:2000])],
                     verdict=Verdict.RUNTIME_ERROR) from None
     result.reasons = list(reasons)
@@ -59,21 +66,26 @@ def warmed(entry, public, backend="eager", **kwargs) -> Warmed:
 def rebuild_call(call, i):
     """(args, kwargs, global-state context, text) of one warm-up call as the runner described it."""
     if not isinstance(call, dict) or not isinstance(call.get("args"), list) or not isinstance(call.get("kwargs"), dict):
-        raise remote.Protocol("a warm-up call is described malformed")
+        raise remote.Protocol(MALFORMED_CALL)
     args = [rebuild_value(v, i) for v in call["args"]]
     kwargs = {str(k): rebuild_value(v, i) for k, v in call["kwargs"].items()}
     shown = ", ".join([show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()])
     mode = contextlib.ExitStack()
+    under = []
     if call.get("inference") is True:
         mode.enter_context(torch.inference_mode())
-        shown += ", under torch.inference_mode()"
+        under.append("torch.inference_mode()")
     elif call.get("grad") is False:
         mode.enter_context(torch.no_grad())
-        shown += ", under torch.no_grad()"
+        under.append("torch.no_grad()")
     if call.get("autocast") is True:
         mode.enter_context(torch.autocast("cpu"))
-        shown += ", under torch.autocast('cpu')"
-    return args, kwargs, mode, shown
+        under.append("torch.autocast('cpu')")
+    if under:
+        modes = "`, `".join(under)
+        return args, kwargs, mode, T("`step_fn({args})`, under `{modes}`", zh="`step_fn({args})`，在 `{modes}` 下",
+                                     args=shown, modes=modes)
+    return args, kwargs, mode, T.same(f"`step_fn({shown})`")
 
 
 def show(value) -> str:
@@ -85,23 +97,29 @@ def show(value) -> str:
 def rebuild_value(desc, i):
     """A fresh value that looks like the described argument (same shape, strides, dtype, marks)."""
     if not isinstance(desc, dict) or len(desc) != 1:
-        raise remote.Protocol("a warm-up argument is described malformed")
+        raise remote.Protocol(MALFORMED_ARG)
     (kind, body), = desc.items()
     if kind == "value" and (body is None or isinstance(body, (bool, int, float, str))):
         return body
     if kind == "other":
-        raise WrongAnswer(f"warmup's call {i} passes step_fn a {str(body)[:40]}; step_fn takes one tensor x")
+        raise WrongAnswer(T("`warmup`'s call {i} passes `step_fn` a `{kind}`; `step_fn` takes one tensor `x`",
+                            zh="`warmup` 的第 {i} 次调用传给 `step_fn` 一个 `{kind}`；`step_fn` 只接收一个张量 `x`",
+                            i=i, kind=str(body)[:40]))
     if kind != "tensor" or not isinstance(body, dict):
-        raise remote.Protocol("a warm-up argument is described malformed")
+        raise remote.Protocol(MALFORMED_ARG)
     try:
         shape, stride = [int(s) for s in body["shape"]], [int(s) for s in body["stride"]]
         dtype, marks = DTYPES.get(body["dtype"]), body["marks"]
         if body.get("type") not in ("Tensor", "Parameter") or body.get("device") != "cpu" or dtype is None:
-            raise WrongAnswer(f"warmup's call {i} passes step_fn a {body.get('type')} of dtype {body.get('dtype')} "
-                              f"on {body.get('device')}; serving sends CPU float tensors")
+            raise WrongAnswer(T("`warmup`'s call {i} passes `step_fn` a `{kind}` of dtype `{dtype}` on `{device}`; "
+                                "serving sends CPU float tensors",
+                                zh="`warmup` 的第 {i} 次调用传给 `step_fn` 一个在 `{device}` 上、dtype 为 `{dtype}` 的 "
+                                   "`{kind}`；上线后送来的是 CPU 上的浮点张量",
+                                i=i, kind=body.get('type'), dtype=body.get('dtype'), device=body.get('device')))
         if len(shape) != len(stride) or len(shape) > 8 or any(s < 0 for s in shape + stride) \
                 or sum((n - 1) * s for n, s in zip(shape, stride) if n) > 1 << 24:
-            raise remote.Protocol("a warm-up tensor is described with impossible sizes")
+            raise remote.Protocol(T("a warm-up tensor is described with impossible sizes",
+                                    zh="一个预热张量的描述里的大小不可能成立"))
         with torch.inference_mode(bool(body.get("inference"))):
             x = torch.empty_strided(shape, stride, dtype=dtype)
             x.copy_(torch.randn(shape).to(dtype))
@@ -123,36 +141,44 @@ def rebuild_value(desc, i):
         for dim in marks.get("static", []):
             mark_static(x, int(dim))
     except (KeyError, TypeError, ValueError, AttributeError):
-        raise remote.Protocol("a warm-up tensor is described malformed") from None
+        raise remote.Protocol(MALFORMED_TENSOR) from None
     return x
 
 
 def serve(warm, d, lengths=LENGTHS):
     inputs = [torch.randn(B, t, d) for t in lengths]
-    cases = [(f"x [{B}, {t}, {d}] float32 (T = {t})", (x,)) for t, x in zip(lengths, inputs)]
-    return inputs, serve_without_recompile(warm.compiled, cases, what="the decode step")
+    cases = [(T.same(f"x [{B}, {t}, {d}] float32 (T = {t})"), (x,)) for t, x in zip(lengths, inputs)]
+    return inputs, serve_without_recompile(warm.compiled, cases, what=T("the decode step", zh="解码步"))
 
 
 def test_warmup_budget(entry, public):
-    """The warm-up compiles the decode step at most 3 times"""
+    """The warm-up compiles the decode step at most 3 times
+    zh: 预热最多把解码步编译 3 次
+    """
     warm = warmed(entry, public)
-    assert_compiles(warm.counter, at_most=3, what="warmup(step_fn)", guard_failures=warm.reasons)
+    assert_compiles(warm.counter, at_most=3, what=T.same("`warmup(step_fn)`"), guard_failures=warm.reasons)
 
 
 def test_serves_every_length(entry, public):
-    """After the warm-up, lengths 1..512 are served without compiling again"""
+    """After the warm-up, lengths 1..512 are served without compiling again
+    zh: 预热之后，长度 1..512 都不再编译
+    """
     serve(warmed(entry, public), 32)
 
 
 def test_same_results(entry, public):
-    """Served results equal the eager decode step"""
+    """Served results equal the eager decode step
+    zh: 上线后的结果与 eager 的解码步相同
+    """
     inputs, outputs = serve(warmed(entry, public), 32, LENGTHS[:6])
     for x, out in zip(inputs, outputs):
-        assert_same(out, public.decode_step(x), case=f"x {list(x.shape)} float32")
+        assert_same(out, public.decode_step(x), case=T.same(f"x {list(x.shape)} float32"))
 
 
 def test_other_width(entry, public):
-    """warmup(step_fn, d=64) prepares a width-64 decode step (backend aot_eager)"""
+    """warmup(step_fn, d=64) prepares a width-64 decode step (backend aot_eager)
+    zh: warmup(step_fn, d=64) 为宽度 64 的解码步预热（backend aot_eager）
+    """
     warm = warmed(entry, public, backend="aot_eager", d=64)
-    assert_compiles(warm.counter, at_most=3, what="warmup(step_fn, d=64)", guard_failures=warm.reasons)
+    assert_compiles(warm.counter, at_most=3, what=T.same("`warmup(step_fn, d=64)`"), guard_failures=warm.reasons)
     serve(warm, 64, [1, 2, 3, 77, 512])
