@@ -41,7 +41,10 @@ def rewritten(entry, cls, dtype=torch.float32):
 
 
 def describe(counts) -> T:
-    return T.same(", ".join(f"{counts.get(op, 0)} `{op.split('.')[1]}`" for op in WATCHED))
+    """'2 `silu`, 0 `sigmoid`, 3 `mul`' in both languages."""
+    parts = [(counts.get(op, 0), op.split(".")[1]) for op in WATCHED]
+    return T("{en_text}", zh="{zh_text}", en_text=", ".join(f"{n} `{op}`" for n, op in parts),
+             zh_text="、".join(f"{n} 个 `{op}`" for n, op in parts))
 
 
 def expect_counts(after, expected: dict, pattern: T) -> None:
