@@ -120,7 +120,7 @@ def test_piece_count(entry):
             parts = [T("a model with L = {layers} layers should split into 2L+1 = {want} pieces (the attention "
                        "calls and the compiled pieces between them); yours has {got}.",
                        zh="L = {layers} 层的模型应当切成 2L+1 = {want} 段（各次注意力调用，以及它们之间要编译的"
-                          "各段）；你的切出了 {got} 段。", layers=layers, want=2 * layers + 1, got=len(found))]
+                          "各段）；你切出了 {got} 段。", layers=layers, want=2 * layers + 1, got=len(found))]
             if extra:
                 parts.append(T(" Pieces {extra} hold a single operation that is not `practice.attention`: split "
                                "only around the grader's op (other attention-like calls, such as "
@@ -187,7 +187,7 @@ def test_split_by_target(entry):
                                 "code and with the graph): match `node.target`.",
                                 zh="把评测图的节点改名之后（`op0`、`op1`……；池化头的 SDPA 改名为 "
                                    "`attention_pool`），应当切成 {want} 段，其中 {layers} 段是单独的 "
-                                   "`practice.attention`；你的切出了 {got} 段，其中 {alone} 段是单独的 "
+                                   "`practice.attention`；你切出了 {got} 段，其中 {alone} 段是单独的 "
                                    "`practice.attention`。节点名只是 Dynamo 起的标签（代码和图一变它就变）："
                                    "请匹配 `node.target`。",
                                 want=2 * layers + 1, layers=layers, got=len(found), alone=len(holding)),
