@@ -15,7 +15,7 @@ import torch
 from judge.checks.failures import CheckFailure
 from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
 from judge.checks.locations import learner_location_from_traceback
-from judge.i18n import T
+from judge.i18n import OTHER_LANGS, T
 from judge.report import CheckResult, ErrorDiagnostic, Verdict
 
 MAX_TRACEBACK = 4000
@@ -32,11 +32,13 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
             T("a check failed"), []
     if is_graph_break_error(exc):
         diag = graph_break_from_exception(exc)
+        explanation = diag.text("explanation") if all(
+            "explanation" in diag.translations.get(lang, {}) for lang in OTHER_LANGS) else T.same(diag.explanation)
         if diag.location:
             message = T("graph break at line {line} (`{code}`): {explanation}", line=diag.location.line,
-                        code=_code(diag.location.text), explanation=diag.text("explanation"))
+                        code=_code(diag.location.text), explanation=explanation)
         else:
-            message = T("graph break in your code: {explanation}", explanation=diag.text("explanation"))
+            message = T("graph break in your code: {explanation}", explanation=explanation)
         return Verdict.GRAPH_BREAK, message, [diag]
     error = _error_diagnostic(exc, tb)
     if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):

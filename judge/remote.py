@@ -457,7 +457,7 @@ def rebuild(body) -> torch.fx.GraphModule:
         return ir.from_ir(body, op_namespaces=namespaces)
     except ir.NotAllowed as exc:
         failure = Forbidden(T("the graph Dynamo captured from your code cannot be checked: {reason}. A graph may "
-                              "call only tensor operations; keep your own functions out of it (no allow_in_graph, "
+                              "call only tensor operations; keep your own functions out of it (no `allow_in_graph`, "
                               "no custom operator unless the exercise is about one).", reason=exc.text))
         failure.called = exc.called  # what the graph called, for a check that explains it in its own terms
         raise failure from None

@@ -53,7 +53,7 @@ class Snapshot:
         for (owner_name, attr), fn in self.functions.items():
             owner = next(o for o, a in _GUARDED_FUNCTIONS if o.__name__ == owner_name and a == attr)
             if getattr(owner, attr) is not fn:
-                found.append(T("`{name}` was replaced", name=f"{owner_name}.{attr}"))
+                found.append(T("`{name}` was replaced", name=owner_name + "." + attr))
         now = _judge_functions()
         for name, fn in self.judge.items():
             if now.get(name) is not fn:
