@@ -92,9 +92,10 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T
                                                   traceback=str(message.get("traceback", ""))[:4000]))
         return verdict, said_text
     if "importing" not in said:
-        report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=(
-            "the process for your code failed before your code ran: "
-            + str(said.get("internal_error", {}).get("message", ""))[:1000]), traceback=runner.stderr[-3000:]))
+        error = str(said.get("internal_error", {}).get("message", ""))[:1000].replace("`", "'")
+        report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=T(
+            "the process for your code failed before your code ran: `{error}`", error=error),
+            traceback=runner.stderr[-3000:]))
         return Verdict.INTERNAL_ERROR, T("Internal error: the judge failed before your code ran; this is not "
                                          "your fault. Please submit again.")
     if "loaded" not in said:
@@ -123,7 +124,7 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T
             "{check}: {message}", check=first_failure.name,
             message=first_failure.text("message"))
     if "done" not in other:
-        report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message="the verifier did not finish",
+        report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=T("the verifier did not finish"),
                                                   traceback=verifier.stderr[-3000:]))
         return Verdict.INTERNAL_ERROR, T("Internal error: grading did not finish; this is not your fault.")
     if not checks or names is None or sorted(c.name for c in checks) != sorted(names):
