@@ -12,6 +12,7 @@ import torch
 from judge import remote
 from judge.checks import Recompile, WrongAnswer, assert_same, describe_tensor
 from judge.checks.serving import assert_static_graphs
+from judge.i18n import T
 from judge.report import RecompileDiagnostic
 
 B, D = 3, 8
@@ -50,95 +51,133 @@ def core_kernel(public):
     Core.fn = core
 
 
-def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True):
+def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True, b=B, d=D):
     """(x, served output) for each length; each length compiles serve afresh (one static graph per T) and
     runs that graph here. Fails if serve marks a dimension dynamic, or (require_core) never reaches core_fn."""
     results = []
     for t in lengths:
-        x = torch.randn(B, t, D, dtype=dtype) * scale
+        x = torch.randn(b, t, d, dtype=dtype) * scale
         remote.reset_runner()  # a fresh Dynamo cache: 64 static graphs of serve exceed its recompile limit
         compiled = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False},
-                                         what=f"serve(core_fn, x) with {describe_tensor('x', x)}")
+                                         what=T("`serve(core_fn, x)` with {x}", zh="输入为 {x} 的 `serve(core_fn, x)`",
+                                                x=describe_tensor('x', x)))
         before = len(Core.seen)
         try:
             out = compiled(remote.public("core_fn"), x)
         except remote.LearnerError as exc:
-            if "forbidden callable" in exc.message and "mark_" in exc.message:
-                raise WrongAnswer("serve marks a dimension dynamic (torch._dynamo.mark_dynamic and friends): core's "
-                                  "graphs would no longer be static, since a mark overrides dynamic=False. This "
-                                  "exercise is about static graphs: pad T up to a few bucket sizes instead.",
+            if "forbidden callable" in str(exc.message) and "mark_" in str(exc.message):
+                raise WrongAnswer(T("`serve` marks a dimension dynamic (`torch._dynamo.mark_dynamic` and friends): "
+                                    "core's graphs would no longer be static, since a mark overrides `dynamic=False`. "
+                                    "This exercise is about static graphs: pad T up to a few bucket sizes instead.",
+                                    zh="`serve` 把某一维标成了动态（`torch._dynamo.mark_dynamic` 之类）：标记会盖过 "
+                                       "`dynamic=False`，core 的图就不再是静态的了。本题练的是静态图：改成把 T 补齐到"
+                                       "少数几档。"),
                                   exc.diagnostics) from None
             raise
         if require_core and len(Core.seen) == before:
-            raise WrongAnswer(f"serve(core_fn, x) with {describe_tensor('x', x)} never called core_fn: the work "
-                              "must go through the core the grader passes in.")
-        assert_static_graphs(compiled.graph_modules, what="serve")
+            raise WrongAnswer(T("`serve(core_fn, x)` with {x} never called `core_fn`: the work must go through "
+                                "the core the grader passes in.",
+                                zh="输入为 {x} 时 `serve(core_fn, x)` 没有调用 `core_fn`：计算必须经过判题方传进来的 core。",
+                                x=describe_tensor('x', x)))
+        assert_static_graphs(compiled.graph_modules, what=T.same("`serve`"))
         results.append((x, out))
     return results
 
 
 def test_graphs_are_static(entry, core_kernel):
-    """Every shape that reaches core is static"""
+    """Every shape that reaches core is static
+    zh: 送到 core 的每个形状都是静态的
+    """
     serve_all(entry, SOME_LENGTHS, require_core=False)
 
 
 def test_at_most_three_graphs(entry, core_kernel):
-    """Lengths 1..64 compile the grader's core at most 3 times"""
+    """Lengths 1..64 compile the grader's core at most 3 times
+    zh: 长度 1..64 最多让判题方的 core 编译 3 次
+    """
     serve_all(entry, ALL_LENGTHS)
     shapes = sorted(set(core_kernel.seen))
     if len(shapes) > 3:
         sizes = sorted({shape[1] for shape in shapes if len(shape) > 1})
         shown = ", ".join(map(str, sizes[:12])) + (", ..." if len(sizes) > 12 else "")
-        raise Recompile(f"core was compiled {len(shapes)} times over the lengths 1..64 (core_fn was called with "
-                        f"{len(shapes)} distinct shapes, T = {shown}); at most 3 static graphs are allowed. Pad every "
-                        "T up to one of at most 3 bucket sizes.",
+        raise Recompile(T("core was compiled {n} times over the lengths 1..64 (`core_fn` was called with {n} "
+                          "distinct shapes, T = {shown}); at most 3 static graphs are allowed. Pad every T up to one "
+                          "of at most 3 bucket sizes.",
+                          zh="在长度 1..64 上 core 编译了 {n} 次（`core_fn` 收到了 {n} 种不同的形状，T = {shown}）；"
+                             "最多只允许 3 张静态图。把每个 T 补齐到至多 3 档中的一档。", n=len(shapes), shown=shown),
                         [RecompileDiagnostic(compiles=len(shapes), limit=3,
                                              guard_failures=[f"x of shape {list(s)}" for s in shapes[:10]])])
 
 
 def test_same_as_unpadded(entry, core_kernel):
-    """Served results equal core on the unpadded input"""
+    """Served results equal core on the unpadded input
+    zh: 服务的结果与 core 在未补齐的输入上的结果相同
+    """
     for x, out in serve_all(entry, SOME_LENGTHS):
-        assert_same(out, core(x), case=describe_tensor("x", x, f"T = {x.shape[1]}"))
+        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
 
 
 def test_result_comes_from_core_fn(entry, core_kernel):
-    """serve returns what core_fn computes"""
+    """serve returns what core_fn computes
+    zh: serve 返回的是 core_fn 算出的结果
+    """
     core_kernel.fn = shifted_core
     for x, out in serve_all(entry, [4, 20, 64]):
-        assert_same(out, shifted_core(x), case=describe_tensor(
-            "x", x, f"T = {x.shape[1]}; this core_fn returns core(x) + 1000, and serve must return its result"))
+        assert_same(out, shifted_core(x), case=describe_tensor("x", x, T(
+            "T = {t}; this `core_fn` returns `core(x) + 1000`, and `serve` must return its result",
+            zh="T = {t}；这个 `core_fn` 返回 `core(x) + 1000`，`serve` 必须返回它的结果", t=x.shape[1])))
 
 
 def test_large_values(entry, core_kernel):
-    """Exact results when |x| is as large as 1e5"""
+    """Exact results when |x| is as large as 1e5
+    zh: |x| 大到 1e5 时结果依然准确
+    """
     for x, out in serve_all(entry, [3, 20, 40], scale=1e5):
-        assert_same(out, core(x), case=describe_tensor("x", x, "values up to about 1e5 in magnitude"))
+        assert_same(out, core(x), case=describe_tensor("x", x, T("values up to about 1e5 in magnitude",
+                                                                 zh="数值的绝对值可达约 1e5")))
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16, torch.float16],
                          ids=["float64", "bfloat16", "float16"])
 def test_other_dtypes(entry, core_kernel, dtype):
-    """float64, bfloat16 and float16 inputs give the unpadded results in their own dtype"""
+    """float64, bfloat16 and float16 inputs give the unpadded results in their own dtype
+    zh: float64、bfloat16 和 float16 输入得到与未补齐时相同、dtype 不变的结果
+    """
     for x, out in serve_all(entry, [1, 10, 40], dtype=dtype):
-        assert_same(out, core(x), case=describe_tensor("x", x, f"T = {x.shape[1]}"))
+        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
+
+
+@pytest.mark.parametrize("b, d", [(1, 16), (5, 3)], ids=["B1-D16", "B5-D3"])
+def test_other_sizes(entry, core_kernel, b, d):
+    """Other batch sizes and widths give the unpadded results
+    zh: 换一个批大小和宽度，结果同样与未补齐时相同
+    """
+    for x, out in serve_all(entry, [1, 20, 64], b=b, d=d):
+        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
 
 
 def test_inductor(entry, core_kernel):
-    """With a real Inductor compile of core, served results equal the unpadded ones"""
+    """With a real Inductor compile of core, served results equal the unpadded ones
+    zh: 用真正的 Inductor 编译 core 时，服务的结果与未补齐时相同
+    """
     from judge.checks import CompileCounter
 
     counter = CompileCounter("inductor")
     core_kernel.fn = torch.compile(core, backend=counter, dynamic=False)
     for x, out in serve_all(entry, [5, 11]):
-        assert_same(out, core(x), case=describe_tensor("x", x, f"T = {x.shape[1]}, backend inductor"))
+        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}, backend inductor")))
     if counter.frame_count > 2:
-        raise Recompile(f"with Inductor, core was compiled {counter.frame_count} times for T = 5 and "
-                        "T = 11; padding to buckets should need at most 2.")
+        raise Recompile(T("with Inductor, core was compiled {n} times for T = 5 and T = 11; padding to buckets "
+                          "should need at most 2.",
+                          zh="用 Inductor 时，T = 5 和 T = 11 让 core 编译了 {n} 次；补齐到分档最多只需要 2 次。",
+                          n=counter.frame_count))
 
 
 def test_float16_large_values(entry, core_kernel):
-    """float16 inputs as large as float16 allows (|x| up to about 4e4) give the unpadded results"""
+    """float16 inputs as large as float16 allows (|x| up to about 4e4) give the unpadded results
+    zh: float16 输入大到 float16 允许的范围（|x| 可达约 4e4）时，结果与未补齐时相同
+    """
     for x, out in serve_all(entry, [3, 20, 40], dtype=torch.float16, scale=1e4):
-        assert_same(out, core(x), case=describe_tensor("x", x, "float16 values up to about 4e4 in magnitude"))
+        assert_same(out, core(x), case=describe_tensor("x", x, T("float16 values up to about 4e4 in magnitude",
+                                                                 zh="float16 数值的绝对值可达约 4e4")))
 
