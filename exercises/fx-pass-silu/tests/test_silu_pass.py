@@ -203,3 +203,37 @@ def test_x_with_other_users(entry):
     model, _, after, args, x = rewritten(entry, ResidualSilu)
     expect_counts(after, {SILU: 1, SIGMOID: 0, MUL: 0}, code("h * torch.sigmoid(h) + h"))
     expect_same(after, args, model, x, code("h * torch.sigmoid(h) + h"))
+
+
+def renamed(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """gm with neutral names (op0, op1, ...) on its operation nodes: what a node is, is its target, never its name."""
+    ops = [n for n in gm.graph.nodes if n.op == "call_function"]
+    for i, node in enumerate(ops):
+        node._rename(f"tmp_{i}")
+    for i, node in enumerate(ops):
+        node._rename(f"op{i}")
+    gm.recompile()
+    return gm
+
+
+def test_match_by_target(entry):
+    """The pass matches each node's target, not its name: the Block model's graph with renamed nodes is rewritten too
+    zh: pass 依据节点的 target 而不是名字来匹配：节点改名后的 Block 模型图照样被改写
+    """
+    model = make(Block)
+    x = torch.randn(4, 16)
+    gm, args = aten_graph(model, x)
+    after = apply_pass(entry, renamed(gm), name=PASS)
+    pattern = T("the Block model with renamed nodes", zh="节点改名后的 Block 模型")
+    expected = {SILU: 2, SIGMOID: 2, MUL: 3}
+    got = {op: op_counts(after).get(op, 0) for op in WATCHED}
+    if got != expected:
+        raise WrongAnswer(T("the Block model's graph with its nodes renamed (`op0`, `op1`, ...) has {got} after your "
+                            "pass; expected {expected}. Node names are labels (they change with the code and with "
+                            "earlier passes): match `node.target`, e.g. `torch.ops.aten.sigmoid.default`.",
+                            zh="把 Block 模型图的节点改名之后（`op0`、`op1`……），经过你的 pass，图里有 {got}；应当是 "
+                               "{expected}。节点名只是标签（代码一变、前面的 pass 一改，它就变）：请匹配 "
+                               "`node.target`，例如 `torch.ops.aten.sigmoid.default`。",
+                            got=describe(got), expected=describe(expected)), [graph_diagnostic(after)])
+    expect_counts(after, expected, pattern)
+    expect_same(after, args, model, x, pattern)
