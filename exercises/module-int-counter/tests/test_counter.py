@@ -95,11 +95,11 @@ def test_compiles_once(entry):
                 zh="`EMADecay.forward` 在 {steps} 步里编译了 {n} 次；目标是只编译一次。", n=session.frame_count,
                 steps=STEPS)
     if guards:
-        message = T.join([message, T("The guard that failed: `{guard}`. A Python int attribute is baked into the "
+        message = T.join([message, T(" The guard that failed: `{guard}`. A Python int attribute is baked into the "
                                      "graph as a constant and guarded on its value, so every new value compiles "
                                      "again.",
                                      zh="失败的 guard：`{guard}`。Python int 属性被当作常量写进图里，guard 检查它的值，"
-                                        "所以每个新值都会重新编译。", guard=guards[0])])
+                                        "所以每个新值都会重新编译。", guard=guards[0])], sep="")
     raise Recompile(T.join([message, gave_up], sep="") if gave_up else message,
                     [RecompileDiagnostic(compiles=session.frame_count, limit=1, guard_failures=guards[:10])])
 
