@@ -39,6 +39,9 @@ def _module_state(obj, owner: str) -> dict[int, dict]:
     return found
 
 
+MAX_GUARD_CHARS = 12_000
+
+
 class Session:
     """One compiled target; each `call` runs it once and reports what Dynamo did."""
 
@@ -91,6 +94,7 @@ class Session:
         return described
 
     def call(self, args, kwargs, mark_dynamic, encode) -> dict:
+        from judge.checks.logs import artifact_log
         from judge.checks.recompiles import recompile_log
         from judge.runner import describe_error
 
@@ -99,7 +103,7 @@ class Session:
         self.ran, self.outputs, self.current = [], {}, (args, kwargs)
         printed = io.StringIO()
         error, result = None, None
-        with recompile_log() as reasons, contextlib.redirect_stdout(printed):
+        with recompile_log() as reasons, artifact_log("guards") as guards, contextlib.redirect_stdout(printed):
             stance = torch.compiler.set_stance("default", force_backend=self._backend) if self.force \
                 else contextlib.nullcontext()
             try:
@@ -113,7 +117,8 @@ class Session:
                for i, (gm, inputs) in enumerate(self.graphs) if i >= self.sent]
         self.sent = len(self.graphs)
         answer = {"graphs": new, "ran": list(self.ran), "recompiles": reasons[:20], "error": error,
-                  "printed": printed.getvalue()[-20000:]}
+                  "printed": printed.getvalue()[-20000:],
+                  "guards": "\n".join(r.getMessage() for r in guards[:4])[:MAX_GUARD_CHARS]}  # shown, never relied on
         if error is None:
             answer["output"] = self._output_spec(result, args, encode)
             answer["state_out"] = self._state_outputs(args)

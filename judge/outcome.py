@@ -13,7 +13,7 @@ import signal as signal_module
 from pydantic import ValidationError
 
 from judge.i18n import T
-from judge.report import VERDICT_TEXT, CheckResult, ErrorDiagnostic, Report, SourceLocation, Verdict
+from judge.report import VERDICT_TEXT, CheckResult, CompilerView, ErrorDiagnostic, Report, SourceLocation, Verdict
 from sandbox.base import RunOutcome
 
 
@@ -58,6 +58,11 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
                     duration_s=round(max(verifier.duration_s, runner.duration_s), 3), sandbox=sandbox_name)
     if exercise.trust == "self-checked":
         report.trust = "self-checked"
+    if "compiler" in other:  # display only: a malformed view is left out, never a reason to fail
+        try:
+            report.compiler = CompilerView.model_validate(other["compiler"].get("view"))
+        except ValidationError:
+            pass
     verdict, summary = _verdict(exercise.limits, checks, other, verifier, runner, report)
     report.verdict = verdict
     report.set_text("summary", summary or VERDICT_TEXT[verdict])

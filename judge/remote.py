@@ -209,7 +209,8 @@ def runner_words(error: dict) -> T:
 
 YOUR_FUNCTION = T("your function")
 YOUR_MODULE = T("your module")
-CLIENT: dict = {}  # "client": the RunnerClient of this grading, "op_namespaces": allowed operator namespaces
+CLIENT: dict = {}  # "client": the RunnerClient of this grading, "op_namespaces": allowed operator namespaces,
+#                   "view": the compiler's view being collected (judge/compiler_view.py)
 
 
 def client() -> RunnerClient:
@@ -527,6 +528,11 @@ class RemoteCompiled:
         reasons = answer.get("recompiles", [])
         if isinstance(reasons, list):
             self.recompile_reasons += [str(r)[:500] for r in reasons[:20]]
+        view = CLIENT.get("view")
+        if view is not None:
+            view.add_recompiles(self.recompile_reasons[-20:])
+            if isinstance(answer.get("guards"), str):
+                view.add_guards(answer["guards"])
         if answer.get("error"):
             raise_learner_error(answer["error"], self.what)
         ran = answer.get("ran")
@@ -580,6 +586,8 @@ class RemoteCompiled:
             if len(inputs) != len(ir.placeholders(gm)):
                 raise Protocol(T("a graph's inputs do not match its placeholders"))
             self.graphs.append(Graph(gm, inputs))
+            if CLIENT.get("view") is not None:
+                CLIENT["view"].add_graph(item.get("ir"), gm)
 
     def inputs_for(self, index: int, *args, **kwargs) -> list:
         """The values graph `index` takes for a call with `args` (to compile it here, e.g. with Inductor)."""

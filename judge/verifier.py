@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 
 from judge import remote
+from judge.checks.logs import artifact_log
+from judge.compiler_view import ViewBuilder
 from judge.i18n import T
 
 
@@ -41,7 +43,8 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     started = time.monotonic()
     client = remote.RunnerClient(channel.send, stdin.fd, deadline=started + job.runner_seconds + 5,
                                  buffered=stdin.buffer)
-    remote.CLIENT.update(client=client, op_namespaces=tuple(job.op_namespaces), contract=job.contract)
+    view = ViewBuilder()
+    remote.CLIENT.update(client=client, op_namespaces=tuple(job.op_namespaces), contract=job.contract, view=view)
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
         if not rel.startswith("tests/"):
@@ -97,7 +100,12 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
         "-p", "judge.fixtures", "-W", "ignore"] + (["--maxfail=1"] if job.stop_after_first_failure else [])
     sys.path.insert(0, str(hidden / "tests"))
-    exit_code = pytest.main(args, plugins=[collector])
+    with artifact_log("output_code") as generated:  # what Inductor generates here, for the compiler's view
+        exit_code = pytest.main(args, plugins=[collector])
+    for record in generated:
+        message = record.getMessage()
+        if message.startswith("Output code:"):
+            view.add_kernel(message.removeprefix("Output code:").strip())
     if state.get("not_loaded"):
         channel.send("runner_not_loaded")
         return
@@ -106,4 +114,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
+    compiler = view.view()
+    if compiler is not None:
+        channel.send("compiler", view=compiler.model_dump(mode="json"))
     channel.send("done")

@@ -70,3 +70,18 @@ def test_a_contract_search_records_its_seed_and_budget_passed_or_not(warm):
     search = failed.first_failure()
     assert search.name == "test_contract_search" and search.properties == {"seed": seed, "examples": budget}
     assert f"seed {seed}" in search.message and "种子" in search.translations["zh"]["message"]
+
+
+def test_a_report_shows_what_the_compiler_made_of_the_code(warm):
+    exercise = next(e for e in load_course(EXERCISES) if e.id == "graph-break-step")
+    view = grade(exercise, exercise.read("wrong/sign_scale.py"), sandbox=warm).compiler
+    first = view.graphs[0]
+    assert "torch.sign" in first.code and "# File: solution.py:" in first.code and first.learner_lines
+    assert "TREE_GUARD_MANAGER" in view.guards and view.kernels == []  # no Inductor in this exercise
+
+
+@pytest.mark.slow
+def test_an_inductor_exercises_report_shows_the_generated_code(warm):
+    exercise = next(e for e in load_course(EXERCISES) if e.id == "fuse-rmsnorm-silu")
+    view = grade(exercise, exercise.read(exercise.reference), sandbox=warm).compiler
+    assert view.graphs and any("def call(" in code for code in view.kernels)
