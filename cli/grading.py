@@ -60,6 +60,7 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
         if owned:
             sandbox.close()
     workspace.record(exercise.id, report.verdict.value)
+    workspace.save_report(exercise.id, report)
     return report.accepted
 
 

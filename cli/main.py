@@ -218,13 +218,25 @@ def hint(exercise_id, exercises_dir, workspace, lang):
 @exercises_option
 @workspace_option
 @lang_option
-def show(exercise_id, exercises_dir, workspace, lang):
-    """Show the statement of EXERCISE, your file and the hints."""
+@click.option("--graphs", is_flag=True, help="Show what the compiler made of your code in the last grading: each "
+                                             "graph Dynamo captured, recompile reasons, guards, Inductor's code.")
+def show(exercise_id, exercises_dir, workspace, lang, graphs):
+    """Show the statement of EXERCISE, your file and the hints (with --graphs: the compiler's view)."""
+    from cli.render import print_compiler_view
     from cli.showing import show_exercise
     from cli.workspace import Workspace
 
     exercise = load(exercises_dir, exercise_id, lang)
     ws = Workspace(workspace)
+    if graphs:
+        report = ws.last_report(exercise.id)
+        if report is None:
+            first = T("{exercise} has not been graded here yet: run `practice {exercise}` first.",
+                      exercise=exercise.id)
+            console.print(f"[yellow]{escape(text(first, lang))}[/]", soft_wrap=True)
+            sys.exit(1)
+        print_compiler_view(console, report.compiler, lang)
+        return
     path, _ = ws.ensure(exercise)
     show_exercise(console, exercise, path, lang, ws)
 

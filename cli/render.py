@@ -18,7 +18,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from judge.i18n import T, text
-from judge.report import Report, Verdict, localized
+from judge.report import CompilerView, Report, Verdict, localized
 
 STYLE = {Verdict.ACCEPTED: "bold green"}
 STATE_STYLE = {"solved": "green", "failing": "red", "not started": "dim"}
@@ -157,3 +157,35 @@ def print_exercise_list(console: Console, rows: list[tuple], lang: str = "en") -
         table.add_row(str(order), exercise_id, shown, "★" * difficulty,
                       f"[{STATE_STYLE.get(state, '')}]{say(STATE_TEXT.get(state, state), lang)}[/]")
     console.print(table)
+
+
+COMPILER_VIEW = T("What the compiler made of your code")
+RECOMPILES = T("Why it compiled again (raw):")
+GUARDS = T("Guards, as Dynamo printed them (raw):")
+NO_VIEW = T("Nothing was compiled in this grading.")
+
+
+def print_compiler_view(console: Console, view: CompilerView | None, lang: str = "en", *,
+                        guards: bool = True, kernels: bool = True) -> None:
+    """Each graph Dynamo captured (with the learner's lines above its nodes), the recompile reasons, the
+    guards and Inductor's code: `practice show EXERCISE --graphs`."""
+    console.rule(say(COMPILER_VIEW, lang))
+    if view is None:
+        console.print(f"[dim]{say(NO_VIEW, lang)}[/]")
+        return
+    for i, graph in enumerate(view.graphs, 1):
+        lines = ", ".join(map(str, graph.learner_lines))
+        title, where = T("Graph {n}", n=i), T("from your lines {lines}", lines=lines)
+        console.print(f"[bold]{say(title, lang)}[/]" + (f" · {say(where, lang)}" if lines else ""))
+        console.print(Syntax(graph.code, "python", line_numbers=False))
+    if view.recompiles:
+        console.print(f"[bold]{say(RECOMPILES, lang)}[/]")
+        for reason in view.recompiles:
+            console.print(f"  - {escape(reason)}", soft_wrap=True)
+    if guards and view.guards:
+        console.print(f"[bold]{say(GUARDS, lang)}[/]")
+        console.print(escape(view.guards), style="dim", soft_wrap=True)
+    for i, code in enumerate(view.kernels if kernels else [], 1):
+        heading = T("Code Inductor generated ({n}):", n=i)
+        console.print(f"[bold]{say(heading, lang)}[/]")
+        console.print(Syntax(code, "python", line_numbers=False))

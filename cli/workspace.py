@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 from judge.exercise import Exercise
+from judge.report import Report
 
 STATE_FILE = ".progress.json"
+REPORTS_DIR = ".reports"  # the last report of each exercise (`practice show EXERCISE --graphs` reads it)
 
 
 class Workspace:
@@ -46,6 +48,20 @@ class Workspace:
         entry["last_verdict"] = verdict
         entry["solved"] = entry.get("solved", False) or verdict == "ACCEPTED"
         self._save(state)
+
+    def save_report(self, exercise_id: str, report: Report) -> None:
+        folder = self.root / REPORTS_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f"{exercise_id}.json.tmp"
+        tmp.write_text(report.model_dump_json(), encoding="utf-8")
+        tmp.replace(folder / f"{exercise_id}.json")
+
+    def last_report(self, exercise_id: str) -> Report | None:
+        """The report of the last grading of `exercise_id` here, or None (never graded, or unreadable)."""
+        try:
+            return Report.model_validate_json((self.root / REPORTS_DIR / f"{exercise_id}.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            return None
 
     def status(self, exercise: Exercise) -> str:
         """'solved', 'failing' or 'not started'."""

@@ -85,6 +85,20 @@ def test_a_wrong_solution_is_graded_in_the_learners_language(lang, tmp_path):
             assert label not in result.output, (label, result.output)
 
 
+def test_show_graphs_prints_the_compiler_s_view_of_the_last_grading(tmp_path):
+    ws, exercises = tmp_path / "ws", str(GRAPH_BREAK_STEP.parent)
+    before = learner("zh", "show", "graph-break-step", "--graphs", exercises=GRAPH_BREAK_STEP.parent, workspace=ws)
+    assert before.exit_code == 1 and "还没有评测过" in before.output, before.output
+    mine = tmp_path / "mine.py"
+    mine.write_text((GRAPH_BREAK_STEP / "wrong" / "sign_scale.py").read_text())
+    learner("zh", "graph-break-step", str(mine), "--exercises", exercises, workspace=ws)
+    shown = learner("zh", "show", "graph-break-step", "--graphs", exercises=GRAPH_BREAK_STEP.parent, workspace=ws)
+    assert shown.exit_code == 0, shown.output
+    for expected in ["编译器把你的代码变成了什么", "图 1 · 来自你的第", "# File: mine.py:", "torch.sign",
+                     "guard（Dynamo 打印的原文）", "TREE_GUARD_MANAGER"]:
+        assert expected in shown.output, (expected, shown.output)
+
+
 def test_list_show_hint_and_errors_speak_chinese(fake_course, tmp_path):
     ws = tmp_path / "ws"
     listed = learner("zh", "list", exercises=fake_course, workspace=ws)
