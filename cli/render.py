@@ -176,7 +176,8 @@ def print_compiler_view(console: Console, view: CompilerView | None, lang: str =
     for i, graph in enumerate(view.graphs, 1):
         lines = ", ".join(map(str, graph.learner_lines))
         title, where = T("Graph {n}", n=i), T("from your lines {lines}", lines=lines)
-        console.print(f"[bold]{say(title, lang)}[/]" + (f" · {say(where, lang)}" if lines else ""))
+        console.print(f"[bold]{say(title, lang)}[/]" + (f" · {say(where, lang)}" if lines else "")
+                      + (f"  [dim]{escape(graph.inputs)}[/]" if graph.inputs else ""))
         console.print(Syntax(graph.code, "python", line_numbers=False))
     if view.recompiles:
         console.print(f"[bold]{say(RECOMPILES, lang)}[/]")

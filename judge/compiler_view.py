@@ -75,4 +75,21 @@ def annotated(gm: torch.fx.GraphModule) -> CapturedGraph:
         code = graph.python_code("self", verbose=True).src.strip()
     except Exception:  # noqa: BLE001 - a graph FX cannot print verbosely is shown plainly
         code = gm.code.strip()
-    return CapturedGraph(code=code[:MAX_CODE_CHARS], learner_lines=sorted(set(lines)))
+    return CapturedGraph(code=code[:MAX_CODE_CHARS], learner_lines=sorted(set(lines)), inputs=signature(gm))
+
+
+def signature(gm: torch.fx.GraphModule) -> str:
+    """The graph's inputs as `name: dtype[sizes]` (sizes as Dynamo saw them: a symbol is a dynamic size)."""
+    shown = []
+    for node in gm.graph.nodes:
+        if node.op != "placeholder":
+            continue
+        value = (node.meta.get("ir") or {}).get("value") or {}
+        name = (node.meta.get("ir") or {}).get("source") or node.name
+        if "shape" in value:
+            shown.append(f"{name}: {value.get('dtype', '?')}[{', '.join(map(str, value['shape']))}]")
+        elif "sym" in value:
+            shown.append(f"{name}: {value['sym']}")
+        else:
+            shown.append(str(name))
+    return ", ".join(shown)[:500]

@@ -202,6 +202,8 @@ class CapturedGraph(BaseModel):
 
     code: str = Field(description="The graph as Python (FX), with the learner's line above the nodes it made.")
     learner_lines: list[int] = Field([], description="The learner's lines the graph's nodes came from.")
+    inputs: str = Field("", description="What the graph takes, e.g. 'x: float32[s0, 16], w: float32[16, 16]' "
+                                        "(a symbol is a dynamic size).")
 
 
 class CompilerView(BaseModel):

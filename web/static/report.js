@@ -18,6 +18,8 @@
       }
       return node;
     }
+    // A judge message: `code` spans become <code> (as text nodes: nothing is parsed as HTML).
+    const prose = (text) => String(text).split("`").map((part, i) => (i % 2 ? el("code", {}, part) : part));
     const fmt = (text, vars) => text.replace(/\{(\w+)\}/g, (_, k) => (k in vars ? vars[k] : ""));
     const verdictText = (v) => T["verdict_" + v] || v;
 
@@ -27,7 +29,7 @@
       const first = report.checks.find((c) => !c.passed);
       // The summary usually repeats the first failure's message, which is shown below anyway.
       const repeats = first && first.message && report.summary.endsWith(first.message);
-      const parts = repeats ? [] : [el("p", {class: "summary"}, report.summary)];
+      const parts = repeats ? [] : [el("p", {class: "summary"}, prose(report.summary))];
       if (report.trust === "self-checked") parts.unshift(el("p", {class: "trust"}, T.self_checked));
       if (report.checks.length) parts.push(el("ol", {class: "checks"},
         report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
@@ -48,7 +50,7 @@
         seed(check.properties));
       const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")});
       if (!full || check.passed) { item.append(head); return item; }
-      const body = [check.message ? el("p", {class: "message"}, check.message) : null,
+      const body = [check.message ? el("p", {class: "message"}, prose(check.message)) : null,
                     ...check.diagnostics.map((d) => diagnostic(d, marks, check.message))].filter(Boolean);
       if (folded) item.append(el("details", {}, el("summary", {}, head), body));
       else item.append(head, ...body);
@@ -81,7 +83,7 @@
             !marks.some((m) => m.line === d.location.line)) {
           marks.push({line: d.location.line, reason: (d.explanation ? d.explanation + "\n\n" : "") + d.reason});
         }
-        const explain = d.explanation && !(shown || "").includes(d.explanation) ? el("p", {}, d.explanation) : null;
+        const explain = d.explanation && !(shown || "").includes(d.explanation) ? el("p", {}, prose(d.explanation)) : null;
         return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at), where(d.location), explain,
           el("details", {}, el("summary", {}, T.dynamo_reason), el("p", {class: "reason"}, d.reason)));
       }
@@ -93,7 +95,7 @@
         const rows = d.first_mismatches.map((m) => el("tr", {}, el("td", {}, "[" + m.index.join(", ") + "]"),
           el("td", {}, String(m.expected)), el("td", {}, String(m.actual))));
         return el("div", {class: "diag mismatch"},
-          el("p", {}, el("strong", {}, T.case + ": "), d.case, " (" + d.what + ")"),
+          el("p", {}, el("strong", {}, T.case + ": "), prose(d.case), " (", prose(d.what), ")"),
           stats.length ? el("p", {class: "small"}, stats.join(" · ")) : null,
           rows.length ? el("table", {class: "mismatches"}, el("thead", {}, el("tr", {},
             el("th", {}, T.index), el("th", {}, T.expected), el("th", {}, T.actual))), el("tbody", {}, rows)) : null);
@@ -125,7 +127,8 @@
     function compilerView(view) {
       const body = view.graphs.map((g, i) => el("details", {class: "graph", open: i === 0},
         el("summary", {}, fmt(T.graph_n, {n: i + 1}) +
-           (g.learner_lines.length ? " · " + fmt(T.from_lines, {lines: g.learner_lines.join(", ")}) : "")),
+           (g.learner_lines.length ? " · " + fmt(T.from_lines, {lines: g.learner_lines.join(", ")}) : ""),
+           g.inputs ? el("code", {class: "small"}, " " + g.inputs) : null),
         el("pre", {class: "code"}, g.code)));
       if (view.recompiles.length) body.push(el("details", {class: "recompiles"},
         el("summary", {}, T.recompile_reasons + " (" + view.recompiles.length + ")"),

@@ -65,6 +65,13 @@ def test_solve_then_break_then_english_then_reload(browser, live, shots, page_er
     assert page.locator("#reference-code").is_visible()
     assert "torch.where" in page.locator("#reference-code").inner_text()
     shots(page, "accepted")
+    # The compiler's view, accepted or not: the captured graph with the learner's own line above its nodes.
+    page.click(".compiler-view > summary")
+    first_graph = page.locator(".compiler-view details.graph pre").first
+    assert "torch.where" in first_graph.inner_text() and "# File: solution.py:" in first_graph.inner_text()
+    assert "编译器把你的代码变成了什么" in page.locator(".compiler-view > summary").inner_text()
+    first_graph.scroll_into_view_if_needed()
+    shots(page, "compiler-view")
 
     # Submit the original: reset (confirmed), click Submit, see the break on the .item() line.
     page.click("#reset")
