@@ -3,7 +3,8 @@
 This exercise is self-checked (see trust_reason in exercise.toml): the bytes the learner returns are pickles
 that `torch.compiler.load_cache_artifacts` unpickles, so only a process that already runs the learner's code
 may load them. `build_and_serve` runs in the runner, beside the learner's code:
-1. a "build" process imports the learner's file and calls build_artifacts(fn, example()), keeping the bytes;
+1. a "build" process imports the learner's file and calls build_artifacts(fn, example()), keeping the bytes
+   and noting any global setting (compiler config, grad mode, threads, ...) left changed (judge/tamper.py);
 2. a "serve" process loads them, compiles fn and calls it on the grader's input, reporting Dynamo's counters
    and the output tensor, which the grader compares with fn on that input itself.
 Each fresh process has its own empty TORCHINDUCTOR_CACHE_DIR and the FX-graph and AOTAutograd caches on (the
@@ -33,16 +34,24 @@ exec(compile(GRADER_FN, "<grader_fn>", "exec"))  # fn and example, here and in e
 
 BUILD = '''
 import importlib.util, json, sys, traceback
-learner, fn_dir, out_path, result_path = sys.argv[1:5]
+learner, fn_dir, out_path, result_path, judge_dir = sys.argv[1:6]
 result = {}
 try:
     sys.path.insert(0, fn_dir)
     from grader_fn import example, fn
+    try:
+        sys.path.append(judge_dir)
+        from judge.tamper import Snapshot
+        before = Snapshot()  # the process's global settings before the learner's file is imported
+    except ImportError:  # a sandbox whose fresh processes cannot import the judge: nothing to compare with
+        before = None
     spec = importlib.util.spec_from_file_location("submission", learner)
     module = importlib.util.module_from_spec(spec)
     sys.modules["submission"] = module
     spec.loader.exec_module(module)
     data = module.build_artifacts(fn, example())
+    if before is not None:
+        result["changed"] = [change.split(" (process-wide state")[0] for change in before.changes()]
     result["type"] = type(data).__name__
     if isinstance(data, (bytes, bytearray)):
         result["size"] = len(data)
@@ -85,18 +94,21 @@ def _env(cache_dir: Path) -> dict:
 
 
 def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
-    """{"build": {type, size | error}, "serve": {load_error | counters, output}}; "serve" only after bytes."""
+    """{"build": {type, size, changed | error}, "serve": {load_error | counters, output}}; "serve" only after bytes."""
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
     from judge.checks.locations import to_display_names
 
+    import judge
+
     learner = sys.modules[build_artifacts.__module__].__file__
+    judge_dir = str(Path(judge.__file__).resolve().parent.parent)  # so that the build process can import judge.tamper
     root = Path(tempfile.mkdtemp(prefix="cache-exercise-"))
     try:
         (root / "grader_fn.py").write_text(GRADER_FN, encoding="utf-8")
         art = root / "artifacts.bin"
         try:
-            build = run_python(BUILD, [learner, str(root), str(art), str(root / "build.json")],
+            build = run_python(BUILD, [learner, str(root), str(art), str(root / "build.json"), judge_dir],
                                env=_env(root / "cache-build"), result_file=root / "build.json",
                                timeout=TIMEOUT_S, cwd=root)
         except CheckFailure as exc:  # it died or hung: what it printed last, then why

@@ -12,7 +12,7 @@ What they report decides the first two checks; the served output is compared her
 import torch
 
 from judge import remote
-from judge.checks import WrongAnswer, assert_same, describe_tensor
+from judge.checks import Forbidden, WrongAnswer, assert_same, describe_tensor
 from judge.checks.fresh_process import learner_error
 from judge.i18n import T
 
@@ -25,6 +25,9 @@ def _form(report) -> dict:
     serve = report.get("serve", {}) if isinstance(report, dict) else None
     if not isinstance(build, dict) or not isinstance(serve, dict):
         raise remote.Protocol("the runner's report on the build and serve processes is malformed")
+    changed = build.get("changed", [])
+    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+        raise remote.Protocol("the build process's list of changed settings is malformed")
     if "counters" in serve and not (isinstance(serve["counters"], dict) and all(
             isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in serve["counters"].values())):
         raise remote.Protocol("the serve process's counters are malformed")
@@ -47,6 +50,15 @@ def built(entry, public) -> dict:
     build = runs(entry, public)["build"]
     if "error" in build:
         raise learner_error(T.same("`build_artifacts(fn, example)`"), str(build["error"]))
+    if build.get("changed"):
+        raise Forbidden(T("`build_artifacts` left global settings changed in the build process: {changes}. The "
+                          "contract forbids it: such a setting changes every later compile of that process (and "
+                          "what goes into its caches); if you need one, switch it for a block only (a `with` "
+                          "block, e.g. `torch._inductor.config.patch(...)`).",
+                          zh="`build_artifacts` 在构建进程里改了全局设置，而且没有改回来：{changes}。约定不允许这样做："
+                             "这类设置会影响那个进程之后的每一次编译（以及存进缓存的内容）；确实需要时，只在一个代码块"
+                             "里切换（用 `with` 块，例如 `torch._inductor.config.patch(...)`）。",
+                          changes=T.same(", ".join(f"`{c}`" for c in build["changed"][:5]))))
     if build.get("type") not in ("bytes", "bytearray"):
         raise WrongAnswer(T("`build_artifacts` must return `bytes` (the first element of what "
                             "`torch.compiler.save_cache_artifacts()` returns); it returned `{type}`",
