@@ -24,15 +24,17 @@ def _form(report) -> dict:
     build = report.get("build") if isinstance(report, dict) else None
     serve = report.get("serve", {}) if isinstance(report, dict) else None
     if not isinstance(build, dict) or not isinstance(serve, dict):
-        raise remote.Protocol("the runner's report on the build and serve processes is malformed")
+        raise remote.Protocol(T("the runner's report on the build and serve processes is malformed",
+                                  zh="运行你代码的进程关于构建和服务两个进程的报告格式有误"))
     changed = build.get("changed", [])
     if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
-        raise remote.Protocol("the build process's list of changed settings is malformed")
+        raise remote.Protocol(T("the build process's list of changed settings is malformed",
+                                  zh="构建进程报告的已改设置列表格式有误"))
     if "counters" in serve and not (isinstance(serve["counters"], dict) and all(
             isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in serve["counters"].values())):
-        raise remote.Protocol("the serve process's counters are malformed")
+        raise remote.Protocol(T("the serve process's counters are malformed", zh="服务进程报告的计数器格式有误"))
     if "counters" in serve and not isinstance(serve.get("output"), torch.Tensor):
-        raise remote.Protocol("the serve process sent no output tensor")
+        raise remote.Protocol(T("the serve process sent no output tensor", zh="服务进程没有传回输出张量"))
     return report
 
 

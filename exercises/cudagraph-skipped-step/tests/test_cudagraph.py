@@ -90,7 +90,8 @@ def test_one_graph(entry):
     """
     compiled = entry.compile(fullgraph=True, dynamic=False)
     compiled(*inputs(1))
-    assert_no_host_sync(compiled.graph_modules, what=T("`attend`'s graph", zh="`attend` 的图"))  # a CUDA graph cannot wait for the host
+    # a CUDA graph cannot wait for the host
+    assert_no_host_sync(compiled.graph_modules, what=T("`attend`'s graph", zh="`attend` 的图"))
 
 
 def test_one_cuda_graph(entry):

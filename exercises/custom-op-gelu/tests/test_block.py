@@ -23,7 +23,8 @@ from judge.report import GraphDiagnostic
 # (case, x and w whose product is the op's input): a [4, 8] float32, a [3, 5] float64, an empty and a 3-d input
 OPCHECK_CASES = [
     (T.same("x [4, 8] float32"), lambda: (torch.randn(4, 6), torch.randn(6, 8))),
-    (T.same("x [3, 5] float64"), lambda: (torch.randn(3, 6, dtype=torch.float64), torch.randn(6, 5, dtype=torch.float64))),
+    (T.same("x [3, 5] float64"),
+     lambda: (torch.randn(3, 6, dtype=torch.float64), torch.randn(6, 5, dtype=torch.float64))),
     (T("x [0, 8] float32 (empty)", zh="x [0, 8] float32（空张量）"), lambda: (torch.randn(0, 6), torch.randn(6, 8))),
     (T.same("x [2, 3, 4] float32"), lambda: (torch.randn(2, 3, 6), torch.randn(6, 4))),
 ]
@@ -131,7 +132,7 @@ def assert_learner_opcheck(op, sample: torch.Tensor, case: T) -> None:
     results = remote.call(remote.public("opcheck"), op._opname, op._overloadname, sample,
                           what=T.same(f"`torch.library.opcheck({op})`"))
     if not isinstance(results, dict):
-        raise remote.Protocol("malformed opcheck report")
+        raise remote.Protocol(T("malformed `opcheck` report", zh="`opcheck` 的报告格式有误"))
     for test, outcome in results.items():
         if outcome == "SUCCESS":
             continue
