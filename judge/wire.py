@@ -46,10 +46,23 @@ def encode_tensor(t: torch.Tensor) -> dict:
     data = t.contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""  # 0-dim too
     if len(data) > MAX_TENSOR_BYTES:
         raise WireError(f"a tensor of {len(data)} bytes is larger than the {MAX_TENSOR_BYTES} allowed")
-    out = {"dtype": name, "shape": list(t.shape), "strides": list(t.stride()), "data": base64.b64encode(data).decode()}
+    # A permuted layout (a transpose) travels as it is; a view with gaps (a slice of a larger buffer) travels
+    # as the dense tensor it reads, since its own strides reach past its elements.
+    strides = list(t.stride()) if _dense(t) else list(t.contiguous().stride())
+    out = {"dtype": name, "shape": list(t.shape), "strides": strides, "data": base64.b64encode(data).decode()}
     if device:
         out["device"] = device
     return out
+
+
+def _dense(t: torch.Tensor) -> bool:
+    """Its elements fill a block of memory exactly (a permutation of a contiguous layout): no gaps, no overlap."""
+    expected = 1
+    for stride, size in sorted((s, n) for n, s in zip(t.shape, t.stride()) if n > 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
 
 
 def decode_tensor(obj) -> torch.Tensor:

@@ -152,3 +152,12 @@ def test_too_many_nodes_and_forward_references_are_refused():
     later["nodes"][1]["args"] = {"tuple": [{"node": "output"}]}
     with pytest.raises(ir.IRError, match="before it is defined"):
         ir.from_ir(later)
+
+
+def test_a_view_with_gaps_travels_as_the_dense_tensor_it_reads():
+    base = torch.arange(8 * 512, dtype=torch.float32).reshape(8, 512)
+    view = base[:, :12]  # strides [512, 1]: they reach far past its 96 elements
+    back = wire.decode_tensor(wire.encode_tensor(view))
+    assert torch.equal(back, view) and back.stride() == (12, 1)
+    transposed = torch.randn(3, 5).t()
+    assert wire.decode_tensor(wire.encode_tensor(transposed)).stride() == transposed.stride()
