@@ -10,6 +10,7 @@ from rich.markup import escape
 from judge.exercise import ExerciseError, find_exercise, load_course
 from judge.proving import Proof, prove, version_warning
 from judge.report import localized
+from judge.statement_check import contract_problems
 
 
 def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str, lang: str = "en") -> int:
@@ -39,6 +40,10 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
             warning = version_warning(exercise)
             if warning:
                 console.print(f"[yellow]warning:[/] {escape(warning)}")
+            disagreements = contract_problems(exercise)
+            for problem in disagreements:
+                console.print(f"[red]FAIL[/] statement vs [contract]: {escape(problem)}", soft_wrap=True)
+            failed += len(disagreements)
             name = backend_for(exercise, sandbox_name)
             if name != sandbox_name and name not in others:
                 others[name] = make_sandbox(name)

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from judge.exercise import ExerciseError, find_exercise, load_course, load_exercise
+from judge.paths import EXERCISES_DIR
 
 FAKE = Path(__file__).parent.parent / "fake_course" / "add-one"
 
@@ -81,3 +82,28 @@ def test_every_shipped_exercise_loads():
     course = load_course(Path(__file__).parent.parent.parent / "exercises")
     assert course[0].id == "graph-break-step"
     assert len({e.order for e in course}) == len(course), "two exercises share an order"
+
+
+def test_every_statement_promises_what_its_contract_declares():
+    from judge.statement_check import contract_problems
+
+    checked = [e for e in load_course(EXERCISES_DIR) if e.contract is not None]
+    assert len(checked) >= 6
+    assert {e.id: contract_problems(e) for e in checked} == {e.id: [] for e in checked}
+
+
+def test_a_statement_that_disagrees_with_its_contract_is_reported(tmp_path):
+    import shutil
+
+    from judge.statement_check import contract_problems
+
+    folder = tmp_path / "graph-break-step"
+    shutil.copytree(EXERCISES_DIR / "graph-break-step", folder)
+    zh = folder / "statement.md"
+    zh.write_text(zh.read_text(encoding="utf-8").replace("`w` 形状 `[K, N]`", "`w` 形状 `[K, M]`")
+                  .replace("float32 或 float64", "float32、float16 或 float64"), encoding="utf-8")
+    problems = contract_problems(load_exercise(folder))
+    assert problems == [
+        "statement.md (## 约定): gives `w` the shape [K, M], [contract] declares [K, N]",
+        "statement.md (## 约定): names dtypes ['float16'] that [contract] does not allow",
+    ]
