@@ -47,7 +47,7 @@ CHEATS = {
 # With the local backend the learner's code runs as the user, next to the exercises folder (reference
 # included) by design: a cheat that reads files is graded through the CLI with bubblewrap too.
 CLI_SANDBOX = {"read_hidden_files.py": "bwrap"}
-SHORT_SECONDS = 40  # a cheat that never answers is cut here, not after the exercise's minute
+SHORT_SECONDS = 20  # a cheat that never answers is cut here, not after the exercise's minute
 
 
 @pytest.fixture(scope="module")

@@ -122,7 +122,7 @@ def test_verdict(add_one, name, backend):
     verdict, check, body = CASES[name]
     exercise = add_one
     if name in SHORT_LIMIT:
-        exercise = add_one.model_copy(update={"limits": add_one.limits.model_copy(update={"time_seconds": 15})})
+        exercise = add_one.model_copy(update={"limits": add_one.limits.model_copy(update={"time_seconds": 6})})
     report = grade(exercise, HEADER + textwrap.dedent(body), sandbox=backend)
     assert report.verdict is verdict, report.summary
     if check:
