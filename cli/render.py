@@ -91,7 +91,7 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
     if report.stdout.strip() and not report.accepted:
         console.print(f"[dim]{say(PROGRAM_OUTPUT, lang)}[/]")
         console.print(escape(report.stdout[-1500:]), style="dim")
-    footer = T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=f"{report.duration_s:.1f}",
+    footer = T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=format(report.duration_s, ".1f"),
                torch=report.torch_version, sandbox=report.sandbox)
     console.print(f"[dim]{say(footer, lang)}[/]")
 
