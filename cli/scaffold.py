@@ -11,8 +11,8 @@ EXERCISE_TOML = '''# Exercise format: every field is documented in judge/exercis
 format_version = 2
 id = "{id}"
 order = {order}
-chapter = "torch.compile：Dynamo、AOTAutograd 与 Inductor"
-section = "TODO: the section this drills"
+chapter = {{ zh = "torch.compile：Dynamo、AOTAutograd 与 Inductor", en = "torch.compile: Dynamo, AOTAutograd and Inductor" }}
+section = {{ zh = "TODO: 这道题练的小节", en = "TODO: the section this drills" }}
 difficulty = 2
 tags = []
 entry_point = "f"

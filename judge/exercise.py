@@ -136,8 +136,14 @@ class Exercise(_Strict):
     id: str = Field(pattern=ID_PATTERN, description="Folder name; lowercase words joined by '-'.")
     order: int = Field(description="Position in the course (1 = first).")
     title: Text
-    chapter: str = Field(description="The book chapter the exercise comes from.")
-    section: str = Field(description="The chapter's section it drills.")
+    chapter: Text = Field(description="The book chapter the exercise comes from ({zh, en}; a plain string reads "
+                                      "the same in both languages).")
+    section: Text = Field(description="The chapter's section it drills ({zh, en}, or a plain string).")
+
+    @field_validator("chapter", "section", mode="before")
+    @classmethod
+    def _same_in_both(cls, value):
+        return {"zh": value, "en": value} if isinstance(value, str) else value
     difficulty: int = Field(ge=1, le=5, description="1 (warm-up) .. 5 (hard).")
     tags: list[str] = []
     entry_point: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="The name the learner must define.")

@@ -18,8 +18,8 @@ class ExerciseSummary(BaseModel):
     id: str
     order: int
     title: Text
-    chapter: str
-    section: str
+    chapter: Text
+    section: Text
     difficulty: int
     tags: list[str]
     state: State
