@@ -128,6 +128,12 @@ class _FromModel(T):
         return (getattr(self.model, "translations", {}) or {}).get(lang, {}).get(self.field)
 
 
+def in_code(text, limit: int | None = None) -> str:
+    """Raw text (Python's or torch's words, a line of code) made safe to go inside a `code` span of a message:
+    its backticks become quotes; `limit`: at most this many characters of it."""
+    return str(text)[:limit].replace("`", "'")
+
+
 def text(value, lang: str) -> str:
     """`value` in `lang`: a T rendered (its English where it lacks `lang`), anything else as a string."""
     if isinstance(value, T):

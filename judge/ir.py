@@ -24,7 +24,7 @@ import torch
 import torch.fx
 
 from judge import wire
-from judge.i18n import T
+from judge.i18n import T, in_code
 
 IR_VERSION = 1
 MAX_NODES = 5000
@@ -36,7 +36,7 @@ OPS = ("placeholder", "call_function", "call_method", "call_module", "get_attr",
 
 def _shown(name) -> str:
     """A name from an untrusted graph, to go inside a `code` span of a message."""
-    return str(name)[:120].replace("`", "'")
+    return in_code(name, 120)
 
 
 class IRError(ValueError):
@@ -52,7 +52,7 @@ class NotAllowed(IRError):
     def __init__(self, message: T, called: str = ""):
         super().__init__(str(message))
         self.called = called
-        self.text = message if isinstance(message, T) else T("`{message}`", message=str(message).replace("`", "'"))
+        self.text = message if isinstance(message, T) else T("`{message}`", message=in_code(message))
 
 
 # ---------------------------------------------------------------- names of call targets

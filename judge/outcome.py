@@ -12,7 +12,7 @@ import signal as signal_module
 
 from pydantic import ValidationError
 
-from judge.i18n import T
+from judge.i18n import T, in_code
 from judge.report import VERDICT_TEXT, CheckResult, CompilerView, ErrorDiagnostic, Report, SourceLocation, Verdict
 from sandbox.base import RunOutcome
 
@@ -97,7 +97,7 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T
                                                   traceback=str(message.get("traceback", ""))[:4000]))
         return verdict, said_text
     if "importing" not in said:
-        error = str(said.get("internal_error", {}).get("message", ""))[:1000].replace("`", "'")
+        error = in_code(said.get("internal_error", {}).get("message", ""), 1000)
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=T(
             "the process for your code failed before your code ran: `{error}`", error=error),
             traceback=runner.stderr[-3000:]))

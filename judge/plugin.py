@@ -15,7 +15,7 @@ import torch
 from judge.checks.failures import CheckFailure
 from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
 from judge.checks.locations import learner_location_from_traceback
-from judge.i18n import OTHER_LANGS, T
+from judge.i18n import T, in_code
 from judge.report import CheckResult, ErrorDiagnostic, Verdict
 
 MAX_TRACEBACK = 4000
@@ -28,15 +28,14 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
         return exc.verdict, exc.message, exc.diagnostics
     if isinstance(exc, AssertionError):
         first = _first_lines(str(exc))
-        return Verdict.WRONG_ANSWER, T("a check failed: `{detail}`", detail=_code(first)) if first else \
+        return Verdict.WRONG_ANSWER, T("a check failed: `{detail}`", detail=in_code(first)) if first else \
             T("a check failed"), []
     if is_graph_break_error(exc):
         diag = graph_break_from_exception(exc)
-        explanation = diag.text("explanation") if all(
-            "explanation" in diag.translations.get(lang, {}) for lang in OTHER_LANGS) else T.same(diag.explanation)
+        explanation = diag.text_or_english("explanation")
         if diag.location:
             message = T("graph break at line {line} (`{code}`): {explanation}", line=diag.location.line,
-                        code=_code(diag.location.text), explanation=explanation)
+                        code=in_code(diag.location.text), explanation=explanation)
         else:
             message = T("graph break in your code: {explanation}", explanation=explanation)
         return Verdict.GRAPH_BREAK, message, [diag]
@@ -45,13 +44,13 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
         return Verdict.MEMORY_LIMIT, T("your code ran out of memory"), [error]
     if isinstance(exc, (torch._dynamo.exc.TorchDynamoException,)) or type(exc).__name__ == "InductorError":
         return Verdict.COMPILE_ERROR, T("torch.compile failed: `{error}: {detail}`", error=error.exc_type,
-                                        detail=_code(_first_lines(error.message))), [error]
+                                        detail=in_code(_first_lines(error.message))), [error]
     if error.location:
         return Verdict.RUNTIME_ERROR, T("`{error}` at line {line} (`{code}`): `{detail}`", error=error.exc_type,
-                                        line=error.location.line, code=_code(error.location.text),
-                                        detail=_code(_first_lines(error.message))), [error]
+                                        line=error.location.line, code=in_code(error.location.text),
+                                        detail=in_code(_first_lines(error.message))), [error]
     return Verdict.RUNTIME_ERROR, T("`{error}: {detail}`", error=error.exc_type,
-                                    detail=_code(_first_lines(error.message))), [error]
+                                    detail=in_code(_first_lines(error.message))), [error]
 
 
 def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
@@ -60,11 +59,6 @@ def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
         text = "...\n" + text[-MAX_TRACEBACK:]
     return ErrorDiagnostic(exc_type=type(exc).__name__, message=str(exc)[:2000],
                            location=learner_location_from_traceback(tb), traceback=text)
-
-
-def _code(text: str) -> str:
-    """Raw text to go inside a `code` span of a message."""
-    return text.replace("`", "'")
 
 
 def _first_lines(text: str, n: int = 4) -> str:

@@ -11,7 +11,7 @@ import torch
 
 from judge.exercise import Exercise
 from judge.grading import grade
-from judge.i18n import LANGS, SOURCE_LANG
+from judge.i18n import OTHER_LANGS, SOURCE_LANG
 from judge.report import Localized, Report, Verdict, localized
 
 CODE_SPAN = re.compile(r"`[^`]*`")
@@ -90,9 +90,7 @@ def language_problems(report: Report) -> list[str]:
     """Text a learner would read in the wrong language: a field without its Chinese, English left in the
     Chinese report, Chinese in the English one (code spans, which may quote the learner's line, aside)."""
     problems = []
-    for lang in LANGS:
-        if lang == SOURCE_LANG:
-            continue
+    for lang in OTHER_LANGS:
         problems += [f"no {lang} text for {field}" for field in report.missing_texts(lang)]
         for where, text in learner_texts(localized(report, lang)):
             if lang == "zh" and reads_as_english(text):

@@ -21,7 +21,7 @@ import torch.utils._pytree as pytree
 
 from judge import ir, wire
 from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, WrongAnswer
-from judge.i18n import OTHER_LANGS, T
+from judge.i18n import T, in_code
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
 
 MAX_LINE = 16 * 1024 * 1024
@@ -187,24 +187,12 @@ def gone_reason(message: dict) -> T:
     return T("your code's process ended")
 
 
-def code(text) -> str:
-    """Raw text (an exception's message, Dynamo's words) to go inside a `code` span of a message."""
-    return str(text).replace("`", "'")
-
-
-def model_text(model, name: str) -> T:
-    """A Localized model's text field as a T; its English where the model lacks another language."""
-    if all(name in (model.translations or {}).get(lang, {}) for lang in OTHER_LANGS):
-        return model.text(name)
-    return T.same(str(getattr(model, name, "") or ""))
-
-
 def runner_words(error: dict) -> T:
     """A message the runner wrote (its English, and its Chinese where it sent one); raw text otherwise."""
     message, zh = str(error.get("message", ""))[:2000], error.get("message_zh")
     if isinstance(zh, str) and zh:
         return T("{en}", zh="{said}", en=message, said=zh[:2000])
-    return T("`{message}`", message=code(message))
+    return T("`{message}`", message=in_code(message))
 
 
 YOUR_FUNCTION = T("your function")
@@ -260,12 +248,12 @@ def raise_learner_error(error: dict, what):
         except ValueError:
             diag = GraphBreakDiagnostic(reason=message[:600], location=loc)
         if diag.explanation:
-            explanation = model_text(diag, "explanation")
+            explanation = diag.text_or_english("explanation")
         else:
-            explanation = T("`{reason}`", reason=code(_first(diag.reason, 2)))
+            explanation = T("`{reason}`", reason=in_code(_first(diag.reason, 2)))
         if diag.location:
             text = T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
-                     line=diag.location.line, code=code(diag.location.text), explanation=explanation)
+                     line=diag.location.line, code=in_code(diag.location.text), explanation=explanation)
         else:
             text = T("{what}: graph break at a line outside your file: {explanation}", what=what,
                      explanation=explanation)
@@ -274,7 +262,7 @@ def raise_learner_error(error: dict, what):
                            traceback=str(error.get("traceback", ""))[:4000])
     if kind == "compile_error":
         raise CompileError(T("{what}: torch.compile failed: `{error}: {detail}`", what=what,
-                             error=code(diag.exc_type), detail=code(_first(message))), [diag])
+                             error=in_code(diag.exc_type), detail=in_code(_first(message))), [diag])
     if kind == "memory":
         raise CheckFailure(T("{what}: your code ran out of memory", what=what), [diag],
                            verdict=Verdict.MEMORY_LIMIT)
@@ -282,10 +270,10 @@ def raise_learner_error(error: dict, what):
         raise Protocol(T("{what}: {message}", what=what, message=runner_words(error)))
     if loc:
         raise LearnerError(T("{what}: `{error}` at line {line} (`{code}`): `{detail}`", what=what,
-                             error=code(diag.exc_type), line=loc.line, code=code(loc.text),
-                             detail=code(_first(message))), [diag])
-    raise LearnerError(T("{what}: `{error}: {detail}`", what=what, error=code(diag.exc_type),
-                         detail=code(_first(message))), [diag])
+                             error=in_code(diag.exc_type), line=loc.line, code=in_code(loc.text),
+                             detail=in_code(_first(message))), [diag])
+    raise LearnerError(T("{what}: `{error}: {detail}`", what=what, error=in_code(diag.exc_type),
+                         detail=in_code(_first(message))), [diag])
 
 
 def _first(text: str, n: int = 4) -> str:
@@ -418,7 +406,7 @@ def _decode_result(obj):
         return wire.decode(obj, extra={"handle": lambda name: Ref({"handle": str(name)}),
                                        "graph": lambda body: rebuild(body)})
     except wire.WireError as exc:
-        raise Protocol(T("your code's process sent a malformed value: `{error}`", error=code(exc))) from None
+        raise Protocol(T("your code's process sent a malformed value: `{error}`", error=in_code(exc))) from None
     except KeyError:
         raise Protocol(T("your code's process sent a malformed value")) from None
 
@@ -463,7 +451,7 @@ def rebuild(body) -> torch.fx.GraphModule:
         failure.called = exc.called  # what the graph called, for a check that explains it in its own terms
         raise failure from None
     except ir.IRError as exc:
-        raise Protocol(T("the graph from your code's process is malformed: `{error}`", error=code(exc))) from None
+        raise Protocol(T("the graph from your code's process is malformed: `{error}`", error=in_code(exc))) from None
 
 
 # ---------------------------------------------------------------- compiled targets
@@ -526,11 +514,11 @@ class RemoteCompiled:
                                   **fields)
         self._take_graphs(answer.get("graphs", []))
         reasons = answer.get("recompiles", [])
-        if isinstance(reasons, list):
-            self.recompile_reasons += [str(r)[:500] for r in reasons[:20]]
+        new_reasons = [str(r)[:500] for r in reasons[:20]] if isinstance(reasons, list) else []
+        self.recompile_reasons += new_reasons
         view = CLIENT.get("view")
         if view is not None:
-            view.add_recompiles(self.recompile_reasons[-20:])
+            view.add_recompiles(new_reasons)
             if isinstance(answer.get("guards"), str):
                 view.add_guards(answer["guards"])
         if answer.get("error"):
@@ -614,7 +602,7 @@ class RemoteCompiled:
             elif kind == "sym":
                 values.append(None)
             else:
-                raise Protocol(T("unknown graph input kind `{kind}`", kind=code(repr(kind)[:80])))
+                raise Protocol(T("unknown graph input kind `{kind}`", kind=in_code(repr(kind)[:80])))
         # Symbolic sizes: bind each symbol from a tensor input whose recorded shape names it.
         for node, value in zip(ir.placeholders(graph.gm), values):
             shape = node.meta.get("ir", {}).get("value", {}).get("shape")
@@ -633,7 +621,7 @@ class RemoteCompiled:
                 symbol = str(spec.get("symbol"))
                 if symbol not in symbols:
                     raise Protocol(T("the graph's symbolic size `{symbol}` is not the size of any input",
-                                   symbol=code(symbol[:80])))
+                                   symbol=in_code(symbol[:80])))
                 values[i] = symbols[symbol]
         return values
 
@@ -641,7 +629,7 @@ class RemoteCompiled:
         store = self.state.get(owner)
         if store is None or name not in store:
             raise Protocol(T("the graph reads state `{name}` that the verifier does not hold",
-                           name=code(f"{owner}.{name}"[:160])))
+                           name=in_code(f"{owner}.{name}"[:160])))
         return store[name]
 
     def run_graph(self, index: int, args, kwargs, output_spec):
@@ -657,7 +645,8 @@ class RemoteCompiled:
             raise
         except Exception as exc:  # noqa: BLE001 - the graph from the runner fails on our inputs
             raise WrongAnswer(T("{what}: the captured graph fails on the judge's inputs: `{error}: {detail}`",
-                                what=self.what, error=type(exc).__name__, detail=code(_first(str(exc), 2)))) from None
+                                what=self.what, error=type(exc).__name__,
+                                detail=in_code(_first(str(exc), 2)))) from None
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         return _assemble(output_spec, flat, args, self.what)
 

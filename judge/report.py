@@ -89,6 +89,12 @@ class Localized(BaseModel):
         """Field `name` as a T in every language it has (to build a longer message from it)."""
         return T.of(self, name)
 
+    def text_or_english(self, name: str) -> T:
+        """Field `name` as a T; its English in every language where it lacks another (text the runner wrote)."""
+        if all(name in self.translations.get(lang, {}) for lang in OTHER_LANGS):
+            return self.text(name)
+        return T.same(str(getattr(self, name) or ""))
+
     def missing_texts(self, lang: str) -> list[str]:
         """The text fields (here and in nested models) that are not empty and have no `lang` text."""
         missing = [name for name in self.TEXT_FIELDS

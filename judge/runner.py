@@ -29,7 +29,7 @@ import sys
 import traceback
 from pathlib import Path
 
-from judge.i18n import T
+from judge.i18n import T, in_code
 
 MAX_RESPONSE_BYTES = 12 * 1024 * 1024
 MAX_HANDLES = 256
@@ -80,21 +80,22 @@ class Runner:
         except SyntaxError as exc:
             loc = location(str(path), exc.lineno or 1, column=exc.offset)
             return fail("LOAD_ERROR", T("syntax error at line {line}, column {column}: `{error}`", line=exc.lineno,
-                                        column=exc.offset, error=code(exc.msg)), exc, loc)
+                                        column=exc.offset, error=in_code(exc.msg, 2000)), exc, loc)
         self.send({"type": "importing"})  # from here on, a dead process is the learner's doing
         try:
             self.submission = load_module("submission", path)
         except SystemExit as exc:
             return fail("LOAD_ERROR", T("your file called `exit({code})` while being imported; remove it",
-                                        code=code(exc.code)), exc)
+                                        code=in_code(exc.code, 2000)), exc)
         except BaseException as exc:  # noqa: BLE001 - any import-time failure is the learner's
             loc = learner_location_from_traceback(exc.__traceback__)
             if loc:
                 message = T("your file raised `{error}` at line {line} (`{code}`) while being imported: `{detail}`",
-                            error=type(exc).__name__, line=loc.line, code=code(loc.text), detail=code(exc))
+                            error=type(exc).__name__, line=loc.line, code=in_code(loc.text, 2000),
+                            detail=in_code(exc, 2000))
             else:
                 message = T("your file raised `{error}` while being imported: `{detail}`", error=type(exc).__name__,
-                            detail=code(exc))
+                            detail=in_code(exc, 2000))
             return fail("LOAD_ERROR", message, exc, loc)
         entry_point = self.job["entry_point"]
         entry = getattr(self.submission, entry_point, None)
@@ -129,7 +130,7 @@ class Runner:
 
         def learner(name):
             if not isinstance(name, str) or name.startswith("_") or not hasattr(self.submission, name):
-                raise wire.WireError(T("your file must define `{name}`; it does not", name=code(str(name)[:80])))
+                raise wire.WireError(T("your file must define `{name}`; it does not", name=in_code(name, 80)))
             return getattr(self.submission, name)
 
         extra = {"handle": handle, "public": public, "learner": learner,
@@ -280,11 +281,6 @@ def said(message) -> dict:
         return {"message": str(message)}
     zh = message.render("zh")
     return {"message": message.render("en"), **({"message_zh": zh} if zh else {})}
-
-
-def code(text) -> str:
-    """Raw text (an exception's message, a line of code) to go inside a `code` span of a message."""
-    return str(text)[:2000].replace("`", "'")
 
 
 def describe_error(exc: BaseException) -> dict:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from judge.checks.failures import CheckFailure
 from judge.checks.locations import stack_locations
-from judge.i18n import T
+from judge.i18n import T, in_code
 from judge.report import ErrorDiagnostic, Verdict
 
 
@@ -60,7 +60,7 @@ def learner_error(what: T | str, traceback_text: str) -> LearnerError:
     loc = found[-1] if found else None
     diag = ErrorDiagnostic(exc_type=last.split(":", 1)[0], message=last[:2000], location=loc,
                            traceback=traceback_text[-4000:])
-    error = last.replace("`", "'")
+    error = in_code(last)
     if loc:
         return LearnerError(T("{what} raised at line {line} (`{code}`): `{error}`", what=what, line=loc.line,
                               code=loc.text, error=error), [diag])

@@ -16,7 +16,7 @@ import torch.fx
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from judge.checks.failures import WrongAnswer
-from judge.i18n import T
+from judge.i18n import T, in_code
 from judge.report import GraphDiagnostic
 
 
@@ -67,7 +67,7 @@ def _not_a_graph_module(name: T | str, kind: str) -> WrongAnswer:
 
 
 def _invalid_graph(name: T | str, detail) -> T:
-    return T("{name} left an invalid graph: `{detail}`", name=name, detail=str(detail).strip().replace("`", "'"))
+    return T("{name} left an invalid graph: `{detail}`", name=name, detail=in_code(str(detail).strip()))
 
 
 def apply_remote_pass(pass_ref, gm: torch.fx.GraphModule, name: T | str = T("your pass")):

@@ -14,7 +14,7 @@ import torch.fx
 
 from judge.checks.failures import GraphBreak
 from judge.checks.locations import is_learner_file, location
-from judge.i18n import T
+from judge.i18n import T, in_code
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
@@ -117,7 +117,7 @@ def traced_unbacked_origins(gm: torch.fx.GraphModule, inputs: list) -> list[tupl
         if origins:  # a data-dependent size came first; what failed after it is its consequence
             return origins
         loc = learner_line(current[0]) if current else None
-        first = (str(exc).strip().splitlines() or [""])[0][:200].replace("`", "'")
+        first = in_code((str(exc).strip().splitlines() or [""])[0], 200)
         error = f"{type(exc).__name__}: {first}"
         if loc:
             message = T("the judge could not trace the captured graph with symbolic sizes (`{error}`) at line {line} "
