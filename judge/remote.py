@@ -21,6 +21,7 @@ import torch.utils._pytree as pytree
 
 from judge import ir, wire
 from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, WrongAnswer
+from judge.checks.graphs import graph_break_message
 from judge.i18n import T, in_code
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
 
@@ -247,17 +248,7 @@ def raise_learner_error(error: dict, what):
             diag = GraphBreakDiagnostic.model_validate(error.get("diagnostic"))
         except ValueError:
             diag = GraphBreakDiagnostic(reason=message[:600], location=loc)
-        if diag.explanation:
-            explanation = diag.text_or_english("explanation")
-        else:
-            explanation = T("`{reason}`", reason=in_code(_first(diag.reason, 2)))
-        if diag.location:
-            text = T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
-                     line=diag.location.line, code=in_code(diag.location.text), explanation=explanation)
-        else:
-            text = T("{what}: graph break at a line outside your file: {explanation}", what=what,
-                     explanation=explanation)
-        raise GraphBreak(text, [diag])
+        raise GraphBreak(graph_break_message(diag, what), [diag])
     diag = ErrorDiagnostic(exc_type=str(error.get("type", "Error"))[:80], message=message, location=loc,
                            traceback=str(error.get("traceback", ""))[:4000])
     if kind == "compile_error":

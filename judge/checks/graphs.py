@@ -11,7 +11,7 @@ import torch.fx
 from judge.checks.failures import GraphBreak
 from judge.checks.logs import artifact_log
 from judge.checks.locations import is_learner_file, learner_frames, location, stack_locations
-from judge.i18n import T
+from judge.i18n import T, in_code
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic
 
 HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
@@ -102,12 +102,17 @@ def _learner_lines_in_text(text: str):
     return stack_locations(text)
 
 
-def _graph_break_message(diag: GraphBreakDiagnostic, what: T | str) -> T:
+def graph_break_message(diag: GraphBreakDiagnostic, what: T | str) -> T:
+    """`<what>: graph break at line N (`code`): <explanation>` in both languages; Dynamo's own first lines where
+    the diagnostic explains nothing, and the explanation's English where it came without its Chinese."""
+    if diag.explanation:
+        explanation = diag.text_or_english("explanation")
+    else:
+        explanation = T("`{reason}`", reason=in_code("\n".join(diag.reason.strip().splitlines()[:2]), 800))
     if diag.location:
         return T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
-                 line=diag.location.line, code=diag.location.text, explanation=diag.text("explanation"))
-    return T("{what}: graph break at a line outside your file: {explanation}", what=what,
-             explanation=diag.text("explanation"))
+                 line=diag.location.line, code=in_code(diag.location.text), explanation=explanation)
+    return T("{what}: graph break at a line outside your file: {explanation}", what=what, explanation=explanation)
 
 
 def _one_graph_expected(what: T | str, count: int) -> T:
@@ -139,12 +144,12 @@ def compile_one_graph(fn, *args, dynamic=None, backend="eager", what: T | str = 
             raise
         fn(*args)  # code that fails eagerly too is a runtime error, not a graph break: let it raise
         diag = graph_break_from_exception(exc)
-        raise GraphBreak(_graph_break_message(diag, what), [diag]) from None
+        raise GraphBreak(graph_break_message(diag, what), [diag]) from None
     if len(recorder.graphs) != 1:
         breaks = find_graph_breaks(fn, *args, dynamic=dynamic)
         message = _one_graph_expected(what, len(recorder.graphs))
         if breaks:
-            message = _graph_break_message(breaks[0], what)
+            message = graph_break_message(breaks[0], what)
         raise GraphBreak(message, breaks)
     return Captured(output, recorder.graphs, recorder.example_inputs)
 
