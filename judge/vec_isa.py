@@ -1,0 +1,76 @@
+"""Whether the unisolated backends' runs may skip Inductor's vector-ISA check, decided once per machine.
+
+Before its first C++ kernel, every process that has no cached probe builds and loads a test program for each
+vector ISA the CPU claims (~7 s with an empty Inductor cache: the compile-cache exercise's fresh processes pay
+it twice per grading). `TORCHINDUCTOR_VEC_ISA_OK=1` skips the check, which is only right where the best ISA the
+CPU claims is the one the check would pick. A trusted process (no learner code) compares the two once per
+torch/compiler/CPU configuration (`sandbox.compile_cache.config_key`) and the answer is kept beside the shared
+C++ build cache. The hardened backends take the same answer from their trusted cache layer instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from sandbox.compile_cache import config_key
+from sandbox.limits import BASE_ENV, inductor_cache_dir
+from sandbox.mounts import CODE_ROOT
+
+log = logging.getLogger(__name__)
+PROBE_TIMEOUT_S = 300
+SKIP_ENV = {"TORCHINDUCTOR_VEC_ISA_OK": "1"}
+
+# The ISA the check picks (it builds and loads the probes), then the one Inductor picks when told to trust the CPU.
+PROBE_SCRIPT = """
+import json
+from torch._inductor import config, cpu_vec_isa
+probed = str(cpu_vec_isa.pick_vec_isa())
+config.cpp.vec_isa_ok = True
+cpu_vec_isa.valid_vec_isa_list.cache_clear()
+print("RESULT " + json.dumps({"probed": probed, "claimed": str(cpu_vec_isa.pick_vec_isa())}))
+"""
+
+
+def skip_check_env() -> dict[str, str]:
+    """The environment that skips the ISA check where that is known to be right here, else nothing."""
+    return dict(SKIP_ENV) if _check_skippable(inductor_cache_dir()) else {}
+
+
+@functools.cache
+def _check_skippable(cache_dir: str) -> bool:
+    memo = Path(cache_dir) / f"practice-vec-isa-{config_key()}.json"
+    try:
+        found = json.loads(memo.read_text(encoding="utf-8"))
+        return bool(found["probed"]) and found["probed"] == found["claimed"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    try:
+        found = _probe(cache_dir)
+    except (OSError, RuntimeError, subprocess.TimeoutExpired) as exc:
+        log.warning("Inductor's vector-ISA check stays on: the probe failed (%s)", exc)
+        return False
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)
+    partial = memo.with_name(f"{memo.name}.{os.getpid()}")
+    partial.write_text(json.dumps(found), encoding="utf-8")
+    partial.replace(memo)  # whole or absent, whichever process probed first
+    return bool(found["probed"]) and found["probed"] == found["claimed"]
+
+
+def _probe(cache_dir: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="practice-isa-") as home:
+        env = {**BASE_ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TMPDIR": home,
+               "TORCHINDUCTOR_CACHE_DIR": cache_dir}
+        done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {CODE_ROOT!r})\n"
+                               + PROBE_SCRIPT], env=env, cwd=home, capture_output=True, text=True,
+                              timeout=PROBE_TIMEOUT_S)
+    lines = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"exit {done.returncode}: {done.stderr[-500:]}")
+    return json.loads(lines[-1][len("RESULT "):])
