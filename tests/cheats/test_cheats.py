@@ -1,8 +1,10 @@
 """Cheats against the runner/verifier boundary: none is ever ACCEPTED, through the CLI or the web.
 
 Each file in submissions/ is a learner's whole submission that tries to win without solving the exercise:
-forging the result channel, patching the runner, sending graphs that lie. The CLI grades with the plain
-subprocess backend (`python practice/judge.py`), the web with bubblewrap; both run the same two processes.
+forging the result channel, patching the runner, sending graphs that lie. Each is graded with the CLI's
+backend (warm local forks, through `judge.grading.grade` as `python practice/judge.py` calls it), and through the
+web with bubblewrap; both run the same two processes. The CLI command itself grades the cheats that attack what
+it prints or that need its --sandbox option.
 A cheat that returns a graph computing the right function on every hidden input would be a correct solution
 (docs/security.md), so every graph these send is wrong somewhere, or not a graph the judge may run.
 """
@@ -40,27 +42,31 @@ CHEATS = {
     "method_outside_allowlist.py": (BOOK, {Verdict.FORBIDDEN}),
     "huge_nested_ir.py": (BOOK, {Verdict.RUNTIME_ERROR}),
     "lying_tensor.py": (BOOK, {Verdict.RUNTIME_ERROR}),
-    "never_answers.py": (BOOK, {Verdict.TIME_LIMIT}),
+    "never_answers.py": (BOOK + "-never", {Verdict.TIME_LIMIT}),
     "read_hidden_files.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
 }
-# With the local backend the learner's code runs as the user, next to the exercises folder (reference
-# included) by design: a cheat that reads files is graded through the CLI with bubblewrap too.
-CLI_SANDBOX = {"read_hidden_files.py": "bwrap"}
-SHORT_SECONDS = 20  # a cheat that never answers is cut here, not after the exercise's minute
+# Through the CLI command: a cheat that forges what the CLI prints, and, since the local backend runs the
+# learner's code as the user next to the exercises folder (reference included) by design, a cheat that reads
+# files, graded with the CLI's --sandbox bwrap.
+CLI_SANDBOX = {"forged_lines_every_fd.py": "local", "read_hidden_files.py": "bwrap"}
+SHORT_SECONDS = 20  # time enough for an honest grading on a busy machine, not the exercise's minute
+NEVER_SECONDS = 4  # the copy of the book exercise for the cheat that never answers: only its limit is reached
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
-    """The exercises the cheats attack, with a short time limit."""
+    """The exercises the cheats attack, with a short time limit (a shorter one for `<exercise>-never`)."""
     root = tmp_path_factory.mktemp("cheat-course")
     for exercise in {e for e, _ in CHEATS.values()}:
-        shutil.copytree(EXERCISES_DIR / exercise, root / exercise)
+        original = exercise.removesuffix("-never")
+        shutil.copytree(EXERCISES_DIR / original, root / exercise)
         toml = root / exercise / "exercise.toml"
-        text = toml.read_text(encoding="utf-8")
+        text = toml.read_text(encoding="utf-8").replace(f'id = "{original}"', f'id = "{exercise}"')
         start = text.index("time_seconds = ")
         end = text.index("\n", start)
-        toml.write_text(text[:start] + f"time_seconds = {SHORT_SECONDS}" + text[end:], encoding="utf-8")
+        seconds = NEVER_SECONDS if exercise != original else SHORT_SECONDS
+        toml.write_text(text[:start] + f"time_seconds = {seconds}" + text[end:], encoding="utf-8")
     return root
 
 
@@ -68,11 +74,32 @@ def test_there_are_at_least_twelve_cheats_of_different_kinds():
     assert len(CHEATS) >= 12 and sorted(p.name for p in HERE.glob("*.py")) == sorted(CHEATS)
 
 
-@pytest.mark.parametrize("name", sorted(CHEATS))
+@pytest.fixture(scope="module")
+def local():
+    """The CLI's default backend, warm for every cheat of this process."""
+    from judge.grading import make_sandbox
+
+    sandbox = make_sandbox("local")
+    yield sandbox
+    sandbox.close()
+
+
+@pytest.mark.parametrize("name", sorted(set(CHEATS) - {n for n, s in CLI_SANDBOX.items() if s != "local"}))
+def test_cheat_through_the_clis_backend(name, course, local):
+    from judge.exercise import load_exercise
+    from judge.grading import grade
+
+    exercise, allowed = CHEATS[name]
+    report = grade(load_exercise(course / exercise), (HERE / name).read_text(encoding="utf-8"), sandbox=local)
+    assert report.verdict is not Verdict.ACCEPTED
+    assert report.verdict in allowed, (report.verdict, report.summary)
+
+
+@pytest.mark.parametrize("name", sorted(CLI_SANDBOX))
 def test_cheat_through_the_cli(name, course, tmp_path):
     exercise, allowed = CHEATS[name]
     env = {**os.environ, "PRACTICE_EXERCISES_DIR": str(course), "PRACTICE_WORKSPACE": str(tmp_path / "ws")}
-    sandbox = CLI_SANDBOX.get(name, "local")
+    sandbox = CLI_SANDBOX[name]
     if sandbox == "bwrap":
         _require_bwrap()
     result = subprocess.run([sys.executable, str(PROJECT_ROOT / "practice" / "judge.py"), exercise,

@@ -1,4 +1,5 @@
-"""Every verdict, produced end to end by grading a submission of the fake course in a fresh process."""
+"""Every verdict, produced end to end by grading a submission of the fake course with the warm local backend,
+and the ones that depend on how a process lives in fresh processes too."""
 
 import textwrap
 
@@ -107,18 +108,45 @@ CASES = {
 SHORT_LIMIT = {"busy_loop"}
 
 
-@pytest.fixture(scope="module", params=["local", pytest.param("none", marks=pytest.mark.slow)])
-def backend(request):
-    """Every verdict through the warm local backend and through fresh processes."""
+# Through fresh processes too (the GPU exercises' backend): the cases where a process's life differs between a
+# fork of a warm worker and a new interpreter (how it starts, exits, dies, floods, runs out of time or memory,
+# and what state it starts from). Every other verdict is decided by the same verifier code whichever backend.
+FRESH_PROCESS_CASES = {"accepted", "crash", "import_raises", "exit_at_import", "hard_exit", "config_change",
+                       "replaces_judge_helper", "busy_loop", "memory_bomb", "list_bomb", "output_flood", "fake_report"}
+
+
+def _sandbox(name):
     from judge.grading import make_sandbox
 
-    sandbox = make_sandbox(request.param)
+    sandbox = make_sandbox(name)
     yield sandbox
     sandbox.close()
 
 
+@pytest.fixture(scope="module")
+def warm():
+    """The warm local backend (forks of a warm worker)."""
+    yield from _sandbox("local")
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    """Fresh processes, no warm worker."""
+    yield from _sandbox("none")
+
+
 @pytest.mark.parametrize("name", list(CASES))
-def test_verdict(add_one, name, backend):
+def test_verdict(add_one, name, warm):
+    _check_verdict(add_one, name, warm)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(FRESH_PROCESS_CASES))
+def test_verdict_in_a_fresh_process(add_one, name, fresh):
+    _check_verdict(add_one, name, fresh)
+
+
+def _check_verdict(add_one, name, backend):
     verdict, check, body = CASES[name]
     exercise = add_one
     if name in SHORT_LIMIT:
@@ -130,47 +158,47 @@ def test_verdict(add_one, name, backend):
     assert report.summary
 
 
-def test_graph_break_names_the_learners_line(add_one):
+def test_graph_break_names_the_learners_line(add_one, warm):
     report = grade(add_one, HEADER + "def f(x):\n    y = x * 2\n    print('hi')\n    return y - x + 1\n",
-                   filename="mine.py")
+                   filename="mine.py", sandbox=warm)
     diag = report.first_failure().diagnostics[0]
     assert diag.kind == "graph_break"
     assert (diag.location.file, diag.location.line, diag.location.text) == ("mine.py", 5, "print('hi')")
     assert "line 5" in report.summary
 
 
-def test_wrong_answer_shows_case_and_first_mismatch(add_one):
-    report = grade(add_one, HEADER + "def f(x):\n    return x + 2\n")
+def test_wrong_answer_shows_case_and_first_mismatch(add_one, warm):
+    report = grade(add_one, HEADER + "def f(x):\n    return x + 2\n", sandbox=warm)
     diag = report.first_failure().diagnostics[0]
     assert diag.kind == "mismatch" and diag.case == "x [1] float32"
     assert diag.first_mismatches[0].index == [0]
     assert diag.max_abs_error == pytest.approx(1.0)
 
 
-def test_recompile_reports_the_failed_guard(add_one):
+def test_recompile_reports_the_failed_guard(add_one, warm):
     body = "calls = {'n': 0}\n\ndef f(x):\n    calls['n'] += 1\n    return x + 1 + 0 * calls['n']\n"
-    diag = grade(add_one, HEADER + body).first_failure().diagnostics[0]
+    diag = grade(add_one, HEADER + body, sandbox=warm).first_failure().diagnostics[0]
     assert diag.kind == "recompile" and diag.compiles > 2 and diag.guard_failures
 
 
-def test_syntax_error_has_line_and_column(add_one):
-    report = grade(add_one, HEADER + "def f(x):\n    return x +\n")
+def test_syntax_error_has_line_and_column(add_one, warm):
+    report = grade(add_one, HEADER + "def f(x):\n    return x +\n", sandbox=warm)
     loc = report.diagnostics[0].location
     assert (loc.line, loc.column) == (4, 15)
     assert "line 4" in report.summary
 
 
-def test_broken_exercise_is_internal_error(fake_course):
+def test_broken_exercise_is_internal_error(fake_course, warm):
     from judge.exercise import load_exercise
 
     exercise = load_exercise(fake_course / "broken-tests")
-    report = grade(exercise, exercise.read("solutions/reference.py"))
+    report = grade(exercise, exercise.read("solutions/reference.py"), sandbox=warm)
     assert report.verdict is Verdict.INTERNAL_ERROR
 
 
-def test_live_events_arrive_in_order(add_one):
+def test_live_events_arrive_in_order(add_one, warm):
     events = []
-    grade(add_one, HEADER + "def f(x):\n    return x + 1\n", on_event=events.append)
+    grade(add_one, HEADER + "def f(x):\n    return x + 1\n", on_event=events.append, sandbox=warm)
     kinds = [e.type for e in events]
     assert kinds[0] == "running" and kinds[-1] == "done"
     assert [e.check.name for e in events if e.type == "check"] == [
@@ -178,7 +206,8 @@ def test_live_events_arrive_in_order(add_one):
     assert events[-1].report.verdict is Verdict.ACCEPTED
 
 
-def test_hidden_tests_are_gone_before_the_submission_runs(add_one):
+@pytest.mark.parametrize("backend", ["warm", pytest.param("fresh", marks=pytest.mark.slow)])
+def test_hidden_tests_are_gone_before_the_submission_runs(add_one, backend, request):
     body = """
         import glob, os
         leaked = glob.glob(os.path.join(os.path.dirname(__file__), "**", "*.py"), recursive=True)
@@ -187,4 +216,5 @@ def test_hidden_tests_are_gone_before_the_submission_runs(add_one):
             assert not [p for p in leaked if "test_add" in p or "reference" in p], leaked
             return x + 1
         """
-    assert grade(add_one, HEADER + textwrap.dedent(body)).verdict is Verdict.ACCEPTED
+    sandbox = request.getfixturevalue(backend)
+    assert grade(add_one, HEADER + textwrap.dedent(body), sandbox=sandbox).verdict is Verdict.ACCEPTED
