@@ -70,8 +70,12 @@ def attack_exercise(add_one):
 
 @pytest.fixture
 def run_attack(sandbox, attack_exercise):
-    def run(source: str):
-        return grade(attack_exercise, source, sandbox=sandbox)
+    def run(source: str, time_seconds: float | None = None):
+        exercise = attack_exercise
+        if time_seconds is not None:  # an attack that only ends at its time limit: no need to wait for 8 s
+            limits = exercise.limits.model_copy(update={"time_seconds": time_seconds})
+            exercise = exercise.model_copy(update={"limits": limits})
+        return grade(exercise, source, sandbox=sandbox)
 
     return run
 
