@@ -11,12 +11,11 @@ import threading
 import time
 from typing import Callable
 
-import torch
-
 from judge import vec_isa
 from judge.child import PROGRAM
 from judge.exercise import Exercise
 from judge.i18n import T
+from judge.installed import torch_version
 from judge.job import make_jobs, verifier_limits
 from judge.outcome import build_report, parse_checks
 from judge.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
@@ -71,7 +70,7 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     runner_outcome, verifier_job, verifier_outcome = runner, verifier[0], verifier[1]
     verifier_outcome.duration_s = verifier_outcome.duration_s or time.monotonic() - started
     report = build_report(exercise, verifier_job, verifier_outcome, runner_outcome, sandbox.describe())
-    report.torch_version = torch.__version__
+    report.torch_version = torch_version()
     from judge.proving import version_warning  # proving imports this module
 
     report.version_warning = version_warning(exercise)

@@ -7,11 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-import torch
-
 from judge.exercise import Exercise
 from judge.grading import grade
 from judge.i18n import OTHER_LANGS, SOURCE_LANG
+from judge.installed import torch_version
 from judge.report import Localized, Report, Verdict, localized
 
 CODE_SPAN = re.compile(r"`[^`]*`")
@@ -112,7 +111,7 @@ def cases(exercise: Exercise) -> list[tuple[str, str, Verdict, str | None]]:
 
 def version_warning(exercise: Exercise) -> str | None:
     """A warning when the installed torch is not one the exercise was verified on."""
-    installed = torch.__version__.split("+")[0]
+    installed = torch_version().split("+")[0]
     if installed not in exercise.verified_torch:
         return (f"{exercise.id}: verified on torch {', '.join(exercise.verified_torch)}, running {installed}; "
                 "compiler behaviour moves between releases, so re-check the pinned verdicts")

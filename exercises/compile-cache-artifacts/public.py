@@ -96,7 +96,8 @@ def _env(cache_dir: Path) -> dict:
 
 
 def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
-    """{"build": {type, size, changed | error}, "serve": {load_error | counters, output}}; "serve" only after bytes."""
+    """{"build": {type, size, changed | error}, "serve": {load_error | counters, output}}; "serve" only after bytes
+    from a build that left no global setting changed."""
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
     from judge.checks.locations import to_display_names
@@ -119,7 +120,7 @@ def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
         if "error" in build:  # the learner's traceback, naming their file as they know it
             build["error"] = to_display_names(str(build["error"]))
         report = {"build": build}
-        if build.get("size"):
+        if build.get("size") and not build.get("changed"):  # a build that changed global settings is FORBIDDEN
             torch.save(x, root / "x.pt")
             try:
                 serve = run_python(SERVE, [str(root), str(art), str(root / "x.pt"), str(root / "out.pt"),
