@@ -38,9 +38,13 @@ exercises_option = click.option("--exercises", "exercises_dir", type=click.Path(
 workspace_option = click.option("--workspace", type=click.Path(path_type=Path), default=WORKSPACE_DIR,
                                 envvar="PRACTICE_WORKSPACE", show_default=True,
                                 help="Where your own copies of the exercises live.")
-sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default="local", envvar="PRACTICE_SANDBOX",
-                              show_default=True, help="How submissions run (local: warm forked processes, "
-                              "no isolation; none: fresh processes; bwrap/docker: isolated).")
+sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default=None, envvar="PRACTICE_SANDBOX",
+                              help="How submissions run (none: fresh processes, no isolation; local: warm forked "
+                              "processes, no isolation; bwrap/docker: isolated). Default: none for one grading, "
+                              "local for --watch and check.")
+# One grading needs no warm workers (starting them costs ~2 s of CPU more than two fresh processes); a re-grade on
+# save, or the many gradings of `check`, start from forks of them.
+ONE_GRADING_BACKEND, MANY_GRADINGS_BACKEND = "none", "local"
 
 
 def locale_lang() -> str:
@@ -184,7 +188,7 @@ def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, 
     if cannot_grade_here(exercise):
         fail(T("{exercise} needs a CUDA GPU ({reason}): grade it on a machine with one (the web app sends it "
                "to a GPU grader).", exercise=exercise.id, reason=cuda_missing()), lang)
-    sandbox = backend_for(exercise, sandbox)
+    sandbox = backend_for(exercise, sandbox or (MANY_GRADINGS_BACKEND if watch else ONE_GRADING_BACKEND))
     if watch:
         watch_file(console, exercise, file, ws, sandbox, lang=lang)
         return
@@ -250,7 +254,7 @@ def check(exercise_ids, exercises_dir, sandbox, lang):
     """Instructors: validate exercises (format, reference passes, starter and wrong solutions fail as pinned)."""
     from cli.checking import check_exercises
 
-    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox, lang))
+    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox or MANY_GRADINGS_BACKEND, lang))
 
 
 @cli.command()

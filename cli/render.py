@@ -18,25 +18,11 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from judge.i18n import T, text
-from judge.report import CompilerView, Report, Verdict, localized
+from judge.report import VERDICT_NAME, CompilerView, Report, Verdict, localized
 
 STYLE = {Verdict.ACCEPTED: "bold green"}
 STATE_STYLE = {"solved": "green", "failing": "red", "not started": "dim"}
 STATE_TEXT = {"solved": T("solved"), "failing": T("failing"), "not started": T("not started")}
-VERDICT_NAME = {
-    Verdict.ACCEPTED: T("Accepted"),
-    Verdict.WRONG_ANSWER: T("Wrong answer"),
-    Verdict.GRAPH_BREAK: T("Graph break"),
-    Verdict.RECOMPILE: T("Recompile"),
-    Verdict.COMPILE_ERROR: T("Compile error"),
-    Verdict.RUNTIME_ERROR: T("Runtime error"),
-    Verdict.LOAD_ERROR: T("Load error"),
-    Verdict.FORBIDDEN: T("Forbidden"),
-    Verdict.TIME_LIMIT: T("Time limit exceeded"),
-    Verdict.MEMORY_LIMIT: T("Memory limit exceeded"),
-    Verdict.OUTPUT_LIMIT: T("Output limit exceeded"),
-    Verdict.INTERNAL_ERROR: T("Internal error"),
-}
 SELF_CHECKED = T("self-checked exercise:")
 SELF_CHECKED_WHY = T("part of this verdict rests on what your code's own process reported (see `docs/security.md`).")
 WARNING = T("warning:")

@@ -34,6 +34,22 @@ class Verdict(str, Enum):
     INTERNAL_ERROR = "INTERNAL_ERROR"
 
 
+# A verdict's short name: what the CLI and the pages show beside its code ("Wrong answer · WRONG_ANSWER").
+VERDICT_NAME = {
+    Verdict.ACCEPTED: T("Accepted"),
+    Verdict.WRONG_ANSWER: T("Wrong answer"),
+    Verdict.GRAPH_BREAK: T("Graph break"),
+    Verdict.RECOMPILE: T("Recompile"),
+    Verdict.COMPILE_ERROR: T("Compile error"),
+    Verdict.RUNTIME_ERROR: T("Runtime error"),
+    Verdict.LOAD_ERROR: T("Load error"),
+    Verdict.FORBIDDEN: T("Forbidden"),
+    Verdict.TIME_LIMIT: T("Time limit exceeded"),
+    Verdict.MEMORY_LIMIT: T("Memory limit exceeded"),
+    Verdict.OUTPUT_LIMIT: T("Output limit exceeded"),
+    Verdict.INTERNAL_ERROR: T("Internal error"),
+}
+# The verdict as a report's summary says it when nothing more specific does.
 VERDICT_TEXT = {
     Verdict.ACCEPTED: T("Accepted: every check passed."),
     Verdict.WRONG_ANSWER: T("Wrong answer: the results differ from the original."),

@@ -20,6 +20,9 @@ from typing import Callable
 from babel.support import NullTranslations, Translations
 from jinja2 import Environment, pass_context
 
+from judge.i18n import text
+from judge.report import VERDICT_NAME, Verdict
+
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
 SOURCE_LANG = "en"
@@ -75,22 +78,6 @@ SCRIPT_STRINGS: dict[str, str] = {
     "state_solved": N_("solved"),
 }
 
-VERDICTS: dict[str, str] = {
-    "ACCEPTED": N_("Accepted"),
-    "WRONG_ANSWER": N_("Wrong answer"),
-    "GRAPH_BREAK": N_("Graph break"),
-    "RECOMPILE": N_("Recompile"),
-    "COMPILE_ERROR": N_("Compile error"),
-    "RUNTIME_ERROR": N_("Runtime error"),
-    "LOAD_ERROR": N_("Load error"),
-    "FORBIDDEN": N_("Forbidden"),
-    "TIME_LIMIT": N_("Time limit exceeded"),
-    "MEMORY_LIMIT": N_("Memory limit exceeded"),
-    "OUTPUT_LIMIT": N_("Output limit exceeded"),
-    "INTERNAL_ERROR": N_("Internal error"),
-}
-
-
 def pick_lang(value: str | None) -> str:
     return value if value in LANGS else DEFAULT_LANG
 
@@ -115,13 +102,15 @@ def strings(lang: str) -> dict[str, str]:
     """The page scripts' strings in `lang`, by key (also `verdict_<VERDICT>` and the `state_*` badges)."""
     _ = gettext_for(lang)
     table = {key: _(message) for key, message in SCRIPT_STRINGS.items()}
-    table.update({f"verdict_{v}": _(message) for v, message in VERDICTS.items()})
+    table.update({f"verdict_{v.value}": text(name, pick_lang(lang)) for v, name in VERDICT_NAME.items()})
     return table
 
 
 def verdict_name(lang: str, verdict: str | None) -> str:
     """A verdict (or a submission's status while it grades: queued, running) in `lang`."""
-    message = VERDICTS.get(verdict or "") or SCRIPT_STRINGS.get(verdict or "")
+    if verdict in Verdict.__members__:  # the verdicts' names are the grading core's (judge.report)
+        return text(VERDICT_NAME[Verdict(verdict)], pick_lang(lang))
+    message = SCRIPT_STRINGS.get(verdict or "")
     return gettext_for(lang)(message) if message else (verdict or "")
 
 

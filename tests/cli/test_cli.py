@@ -35,7 +35,9 @@ def test_list_shows_states(run, tmp_path):
 def test_grade_workspace_copy_created_from_starter_then_solved(run, tmp_path, fake_course):
     result = run("add-one", "--json")
     assert result.exit_code == 1
-    assert json.loads(result.output)["verdict"] == "WRONG_ANSWER"
+    report = json.loads(result.output)
+    assert report["verdict"] == "WRONG_ANSWER"
+    assert report["sandbox"].startswith("none")  # one grading: two fresh processes, no warm workers to start
     mine = tmp_path / "ws" / "add_one.py"
     assert mine.read_text() == (fake_course / "add-one" / "starter.py").read_text()
     assert "failing" in run("list").output

@@ -16,7 +16,8 @@ from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
-from web.i18n import DOMAIN, LOCALE_DIR, SCRIPT_STRINGS, VERDICTS, gettext_for, strings
+from judge.report import Verdict
+from web.i18n import DOMAIN, LOCALE_DIR, SCRIPT_STRINGS, gettext_for, strings, verdict_name
 
 ROOT = Path(__file__).resolve().parents[2]
 TRANSLATED = ["zh"]
@@ -69,7 +70,9 @@ def test_the_committed_mo_is_the_po_compiled(lang):
 
 def test_the_page_scripts_get_every_key_in_both_languages():
     zh, en = strings("zh"), strings("en")
-    assert set(zh) == set(en) == set(SCRIPT_STRINGS) | {f"verdict_{v}" for v in VERDICTS}
+    assert set(zh) == set(en) == set(SCRIPT_STRINGS) | {f"verdict_{v.value}" for v in Verdict}
     assert en["verdict_GRAPH_BREAK"] == "Graph break" and zh["verdict_GRAPH_BREAK"] == "图中断"
+    # the grading core names the verdicts once, for the CLI and the pages alike
+    assert verdict_name("zh", "TIME_LIMIT") == "超时" and verdict_name("en", "queued") == "Queued…"
     assert zh["line"] == "第 {n} 行" and en["too_many"] == "Too many submissions; try again in {s} s."
     assert gettext_for("zh")("Sign in") == "登录" and gettext_for("en")("Sign in") == "Sign in"
