@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from judge.checks.failures import CheckFailure
-from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
+from judge.checks.graphs import graph_break_from_exception, graph_break_message, is_graph_break_error
 from judge.checks.locations import learner_location_from_traceback
 from judge.i18n import T, in_code
 from judge.report import CheckResult, ErrorDiagnostic, Verdict
@@ -31,14 +31,8 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
         return Verdict.WRONG_ANSWER, T("a check failed: `{detail}`", detail=in_code(first)) if first else \
             T("a check failed"), []
     if is_graph_break_error(exc):
-        diag = graph_break_from_exception(exc)
-        explanation = diag.text_or_english("explanation")
-        if diag.location:
-            message = T("graph break at line {line} (`{code}`): {explanation}", line=diag.location.line,
-                        code=in_code(diag.location.text), explanation=explanation)
-        else:
-            message = T("graph break in your code: {explanation}", explanation=explanation)
-        return Verdict.GRAPH_BREAK, message, [diag]
+        diag = graph_break_from_exception(exc)  # a hidden test's own compile of the code it was given
+        return Verdict.GRAPH_BREAK, graph_break_message(diag, T.same("`torch.compile`")), [diag]
     error = _error_diagnostic(exc, tb)
     if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
         return Verdict.MEMORY_LIMIT, T("your code ran out of memory"), [error]

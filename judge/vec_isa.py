@@ -5,7 +5,8 @@ vector ISA the CPU claims (~7 s with an empty Inductor cache: the compile-cache 
 it twice per grading). `TORCHINDUCTOR_VEC_ISA_OK=1` skips the check, which is only right where the best ISA the
 CPU claims is the one the check would pick. A trusted process (no learner code) compares the two once per
 torch/compiler/CPU configuration (`sandbox.compile_cache.config_key`) and the answer is kept beside the shared
-C++ build cache. The hardened backends take the same answer from their trusted cache layer instead.
+C++ build cache, with the probe libraries that loaded there (Inductor still checks the ISA's features, bf16 or
+AMX say, with probes of their own). The hardened backends take the same answers from their trusted cache layer.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sandbox.compile_cache import config_key
+from sandbox.compile_cache import ISA_LOADED_ENV, config_key
 from sandbox.limits import BASE_ENV, inductor_cache_dir
 from sandbox.mounts import CODE_ROOT
 
@@ -27,40 +28,59 @@ log = logging.getLogger(__name__)
 PROBE_TIMEOUT_S = 300
 SKIP_ENV = {"TORCHINDUCTOR_VEC_ISA_OK": "1"}
 
-# The ISA the check picks (it builds and loads the probes), then the one Inductor picks when told to trust the CPU.
+# The ISA the check picks (it builds and loads the probes, the ISA features' too), then the one Inductor picks
+# when told to trust the CPU; and the probe libraries that loaded (paths in the cache folder).
 PROBE_SCRIPT = """
-import json
+import json, os
 from torch._inductor import config, cpu_vec_isa
+from torch._inductor.runtime.cache_dir_utils import cache_dir
+loaded = []
+probe = cpu_vec_isa.VecISA._probe_load
+def recording_probe(self, output_path):
+    ok = probe(self, output_path)
+    if ok:
+        loaded.append(os.path.relpath(output_path, cache_dir()))
+    return ok
+cpu_vec_isa.VecISA._probe_load = recording_probe
 probed = str(cpu_vec_isa.pick_vec_isa())
 config.cpp.vec_isa_ok = True
 cpu_vec_isa.valid_vec_isa_list.cache_clear()
-print("RESULT " + json.dumps({"probed": probed, "claimed": str(cpu_vec_isa.pick_vec_isa())}))
+claimed = str(cpu_vec_isa.pick_vec_isa())
+print("RESULT " + json.dumps({"probed": probed, "claimed": claimed, "loaded": sorted(set(loaded))}))
 """
 
 
 def skip_check_env() -> dict[str, str]:
-    """The environment that skips the ISA check where that is known to be right here, else nothing."""
-    return dict(SKIP_ENV) if _check_skippable(inductor_cache_dir()) else {}
+    """The environment that skips the ISA check where that is known to be right here, else nothing; with it, the
+    probe libraries (of the ISA features, which Inductor checks still) that are known to load from the shared
+    cache (`judge.child` then spawns no process to load each again)."""
+    found = _probe_result(inductor_cache_dir())
+    if not found or found["probed"] != found["claimed"]:
+        return {}
+    loaded = [p for p in found.get("loaded") or [] if isinstance(p, str) and "," not in p and ".." not in p]
+    return {**SKIP_ENV, **({ISA_LOADED_ENV: ",".join(loaded)} if loaded else {})}
 
 
 @functools.cache
-def _check_skippable(cache_dir: str) -> bool:
+def _probe_result(cache_dir: str) -> dict | None:
+    """{probed, claimed, loaded} for this configuration: remembered beside the cache, else probed now."""
     memo = Path(cache_dir) / f"practice-vec-isa-{config_key()}.json"
     try:
         found = json.loads(memo.read_text(encoding="utf-8"))
-        return bool(found["probed"]) and found["probed"] == found["claimed"]
-    except (OSError, ValueError, KeyError, TypeError):
+        if isinstance(found.get("probed"), str) and found["probed"] and isinstance(found.get("claimed"), str):
+            return found
+    except (OSError, ValueError, AttributeError):
         pass
     try:
         found = _probe(cache_dir)
     except (OSError, RuntimeError, subprocess.TimeoutExpired) as exc:
         log.warning("Inductor's vector-ISA check stays on: the probe failed (%s)", exc)
-        return False
+        return None
     Path(cache_dir).mkdir(parents=True, exist_ok=True)
     partial = memo.with_name(f"{memo.name}.{os.getpid()}")
     partial.write_text(json.dumps(found), encoding="utf-8")
     partial.replace(memo)  # whole or absent, whichever process probed first
-    return bool(found["probed"]) and found["probed"] == found["claimed"]
+    return found
 
 
 def _probe(cache_dir: str) -> dict:

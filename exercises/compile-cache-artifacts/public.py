@@ -7,10 +7,12 @@ may load them. `build_and_serve` runs in the runner, beside the learner's code:
    and noting any global setting (compiler config, grad mode, threads, ...) left changed (judge/tamper.py);
 2. a "serve" process loads them, compiles fn and calls it on the grader's input, reporting Dynamo's counters
    and the output tensor, which the grader compares with fn on that input itself.
-Each fresh process has its own empty TORCHINDUCTOR_CACHE_DIR and the FX-graph and AOTAutograd caches on (the
-grading processes run with them off, so nothing depends on an earlier submission's cache).
+Each fresh process has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles
+before any kernel) and the FX-graph and AOTAutograd caches on (the grading processes run with them off, so
+nothing depends on an earlier submission's cache).
 """
 
+import os
 import shutil
 import sys
 import tempfile
@@ -91,8 +93,21 @@ os._exit(0)  # the interpreter's teardown with torch loaded takes ~0.75 s; the r
 
 
 def _env(cache_dir: Path) -> dict:
+    _seed_isa_probes(cache_dir)
     return {"TORCHINDUCTOR_CACHE_DIR": str(cache_dir), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
             "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": "1"}
+
+
+def _seed_isa_probes(cache_dir: Path) -> None:
+    """Copy into a fresh process's empty cache the vector-ISA probe libraries known to load from this process's
+    (PRACTICE_VEC_ISA_LOADED): Inductor checks the CPU's features by compiling them (~1.8 s a process). They
+    hold no compiled graph or kernel of any function, so the cache is still empty of what the exercise is about."""
+    source = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    for rel in filter(None, os.environ.get("PRACTICE_VEC_ISA_LOADED", "").split(",")):
+        found, target = Path(source or "/nonexistent") / rel, cache_dir / rel
+        if rel.endswith(".so") and ".." not in Path(rel).parts and found.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(found, target)
 
 
 def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:

@@ -2,6 +2,7 @@
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -13,9 +14,9 @@ from sandbox.compile_cache import config_key
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PRACTICE_INDUCTOR_CACHE", str(tmp_path))
-    vec_isa._check_skippable.cache_clear()
+    vec_isa._probe_result.cache_clear()
     yield tmp_path
-    vec_isa._check_skippable.cache_clear()
+    vec_isa._probe_result.cache_clear()
 
 
 def _probe_says(monkeypatch, result):
@@ -32,11 +33,13 @@ def _probe_says(monkeypatch, result):
 
 
 def test_the_check_is_skipped_where_the_probe_picks_what_the_cpu_claims(cache, monkeypatch):
-    calls = _probe_says(monkeypatch, {"probed": "avx512", "claimed": "avx512"})
-    assert vec_isa.skip_check_env() == {"TORCHINDUCTOR_VEC_ISA_OK": "1"}
+    said = {"probed": "avx512", "claimed": "avx512", "loaded": ["ab/cab.so", "cd/ccd.so", "../outside.so", "a,b.so"]}
+    calls = _probe_says(monkeypatch, said)
+    # the features' probe libraries that loaded come along; a path that leaves the cache or splits the list, never
+    assert vec_isa.skip_check_env() == {"TORCHINDUCTOR_VEC_ISA_OK": "1", "PRACTICE_VEC_ISA_LOADED": "ab/cab.so,cd/ccd.so"}
     memo = json.loads((cache / f"practice-vec-isa-{config_key()}.json").read_text())
-    assert memo == {"probed": "avx512", "claimed": "avx512"} and calls == [str(cache)]
-    vec_isa._check_skippable.cache_clear()  # another process: it reads the answer, it does not probe again
+    assert memo == said and calls == [str(cache)]
+    vec_isa._probe_result.cache_clear()  # another process: it reads the answer, it does not probe again
     assert vec_isa.skip_check_env() and len(calls) == 1
 
 
@@ -68,5 +71,7 @@ def test_the_unisolated_backends_pass_it_to_their_runs(cache, monkeypatch):
 def test_the_probe_runs_against_this_torch():
     from sandbox.limits import inductor_cache_dir
 
-    found = vec_isa._probe(inductor_cache_dir())  # the shared cache: its probe programs are usually built already
-    assert set(found) == {"probed", "claimed"} and all(isinstance(v, str) and v for v in found.values())
+    cache = inductor_cache_dir()
+    found = vec_isa._probe(cache)  # the shared cache: its probe programs are usually built already
+    assert set(found) == {"probed", "claimed", "loaded"} and found["probed"] and found["claimed"]
+    assert all((Path(cache) / rel).is_file() and rel.endswith(".so") for rel in found["loaded"])

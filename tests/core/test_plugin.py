@@ -1,0 +1,37 @@
+"""How the verifier's pytest plugin names a failure that a hidden test raised without a CheckFailure."""
+
+import sys
+
+import torch
+
+from judge.i18n import text
+from judge.plugin import classify
+from judge.report import Verdict
+
+
+def _raised(fn, *args):
+    try:
+        fn(*args)
+    except BaseException as exc:  # noqa: BLE001 - the exception is what is under test
+        return exc, sys.exc_info()[2]
+    raise AssertionError("nothing was raised")
+
+
+def test_a_graph_break_in_a_tests_own_compile_reads_like_every_other_graph_break():
+    def prints(x):
+        print("in the graph")
+        return x + 1
+
+    torch._dynamo.reset()
+    exc, tb = _raised(torch.compile(prints, backend="eager", fullgraph=True), torch.ones(2))
+    verdict, message, diagnostics = classify(exc, tb)
+    assert verdict is Verdict.GRAPH_BREAK and diagnostics[0].kind == "graph_break"
+    english, chinese = text(message, "en"), text(message, "zh")
+    assert english.startswith("`torch.compile`: graph break at line ") and "`print(\"in the graph\")`" in english
+    assert chinese != english and "`print(\"in the graph\")`" in chinese
+
+
+def test_an_assertion_is_a_wrong_answer_with_its_first_line_as_code():
+    exc, tb = _raised(lambda: (_ for _ in ()).throw(AssertionError("values differ\nmore detail")))
+    verdict, message, _ = classify(exc, tb)
+    assert verdict is Verdict.WRONG_ANSWER and text(message, "en") == "a check failed: `values differ`"
