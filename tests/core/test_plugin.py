@@ -27,11 +27,12 @@ def test_a_graph_break_in_a_tests_own_compile_reads_like_every_other_graph_break
     verdict, message, diagnostics = classify(exc, tb)
     assert verdict is Verdict.GRAPH_BREAK and diagnostics[0].kind == "graph_break"
     english, chinese = text(message, "en"), text(message, "zh")
-    assert english.startswith("`torch.compile`: graph break at line ") and "`print(\"in the graph\")`" in english
-    assert chinese != english and "`print(\"in the graph\")`" in chinese
+    # the same form as the checks' graph breaks; this file is not the learner's, so no line of theirs is named
+    assert english.startswith("`torch.compile`: graph break at a line outside your file: ") and "print()" in english
+    assert chinese.startswith("`torch.compile`") and chinese != english and "print()" in chinese
 
 
-def test_an_assertion_is_a_wrong_answer_with_its_first_line_as_code():
+def test_an_assertion_is_a_wrong_answer_with_its_message_as_code():
     exc, tb = _raised(lambda: (_ for _ in ()).throw(AssertionError("values differ\nmore detail")))
     verdict, message, _ = classify(exc, tb)
-    assert verdict is Verdict.WRONG_ANSWER and text(message, "en") == "a check failed: `values differ`"
+    assert verdict is Verdict.WRONG_ANSWER and text(message, "en").startswith("a check failed: `values differ")
