@@ -97,7 +97,7 @@ ATTACKS = {
         raise SystemExit("probe done")
         """),
     "read_server_data_and_hidden_tests": (NOT_ACCEPTED, """
-        import glob, os
+        import os, sys
         paths = ["{root}/tests/fake_course/add-one/tests/test_add.py", "{root}/exercises",
                  "{root}/data", "{root}/pyproject.toml", "{sentinel}"]
         for path in paths:
@@ -105,8 +105,15 @@ ATTACKS = {
                 print("ESCAPED", path, os.listdir(path) if os.path.isdir(path) else open(path).read()[:80])
             except OSError as exc:
                 print("denied:", path, type(exc).__name__)
-        for found in glob.glob("/**/test_add.py", recursive=True):
-            print("ESCAPED hidden test file", found)
+        # everywhere but the kernel's files and installed packages (walking torch's alone outlasts the time
+        # limit, and a search killed half-way proves nothing)
+        skip = {"/proc", "/sys", "/dev", "/usr", sys.prefix, sys.base_prefix}
+        for top, dirs, files in os.walk("/"):
+            dirs[:] = [d for d in dirs if os.path.join(top, d) not in skip
+                       and d not in ("site-packages", "dist-packages", "__pycache__")]
+            if "test_add.py" in files:
+                print("ESCAPED hidden test file", os.path.join(top, "test_add.py"))
+        print("searched everywhere")
         raise SystemExit("probe done")
         """),
     "write_outside_scratch": (NOT_ACCEPTED, """
@@ -219,6 +226,8 @@ def test_attack(name, run_attack, host, loopback_listener, assert_honest_accepte
     shown = report.stdout + report.stderr + report.summary
 
     assert report.verdict in allowed, (report.verdict, report.summary, report.stderr[-1500:])
+    if name == "read_server_data_and_hidden_tests":  # the search ended: it found nothing, not too little time
+        assert "searched everywhere" in report.stdout, report.summary
     assert report.verdict is not Verdict.ACCEPTED
     assert "ESCAPED" not in shown, shown[-3000:]
     assert server_secret not in shown
