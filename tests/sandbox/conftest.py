@@ -57,7 +57,7 @@ def sandbox(request, _sandboxes):
             pytest.skip(f"{name} backend unavailable: {reason} (CI sets it up with sandbox/setup_ci.sh)")
         from judge.grading import make_sandbox
 
-        sb = make_sandbox(name)
+        sb = make_sandbox(name, pool_size=1)  # attacks run one at a time: a second warm worker would only cost
         sb.warm_up(pools=("runner", "verifier"))
         _sandboxes[name] = sb
     return _sandboxes[name]
