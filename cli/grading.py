@@ -65,8 +65,9 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
 
 
 def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,
-               stop_event=None, lang: str = "en") -> None:
-    """Grade now and again on every save, until Ctrl+C (or until `stop_event` is set)."""
+               stop_event=None, lang: str = "en", watching_event=None) -> None:
+    """Grade now and again on every save, until Ctrl+C (or until `stop_event` is set); `watching_event` is set
+    once the file is being watched (a save from then on is seen)."""
     from watchfiles import watch
 
     sandbox = _sandbox(sandbox_name)  # warm workers kept for every save
@@ -74,7 +75,12 @@ def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sand
         grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox, lang=lang)
         watching = T("Watching {path} — save to grade again, Ctrl+C to stop.", path=str(path))
         console.print(f"[dim]{escape(text(watching, lang))}[/]", soft_wrap=True)
-        for _ in watch(path, debounce=300, stop_event=stop_event):
+        # an empty set each half second without a change: proof that the watcher runs
+        for changes in watch(path, debounce=300, stop_event=stop_event, yield_on_timeout=True, rust_timeout=500):
+            if not changes:
+                if watching_event is not None:
+                    watching_event.set()
+                continue
             console.rule(escape(text(T("{file} changed", file=path.name), lang)))
             grade_file(console, exercise, path, workspace, sandbox_name, sandbox=sandbox, lang=lang)
     except KeyboardInterrupt:

@@ -133,15 +133,16 @@ def test_watch_grades_again_on_save(add_one, tmp_path):
     path = tmp_path / "mine.py"
     path.write_text("import torch\n\ndef f(x):\n    return x + 2\n")
     ws = Workspace(tmp_path / "ws")
-    stop = threading.Event()
+    stop, watching = threading.Event(), threading.Event()
     console = Console(file=open(tmp_path / "out.txt", "w"), width=200)
-    thread = threading.Thread(target=watch_file, args=(console, add_one, path, ws, "none", stop), daemon=True)
+    thread = threading.Thread(target=watch_file, args=(console, add_one, path, ws, "none", stop),
+                              kwargs={"watching_event": watching}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 300
     while ws.status(add_one) == "not started" and time.monotonic() < deadline:
         time.sleep(0.5)
     assert ws.status(add_one) == "failing"
-    time.sleep(1)  # let the watcher start before the save
+    assert watching.wait(60), "the watcher never started"
     path.write_text("import torch\n\ndef f(x):\n    return x + 1\n")
     while ws.status(add_one) != "solved" and time.monotonic() < deadline:
         time.sleep(0.5)
