@@ -17,21 +17,16 @@ layer only once it is complete); `build` does it in the caller's thread (`practi
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from typing import Callable, Iterable
 
 from judge.child import PROGRAM
 from judge.exercise import Exercise
+from judge.vec_isa import RECORD_LOADED_PROBES, run_probe_script
 from sandbox.base import SandboxError
 from sandbox.compile_cache import CompileCache, Layer, LayerBuild, config_key
-from sandbox.mounts import CODE_ROOT
 from sandbox.settings import SandboxSettings
 
 log = logging.getLogger(__name__)
@@ -43,20 +38,11 @@ BASE_TIMEOUT_S = 600
 # Run by a trusted subprocess in the base layer's build folder: the ISA Inductor picks, and with "compile" one
 # compile of a function of no exercise (it makes the precompiled header the kernels of every run include).
 BASE_SCRIPT = """
-import json, os, sys
+import json, sys
 import torch
 from judge.child import configure_compile_caches
 configure_compile_caches()
-from torch._inductor import cpu_vec_isa
-from torch._inductor.runtime.cache_dir_utils import cache_dir
-loaded = []
-probe = cpu_vec_isa.VecISA._probe_load
-def recording_probe(self, output_path):
-    ok = probe(self, output_path)
-    if ok:
-        loaded.append(os.path.relpath(output_path, cache_dir()))
-    return ok
-cpu_vec_isa.VecISA._probe_load = recording_probe
+""" + RECORD_LOADED_PROBES + """
 result = {"isa": str(cpu_vec_isa.pick_vec_isa())}
 if sys.argv[1] == "compile":
     def f(x, w):
@@ -171,19 +157,9 @@ def _build_base(cache: CompileCache, layer: Layer, say: Log) -> None:
 
 
 def _base_step(folder, mode: str, vec_isa_ok: bool) -> dict:
-    with tempfile.TemporaryDirectory(prefix="practice-cache-home-") as home:
-        env = {**PROGRAM.environment(), "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
-               "TMPDIR": home, "PYTHONPATH": CODE_ROOT, "TORCHINDUCTOR_CACHE_DIR": str(folder),
-               "TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1"}
-        if vec_isa_ok:
-            env["TORCHINDUCTOR_VEC_ISA_OK"] = "1"
-        done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {CODE_ROOT!r})\n"
-                               + BASE_SCRIPT, mode], env=env, cwd=home, capture_output=True, text=True,
-                              timeout=BASE_TIMEOUT_S)
-    lines = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"the base layer's {mode} step failed (exit {done.returncode}): {done.stderr[-2000:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    env = {**PROGRAM.environment(), "TORCHINDUCTOR_CACHE_DIR": str(folder), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
+           "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", **({"TORCHINDUCTOR_VEC_ISA_OK": "1"} if vec_isa_ok else {})}
+    return run_probe_script(BASE_SCRIPT, [mode], env, BASE_TIMEOUT_S, f"the base layer's {mode} step")
 
 
 def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict, exercises: list[Exercise],

@@ -20,19 +20,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-from sandbox.compile_cache import ISA_LOADED_ENV, config_key
+from sandbox.compile_cache import config_key, isa_env
 from sandbox.limits import BASE_ENV, inductor_cache_dir
 from sandbox.mounts import CODE_ROOT
 
 log = logging.getLogger(__name__)
 PROBE_TIMEOUT_S = 300
-SKIP_ENV = {"TORCHINDUCTOR_VEC_ISA_OK": "1"}
 
-# The ISA the check picks (it builds and loads the probes, the ISA features' too), then the one Inductor picks
-# when told to trust the CPU; and the probe libraries that loaded (paths in the cache folder).
-PROBE_SCRIPT = """
-import json, os
-from torch._inductor import config, cpu_vec_isa
+# Installed first by a trusted probe script: `loaded` collects the ISA probe libraries that load (paths in the
+# cache folder), which a run on the same cache need not spawn a process to load again (judge.child).
+RECORD_LOADED_PROBES = """
+import os
+from torch._inductor import cpu_vec_isa
 from torch._inductor.runtime.cache_dir_utils import cache_dir
 loaded = []
 probe = cpu_vec_isa.VecISA._probe_load
@@ -42,6 +41,13 @@ def recording_probe(self, output_path):
         loaded.append(os.path.relpath(output_path, cache_dir()))
     return ok
 cpu_vec_isa.VecISA._probe_load = recording_probe
+"""
+
+# The ISA the check picks (it builds and loads the probes, the ISA features' too), then the one Inductor picks
+# when told to trust the CPU.
+PROBE_SCRIPT = RECORD_LOADED_PROBES + """
+import json
+from torch._inductor import config
 probed = str(cpu_vec_isa.pick_vec_isa())
 config.cpp.vec_isa_ok = True
 cpu_vec_isa.valid_vec_isa_list.cache_clear()
@@ -50,15 +56,27 @@ print("RESULT " + json.dumps({"probed": probed, "claimed": claimed, "loaded": so
 """
 
 
+def run_probe_script(script: str, args: list[str], env: dict[str, str], timeout: float, what: str) -> dict:
+    """Run trusted `script` (no learner code) in a fresh interpreter, in a private home, with `env` over the runs'
+    base environment; the JSON object it printed after "RESULT ". RuntimeError when it failed (`what` failed)."""
+    with tempfile.TemporaryDirectory(prefix="practice-probe-home-") as home:
+        full_env = {**BASE_ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TMPDIR": home,
+                    "PYTHONPATH": CODE_ROOT, **env}
+        done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {CODE_ROOT!r})\n"
+                               + script, *args], env=full_env, cwd=home, capture_output=True, text=True,
+                              timeout=timeout)
+    lines = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{what} failed (exit {done.returncode}): {done.stderr[-2000:]}")
+    return json.loads(lines[-1][len("RESULT "):])
+
+
 def skip_check_env() -> dict[str, str]:
     """The environment that skips the ISA check where that is known to be right here, else nothing; with it, the
     probe libraries (of the ISA features, which Inductor checks still) that are known to load from the shared
     cache (`judge.child` then spawns no process to load each again)."""
-    found = _probe_result(inductor_cache_dir())
-    if not found or found["probed"] != found["claimed"]:
-        return {}
-    loaded = [p for p in found.get("loaded") or [] if isinstance(p, str) and "," not in p and ".." not in p]
-    return {**SKIP_ENV, **({ISA_LOADED_ENV: ",".join(loaded)} if loaded else {})}
+    found = _probe_result(inductor_cache_dir()) or {}
+    return isa_env(bool(found) and found["probed"] == found["claimed"], found.get("loaded"))
 
 
 @functools.cache
@@ -84,13 +102,5 @@ def _probe_result(cache_dir: str) -> dict | None:
 
 
 def _probe(cache_dir: str) -> dict:
-    with tempfile.TemporaryDirectory(prefix="practice-isa-") as home:
-        env = {**BASE_ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TMPDIR": home,
-               "TORCHINDUCTOR_CACHE_DIR": cache_dir}
-        done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {CODE_ROOT!r})\n"
-                               + PROBE_SCRIPT], env=env, cwd=home, capture_output=True, text=True,
-                              timeout=PROBE_TIMEOUT_S)
-    lines = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
-    if done.returncode != 0 or not lines:
-        raise RuntimeError(f"exit {done.returncode}: {done.stderr[-500:]}")
-    return json.loads(lines[-1][len("RESULT "):])
+    return run_probe_script(PROBE_SCRIPT, [], {"TORCHINDUCTOR_CACHE_DIR": cache_dir}, PROBE_TIMEOUT_S,
+                            "the vector-ISA probe")

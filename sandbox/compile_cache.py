@@ -150,13 +150,7 @@ class CompileCache:
     def run_env(self, info: dict) -> dict[str, str]:
         """The environment a run on a complete layer gets: the pickle caches on, the ISA check skipped if known,
         and the layer's ISA probe libraries that loaded when it was built (paths in the layer)."""
-        env = dict(CACHES_ON)
-        if info.get("vec_isa_ok"):
-            env["TORCHINDUCTOR_VEC_ISA_OK"] = "1"
-            loaded = [p for p in info.get("vec_isa_loaded") or [] if isinstance(p, str) and "," not in p]
-            if loaded:
-                env[ISA_LOADED_ENV] = ",".join(loaded)
-        return env
+        return {**CACHES_ON, **isa_env(bool(info.get("vec_isa_ok")), info.get("vec_isa_loaded"))}
 
     def key(self) -> tuple:
         """What tells two configurations' worker pools apart."""
@@ -168,6 +162,15 @@ class CompileCache:
         secure_root(self.root)
         for pool in self.pools:
             self.kind_dir(self.kind_for(pool)).mkdir(mode=0o755, exist_ok=True)
+
+
+def isa_env(vec_isa_ok: bool, loaded) -> dict[str, str]:
+    """A run's environment where a trusted probe found Inductor's vector-ISA check skippable: the check off, and
+    the probe libraries known to load from the run's cache (paths in it; none that leaves it or splits the list)."""
+    if not vec_isa_ok:
+        return {}
+    paths = [p for p in loaded or [] if isinstance(p, str) and "," not in p and ".." not in p]
+    return {"TORCHINDUCTOR_VEC_ISA_OK": "1", **({ISA_LOADED_ENV: ",".join(paths)} if paths else {})}
 
 
 def secure_root(root: Path) -> None:
