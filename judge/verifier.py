@@ -100,7 +100,8 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
         "-p", "judge.fixtures", "-W", "ignore",
         # these two run gc.collect() five times at the end (~0.6 s with torch's heap): nothing here reads them
-        "-p", "no:unraisableexception", "-p", "no:threadexception"] + (["--maxfail=1"] if job.stop_after_first_failure else [])
+        "-p", "no:unraisableexception", "-p", "no:threadexception",
+    ] + (["--maxfail=1"] if job.stop_after_first_failure else [])
     sys.path.insert(0, str(hidden / "tests"))
     with artifact_log("output_code") as generated:  # what Inductor generates here, for the compiler's view
         exit_code = pytest.main(args, plugins=[collector])

@@ -19,3 +19,13 @@ def add_one():
     from judge.exercise import load_exercise
 
     return load_exercise(FAKE_COURSE / "add-one")
+
+
+@pytest.fixture(scope="module")
+def local():
+    """The warm local backend (forks of one warm runner and one warm verifier), shared by a module's gradings."""
+    from judge.grading import make_sandbox
+
+    sandbox = make_sandbox("local")
+    yield sandbox
+    sandbox.close()

@@ -33,19 +33,11 @@ def _params():
     return params
 
 
-@pytest.fixture(scope="module")
-def warm():
-    """One warm local runner and verifier for every proof of this process (a fork per grading)."""
-    sandbox = make_sandbox("local")
-    yield sandbox
-    sandbox.close()
-
-
 @pytest.mark.parametrize("exercise, kind, path, verdict, check", _params())
-def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, warm):
+def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, local):
     fresh = backend_for(exercise, "local") != "local"  # a GPU exercise: fresh processes, never forks
     report = grade(exercise, exercise.read(path), filename=Path(path).name,
-                   sandbox=make_sandbox("none") if fresh else warm,
+                   sandbox=make_sandbox("none") if fresh else local,
                    stop_after_first_failure=kind in ("starter", "wrong"))  # as `practice check` proves it
     proof = Proof(kind, path, verdict, check, report)
     # The pinned verdict, and everything the learner reads of the report in Chinese and in English (a failing
@@ -61,28 +53,28 @@ def test_every_exercise_pins_enough_wrong_solutions():
         assert exercise.hints, f"{exercise.id} has no hints"
 
 
-def test_a_contract_search_records_its_seed_and_budget_passed_or_not(warm):
+def test_a_contract_search_records_its_seed_and_budget_passed_or_not(local):
     exercise = next(e for e in load_course(EXERCISES) if e.id == "graph-break-step")
     seed, budget = exercise.contract.seed, exercise.contract.examples
-    passed = grade(exercise, exercise.read(exercise.reference), sandbox=warm)
+    passed = grade(exercise, exercise.read(exercise.reference), sandbox=local)
     search = next(c for c in passed.checks if c.name == "test_contract_search")
     assert search.passed and search.properties == {"seed": seed, "examples": budget, "tried": budget}
-    failed = grade(exercise, exercise.read("wrong/eps_threshold.py"), sandbox=warm)
+    failed = grade(exercise, exercise.read("wrong/eps_threshold.py"), sandbox=local)
     search = failed.first_failure()
     assert search.name == "test_contract_search" and search.properties == {"seed": seed, "examples": budget}
     assert f"seed {seed}" in search.message and "种子" in search.translations["zh"]["message"]
 
 
-def test_a_report_shows_what_the_compiler_made_of_the_code(warm):
+def test_a_report_shows_what_the_compiler_made_of_the_code(local):
     exercise = next(e for e in load_course(EXERCISES) if e.id == "graph-break-step")
-    view = grade(exercise, exercise.read("wrong/sign_scale.py"), sandbox=warm).compiler
+    view = grade(exercise, exercise.read("wrong/sign_scale.py"), sandbox=local).compiler
     first = view.graphs[0]
     assert "torch.sign" in first.code and "# File: solution.py:" in first.code and first.learner_lines
     assert "TREE_GUARD_MANAGER" in view.guards and view.kernels == []  # no Inductor in this exercise
 
 
 @pytest.mark.slow
-def test_an_inductor_exercises_report_shows_the_generated_code(warm):
+def test_an_inductor_exercises_report_shows_the_generated_code(local):
     exercise = next(e for e in load_course(EXERCISES) if e.id == "fuse-rmsnorm-silu")
-    view = grade(exercise, exercise.read(exercise.reference), sandbox=warm).compiler
+    view = grade(exercise, exercise.read(exercise.reference), sandbox=local).compiler
     assert view.graphs and any("def call(" in code for code in view.kernels)

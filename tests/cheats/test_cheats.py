@@ -74,16 +74,6 @@ def test_there_are_at_least_twelve_cheats_of_different_kinds():
     assert len(CHEATS) >= 12 and sorted(p.name for p in HERE.glob("*.py")) == sorted(CHEATS)
 
 
-@pytest.fixture(scope="module")
-def local():
-    """The CLI's default backend, warm for every cheat of this process."""
-    from judge.grading import make_sandbox
-
-    sandbox = make_sandbox("local")
-    yield sandbox
-    sandbox.close()
-
-
 @pytest.mark.parametrize("name", sorted(set(CHEATS) - {n for n, s in CLI_SANDBOX.items() if s != "local"}))
 def test_cheat_through_the_clis_backend(name, course, local):
     from judge.exercise import load_exercise

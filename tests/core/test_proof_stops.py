@@ -3,17 +3,10 @@
 import pytest
 
 from judge import proving
-from judge.grading import grade, make_sandbox
+from judge.grading import grade
 from judge.report import Verdict
 
 WRONG = "import torch\n\n\ndef f(x):\n    return x + 2\n"
-
-
-@pytest.fixture(scope="module")
-def local():
-    sandbox = make_sandbox("local")
-    yield sandbox
-    sandbox.close()
 
 
 def test_the_verifier_stops_at_the_first_failing_check_only_when_asked(add_one, local):
@@ -33,7 +26,7 @@ def test_an_honest_solution_runs_every_check_even_when_asked_to_stop(add_one, lo
     assert every.verdict is Verdict.ACCEPTED and len(every.checks) >= 3
 
 
-def test_prove_stops_early_for_the_starter_and_wrong_solutions_only(add_one, monkeypatch):
+def test_prove_stops_early_for_the_starter_and_wrong_solutions_only(add_one, monkeypatch, local):
     asked = {}
 
     def fake_grade(exercise, source, *, sandbox=None, filename="", stop_after_first_failure=False):
@@ -42,10 +35,6 @@ def test_prove_stops_early_for_the_starter_and_wrong_solutions_only(add_one, mon
                      stop_after_first_failure=stop_after_first_failure)
 
     monkeypatch.setattr(proving, "grade", fake_grade)
-    sandbox = make_sandbox("local")
-    try:
-        proofs = proving.prove(add_one, sandbox=sandbox)
-    finally:
-        sandbox.close()
+    proofs = proving.prove(add_one, sandbox=local)
     assert all(p.ok for p in proofs), [p.problem() for p in proofs]
     assert asked == {"reference.py": False, "starter.py": True, "add_two.py": True}

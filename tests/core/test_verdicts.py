@@ -115,29 +115,19 @@ FRESH_PROCESS_CASES = {"accepted", "crash", "import_raises", "exit_at_import", "
                        "replaces_judge_helper", "busy_loop", "memory_bomb", "list_bomb", "output_flood", "fake_report"}
 
 
-def _sandbox(name):
+@pytest.fixture(scope="module")
+def fresh():
+    """Fresh processes, no warm worker."""
     from judge.grading import make_sandbox
 
-    sandbox = make_sandbox(name)
+    sandbox = make_sandbox("none")
     yield sandbox
     sandbox.close()
 
 
-@pytest.fixture(scope="module")
-def warm():
-    """The warm local backend (forks of a warm worker)."""
-    yield from _sandbox("local")
-
-
-@pytest.fixture(scope="module")
-def fresh():
-    """Fresh processes, no warm worker."""
-    yield from _sandbox("none")
-
-
 @pytest.mark.parametrize("name", list(CASES))
-def test_verdict(add_one, name, warm):
-    _check_verdict(add_one, name, warm)
+def test_verdict(add_one, name, local):
+    _check_verdict(add_one, name, local)
 
 
 @pytest.mark.slow
@@ -158,47 +148,47 @@ def _check_verdict(add_one, name, backend):
     assert report.summary
 
 
-def test_graph_break_names_the_learners_line(add_one, warm):
+def test_graph_break_names_the_learners_line(add_one, local):
     report = grade(add_one, HEADER + "def f(x):\n    y = x * 2\n    print('hi')\n    return y - x + 1\n",
-                   filename="mine.py", sandbox=warm)
+                   filename="mine.py", sandbox=local)
     diag = report.first_failure().diagnostics[0]
     assert diag.kind == "graph_break"
     assert (diag.location.file, diag.location.line, diag.location.text) == ("mine.py", 5, "print('hi')")
     assert "line 5" in report.summary
 
 
-def test_wrong_answer_shows_case_and_first_mismatch(add_one, warm):
-    report = grade(add_one, HEADER + "def f(x):\n    return x + 2\n", sandbox=warm)
+def test_wrong_answer_shows_case_and_first_mismatch(add_one, local):
+    report = grade(add_one, HEADER + "def f(x):\n    return x + 2\n", sandbox=local)
     diag = report.first_failure().diagnostics[0]
     assert diag.kind == "mismatch" and diag.case == "x [1] float32"
     assert diag.first_mismatches[0].index == [0]
     assert diag.max_abs_error == pytest.approx(1.0)
 
 
-def test_recompile_reports_the_failed_guard(add_one, warm):
+def test_recompile_reports_the_failed_guard(add_one, local):
     body = "calls = {'n': 0}\n\ndef f(x):\n    calls['n'] += 1\n    return x + 1 + 0 * calls['n']\n"
-    diag = grade(add_one, HEADER + body, sandbox=warm).first_failure().diagnostics[0]
+    diag = grade(add_one, HEADER + body, sandbox=local).first_failure().diagnostics[0]
     assert diag.kind == "recompile" and diag.compiles > 2 and diag.guard_failures
 
 
-def test_syntax_error_has_line_and_column(add_one, warm):
-    report = grade(add_one, HEADER + "def f(x):\n    return x +\n", sandbox=warm)
+def test_syntax_error_has_line_and_column(add_one, local):
+    report = grade(add_one, HEADER + "def f(x):\n    return x +\n", sandbox=local)
     loc = report.diagnostics[0].location
     assert (loc.line, loc.column) == (4, 15)
     assert "line 4" in report.summary
 
 
-def test_broken_exercise_is_internal_error(fake_course, warm):
+def test_broken_exercise_is_internal_error(fake_course, local):
     from judge.exercise import load_exercise
 
     exercise = load_exercise(fake_course / "broken-tests")
-    report = grade(exercise, exercise.read("solutions/reference.py"), sandbox=warm)
+    report = grade(exercise, exercise.read("solutions/reference.py"), sandbox=local)
     assert report.verdict is Verdict.INTERNAL_ERROR
 
 
-def test_live_events_arrive_in_order(add_one, warm):
+def test_live_events_arrive_in_order(add_one, local):
     events = []
-    grade(add_one, HEADER + "def f(x):\n    return x + 1\n", on_event=events.append, sandbox=warm)
+    grade(add_one, HEADER + "def f(x):\n    return x + 1\n", on_event=events.append, sandbox=local)
     kinds = [e.type for e in events]
     assert kinds[0] == "running" and kinds[-1] == "done"
     assert [e.check.name for e in events if e.type == "check"] == [
@@ -206,7 +196,7 @@ def test_live_events_arrive_in_order(add_one, warm):
     assert events[-1].report.verdict is Verdict.ACCEPTED
 
 
-@pytest.mark.parametrize("backend", ["warm", pytest.param("fresh", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("backend", ["local", pytest.param("fresh", marks=pytest.mark.slow)])
 def test_hidden_tests_are_gone_before_the_submission_runs(add_one, backend, request):
     body = """
         import glob, os

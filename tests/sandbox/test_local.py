@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from judge.grading import grade, make_sandbox
+from judge.grading import grade
 from judge.report import Verdict
 from sandbox.limits import Limits
 
@@ -18,13 +18,6 @@ CASES = {
     "orphan_left_behind": (Verdict.WRONG_ANSWER, "import os, time\nif os.fork() == 0:\n    time.sleep(3600)\n"
                                                  "\ndef f(x):\n    return x + 2\n"),
 }
-
-
-@pytest.fixture(scope="module")
-def local():
-    sandbox = make_sandbox("local")
-    yield sandbox
-    sandbox.close()
 
 
 @pytest.mark.parametrize("name", list(CASES))
