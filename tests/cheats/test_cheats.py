@@ -88,7 +88,8 @@ def test_cheat_through_the_clis_backend(name, course, local):
 @pytest.mark.parametrize("name", sorted(CLI_SANDBOX))
 def test_cheat_through_the_cli(name, course, tmp_path):
     exercise, allowed = CHEATS[name]
-    env = {**os.environ, "PRACTICE_EXERCISES_DIR": str(course), "PRACTICE_WORKSPACE": str(tmp_path / "ws")}
+    env = {**os.environ, "PRACTICE_EXERCISES_DIR": str(course), "PRACTICE_WORKSPACE": str(tmp_path / "ws"),
+           "PRACTICE_POOL_SIZE": "1"}  # one grading: a second warm bwrap worker per pool would only cost
     sandbox = CLI_SANDBOX[name]
     if sandbox == "bwrap":
         _require_bwrap()
