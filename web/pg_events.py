@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from sqlalchemy import delete, select, text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
 from judge.report import ProgressEvent
 from web import db
@@ -59,9 +59,14 @@ class PgEventHub:
 
     def publish(self, submission_id: str, event: ProgressEvent) -> None:
         with self._engine.begin() as conn:
-            conn.execute(EventRow.__table__.insert().values(
-                submission_id=submission_id, event_json=event.model_dump_json(), created_at=now()))
-            conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": submission_id})
+            self.publish_in(conn, submission_id, event)
+
+    @staticmethod
+    def publish_in(conn: Connection, submission_id: str, event: ProgressEvent) -> None:
+        """Publish as part of the caller's transaction: the row and the wake-up count only if it commits."""
+        conn.execute(EventRow.__table__.insert().values(
+            submission_id=submission_id, event_json=event.model_dump_json(), created_at=now()))
+        conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": submission_id})
 
     def subscribe(self, submission_id: str) -> tuple[list[ProgressEvent], asyncio.Queue] | None:
         """Events so far and a queue of the next ones; None when the submission is done (or unknown)."""

@@ -108,8 +108,10 @@ class Store:
                 return None
             return Submission.of(s.get(SubmissionRow, submission_id))
 
-    def finish(self, submission_id: str, report: Report, grader: str | None = None) -> bool:
-        """Store the report unless one is stored already; True when this call stored it."""
+    def finish(self, submission_id: str, report: Report, grader: str | None = None,
+               also: Callable[[Connection], None] | None = None) -> bool:
+        """Store the report unless one is stored already; True when this call stored it. `also` runs in the same
+        transaction when it does (a shared event log stores its `done` event there: both or neither)."""
         values = dict(status=DONE, verdict=report.verdict.value, report_json=report.model_dump_json(),
                       finished_at=_now())
         if grader is not None:
@@ -117,7 +119,11 @@ class Store:
         with self._session() as s, s.begin():
             result = s.execute(update(SubmissionRow).where(
                 SubmissionRow.id == submission_id, SubmissionRow.status != DONE).values(**values))
-            return result.rowcount == 1
+            if result.rowcount != 1:
+                return False
+            if also is not None:
+                also(s.connection())
+            return True
 
     def unfinished(self) -> list[Submission]:
         """Queued or running submissions, oldest first: what a restart must grade again."""

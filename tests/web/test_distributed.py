@@ -192,3 +192,31 @@ def test_a_gpu_worker_refuses_to_start_without_cuda(pg_settings, monkeypatch):
 def test_a_worker_needs_postgresql(tmp_path):
     with pytest.raises(StartupError, match="needs the shared PostgreSQL database"):
         Worker(Settings(database_url=f"sqlite:///{tmp_path}/x.db"), grade=FakeGrader())
+
+
+def test_a_result_and_its_done_event_are_stored_together(pg_settings):
+    """A grader that dies while storing its result leaves the submission unfinished (graded again later), never
+    finished with no `done` event for the streams that wait on it."""
+    from web.pg_events import PgEventHub
+    from web.worker import Grader
+
+    class DiesAfterTheDoneEvent(PgEventHub):
+        def publish_in(self, conn, submission_id, event):
+            super().publish_in(conn, submission_id, event)
+            if event.type == "done":
+                raise RuntimeError("killed while storing the result")
+
+    def stored_dones(engine, sid: str) -> int:
+        with engine.connect() as conn:
+            return conn.scalar(text("SELECT count(*) FROM submission_events WHERE submission_id = :s "
+                                    "AND event_json LIKE '{\"type\":\"done\"%'"), {"s": sid})
+
+    with TestClient(create_app(pg_settings)) as web:
+        sid = web.post(URL, json={"source": CORRECT}).json()["id"]
+        store = web.app.state.store
+        with pytest.raises(RuntimeError, match="killed"):
+            Grader(store, DiesAfterTheDoneEvent(store.engine), FakeGrader(), "dies")(sid)
+        assert (store.get(sid).status, stored_dones(store.engine, sid)) == ("running", 0)
+        Grader(store, PgEventHub(store.engine), FakeGrader(), "next")(sid)  # the job's retry
+        row = store.get(sid)
+        assert (row.status, row.verdict, row.graded_by, stored_dones(store.engine, sid)) == ("done", "ACCEPTED", "next", 1)
