@@ -21,9 +21,10 @@ def add_one():
     return load_exercise(FAKE_COURSE / "add-one")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def local():
-    """The warm local backend (forks of one warm runner and one warm verifier), shared by a module's gradings."""
+    """The warm local backend (forks of one warm runner and one warm verifier), shared by every grading of this test
+    process that needs no pool of its own: a warm worker costs ~4 s of CPU to start, a worn-out one is replaced."""
     from judge.grading import make_sandbox
 
     sandbox = make_sandbox("local")

@@ -140,7 +140,7 @@ def _check_verdict(add_one, name, backend):
     verdict, check, body = CASES[name]
     exercise = add_one
     if name in SHORT_LIMIT:
-        exercise = add_one.model_copy(update={"limits": add_one.limits.model_copy(update={"time_seconds": 6})})
+        exercise = add_one.model_copy(update={"limits": add_one.limits.model_copy(update={"time_seconds": 2})})
     report = grade(exercise, HEADER + textwrap.dedent(body), sandbox=backend)
     assert report.verdict is verdict, report.summary
     if check:
