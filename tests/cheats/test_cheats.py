@@ -46,10 +46,10 @@ CHEATS = {
     "read_hidden_files.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
 }
-# Through the CLI command: a cheat that forges what the CLI prints, and, since the local backend runs the
-# learner's code as the user next to the exercises folder (reference included) by design, a cheat that reads
-# files, graded with the CLI's --sandbox bwrap.
-CLI_SANDBOX = {"forged_lines_every_fd.py": "local", "read_hidden_files.py": "bwrap"}
+# Through the CLI command: a cheat that forges what the CLI prints, with the CLI's default backend for one file
+# (None: fresh processes), and, since the unisolated backends run the learner's code as the user next to the
+# exercises folder (reference included) by design, a cheat that reads files, graded with the CLI's --sandbox bwrap.
+CLI_SANDBOX = {"forged_lines_every_fd.py": None, "read_hidden_files.py": "bwrap"}
 SHORT_SECONDS = 20  # time enough for an honest grading on a busy machine, not the exercise's minute
 NEVER_SECONDS = 4  # the copy of the book exercise for the cheat that never answers: only its limit is reached
 
@@ -74,7 +74,7 @@ def test_there_are_at_least_twelve_cheats_of_different_kinds():
     assert len(CHEATS) >= 12 and sorted(p.name for p in HERE.glob("*.py")) == sorted(CHEATS)
 
 
-@pytest.mark.parametrize("name", sorted(set(CHEATS) - {n for n, s in CLI_SANDBOX.items() if s != "local"}))
+@pytest.mark.parametrize("name", sorted(set(CHEATS) - {n for n, s in CLI_SANDBOX.items() if s == "bwrap"}))
 def test_cheat_through_the_clis_backend(name, course, local):
     from judge.exercise import load_exercise
     from judge.grading import grade
@@ -93,8 +93,9 @@ def test_cheat_through_the_cli(name, course, tmp_path):
     sandbox = CLI_SANDBOX[name]
     if sandbox == "bwrap":
         _require_bwrap()
+    chosen = ["--sandbox", sandbox] if sandbox else []
     result = subprocess.run([sys.executable, str(PROJECT_ROOT / "practice" / "judge.py"), exercise,
-                             str(HERE / name), "--json", "--sandbox", sandbox], capture_output=True, text=True,
+                             str(HERE / name), "--json", *chosen], capture_output=True, text=True,
                             env=env, timeout=600)
     report = json.loads(result.stdout)
     assert report["verdict"] != "ACCEPTED" and result.returncode == 1

@@ -165,35 +165,46 @@ def test_the_key_names_this_machine_and_torch():
     assert len(config_key()) == 16
 
 
-@pytest.mark.parametrize("env, expected", [
+CACHE_SETTINGS = [  # a run's environment -> (FX-graph cache, AOTAutograd cache, vec_isa_ok) in its process
     ({}, (False, False, None)),
     ({"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_VEC_ISA_OK": "1"},
      (True, True, True)),
     ({"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1"}, (False, True, None)),
-])
-def test_the_child_follows_the_cache_settings_of_its_run(env, expected):
-    """A warm worker imported torch with the caches forced off; the forked run follows its own environment."""
+]
+
+
+def test_the_child_follows_the_cache_settings_of_its_run():
+    """A warm worker imported torch with the caches forced off; each run forked from it follows its own
+    environment (one warm process, a fork per run, as the local and hardened backends do)."""
     script = textwrap.dedent("""
         import json, os, sys
         os.environ.update({"TORCHINDUCTOR_FX_GRAPH_CACHE": "0", "TORCHINDUCTOR_AUTOGRAD_CACHE": "0"})
         import torch._inductor.config as ic, torch._functorch.config as fc
         for key in ("TORCHINDUCTOR_FX_GRAPH_CACHE", "TORCHINDUCTOR_AUTOGRAD_CACHE"):
             del os.environ[key]
-        os.environ.update(json.loads(sys.argv[1]))
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = "/nonexistent/run-cache"
-        from judge.child import configure_compile_caches
-        configure_compile_caches()
-        import torch._inductor.codecache as cc
-        print(json.dumps([ic.fx_graph_cache, fc.enable_autograd_cache, ic.cpp.vec_isa_ok, ic.fx_graph_remote_cache,
-                          fc.enable_remote_autograd_cache, cc._HEADER_DIR]))
+        for env in json.loads(sys.argv[1]):
+            if os.fork() == 0:
+                os.environ.update(env)
+                os.environ["TORCHINDUCTOR_CACHE_DIR"] = "/nonexistent/run-cache"
+                from judge.child import configure_compile_caches
+                configure_compile_caches()
+                import torch._inductor.codecache as cc
+                print(json.dumps([ic.fx_graph_cache, fc.enable_autograd_cache, ic.cpp.vec_isa_ok,
+                                  ic.fx_graph_remote_cache, fc.enable_remote_autograd_cache, cc._HEADER_DIR]),
+                      flush=True)
+                os._exit(0)
+            os.wait()
     """)
     root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([sys.executable, "-c", script, json.dumps(env)], capture_output=True, text=True,
-                         cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, timeout=120)
-    fx, aot, vec, fx_remote, aot_remote, header_dir = json.loads(out.stdout.strip().splitlines()[-1])
-    assert (fx, aot, vec) == expected
-    assert fx_remote is False and aot_remote is False
-    assert header_dir == "/nonexistent/run-cache/precompiled_headers"
+    out = subprocess.run([sys.executable, "-c", script, json.dumps([env for env, _ in CACHE_SETTINGS])],
+                         capture_output=True, text=True, cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                         timeout=120)
+    runs = [json.loads(line) for line in out.stdout.strip().splitlines()]
+    assert len(runs) == len(CACHE_SETTINGS), out.stderr[-2000:]
+    for (env, expected), (fx, aot, vec, fx_remote, aot_remote, header_dir) in zip(CACHE_SETTINGS, runs):
+        assert (fx, aot, vec) == expected, env
+        assert fx_remote is False and aot_remote is False
+        assert header_dir == "/nonexistent/run-cache/precompiled_headers"
 
 
 # ---- through the hardened backends ------------------------------------------------------------------------------
