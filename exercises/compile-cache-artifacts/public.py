@@ -1,17 +1,21 @@
-"""Handed to the runner for compile-cache-artifacts: the grader's fn, and the two fresh processes.
+"""Handed to the runner for compile-cache-artifacts: the grader's fn, and the fresh processes.
 
 This exercise is self-checked (see trust_reason in exercise.toml): the bytes the learner returns are pickles
 that `torch.compiler.load_cache_artifacts` unpickles, so only a process that already runs the learner's code
-may load them. `build_and_serve` runs in the runner, beside the learner's code:
-1. a "build" process imports the learner's file and calls build_artifacts(fn, example()), keeping the bytes
-   and noting any global setting (compiler config, grad mode, threads, ...) left changed (judge/tamper.py);
-2. a "serve" process loads them, compiles fn and calls it on the grader's input, reporting Dynamo's counters
-   and the output tensor, which the grader compares with fn on that input itself.
-Each fresh process has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles
-before any kernel) and the FX-graph and AOTAutograd caches on (the grading processes run with them off, so
-nothing depends on an earlier submission's cache).
+may load them. `build_and_serve` runs in the runner, beside the learner's code. It starts one fresh Python
+process, which imports torch and compiles nothing; then
+1. a "build" process, forked from it, imports the learner's file and calls build_artifacts(fn, example()),
+   keeping the bytes and noting any global setting (compiler config, grad mode, threads, ...) left changed
+   (judge/tamper.py);
+2. the fresh process itself then serves: it loads the bytes, compiles fn and calls it on the grader's input,
+   reporting Dynamo's counters and the output tensor, which the grader compares with fn on that input itself.
+Neither has compiled anything before (a fork made before any compile is as fresh, and saves importing torch
+twice). Each has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before
+any kernel) and the FX-graph and AOTAutograd caches on (the grading processes run with them off, so nothing
+depends on an earlier submission's cache).
 """
 
+import json
 import os
 import shutil
 import sys
@@ -34,68 +38,110 @@ def example():
 '''
 exec(compile(GRADER_FN, "<grader_fn>", "exec"))  # fn and example, here and in every fresh process
 
-BUILD = '''
-import importlib.util, json, os, sys, traceback
-learner, fn_dir, out_path, result_path, judge_dir = sys.argv[1:6]
-result = {}
-try:
-    sys.path.insert(0, fn_dir)
-    from grader_fn import example, fn
-    try:
-        sys.path.append(judge_dir)
-        from judge.tamper import Snapshot
-        before = Snapshot()  # the process's global settings before the learner's file is imported
-    except ImportError:  # a sandbox whose fresh processes cannot import the judge: nothing to compare with
-        before = None
-    spec = importlib.util.spec_from_file_location("submission", learner)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["submission"] = module
-    spec.loader.exec_module(module)
-    data = module.build_artifacts(fn, example())
-    if before is not None:
-        result["changed"] = [change.split(" (process-wide state")[0] for change in before.changes()]
-    result["type"] = type(data).__name__
-    if isinstance(data, (bytes, bytearray)):
-        result["size"] = len(data)
-        with open(out_path, "wb") as f:
-            f.write(bytes(data))
-except BaseException:
-    result["error"] = traceback.format_exc()[-4000:]
-with open(result_path, "w") as f:
-    json.dump(result, f)
-os._exit(0)  # the interpreter's teardown with torch loaded takes ~0.75 s; the result is written
-'''
-
-SERVE = '''
-import json, os, sys
-fn_dir, art_path, x_path, out_path, result_path = sys.argv[1:6]
+FRESH = '''
+import importlib.util, json, os, select, signal, sys, traceback
+learner, fn_dir, art_path, x_path, out_path, result_path, judge_dir, build_cache, timeout = sys.argv[1:10]
 sys.path.insert(0, fn_dir)
 import torch
+import torch._dynamo, torch._inductor.compile_fx  # imported once for both processes; nothing is compiled here
+from grader_fn import example, fn
+try:
+    sys.path.append(judge_dir)
+    from judge.tamper import Snapshot
+except ImportError:  # a sandbox whose fresh processes cannot import the judge: nothing to compare with
+    Snapshot = None
+
+
+def report(found):
+    with open(result_path + ".new", "w") as f:
+        json.dump(found, f)
+    os.replace(result_path + ".new", result_path)
+
+
+def build():
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = build_cache
+    result = {}
+    try:
+        before = Snapshot() if Snapshot else None  # the process's global settings before the learner's file runs
+        spec = importlib.util.spec_from_file_location("submission", learner)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["submission"] = module
+        spec.loader.exec_module(module)
+        data = module.build_artifacts(fn, example())
+        if before is not None:
+            result["changed"] = [change.split(" (process-wide state")[0] for change in before.changes()]
+        result["type"] = type(data).__name__
+        if isinstance(data, (bytes, bytearray)):
+            result["size"] = len(data)
+            with open(art_path, "wb") as f:
+                f.write(bytes(data))
+    except BaseException:
+        result["error"] = traceback.format_exc()[-4000:]
+    return result
+
+
+def stderr_tail(path):
+    try:
+        with open(path, errors="replace") as f:
+            return "\\n".join(f.read().strip().splitlines()[-15:])[-2000:]
+    except OSError:
+        return ""
+
+
+build_result = result_path + ".build"
+pid = os.fork()
+if pid == 0:  # the build process: its own process group, its stderr kept for a death's report
+    os.setpgid(0, 0)
+    err = os.open(build_result + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(err, 2)
+    with open(build_result, "w") as f:
+        json.dump(build(), f)
+    os._exit(0)  # the interpreter's teardown with torch loaded takes ~0.75 s; the result is written
+try:
+    ended = bool(select.select([os.pidfd_open(pid)], [], [], float(timeout))[0])
+except (AttributeError, OSError):  # no pidfd here: the run's own time limit still ends a build that hangs
+    ended = True
+if not ended:
+    os.killpg(pid, signal.SIGKILL)
+    built = {"error": f"the build process did not finish in {timeout} s"}
+    os.waitpid(pid, 0)
+else:
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    try:
+        with open(build_result) as f:
+            built = json.load(f)
+    except (OSError, ValueError):
+        built = {"error": f"{stderr_tail(build_result + '.err')}\\nthe build process died (exit code {status}) "
+                          "before reporting a result".strip()}
+try:
+    os.killpg(pid, signal.SIGKILL)  # whatever the learner's code left running in the build's group
+except ProcessLookupError:
+    pass
+serving = bool(built.get("size")) and not built.get("changed")  # a build that changed settings is FORBIDDEN
+report({"build": built, "serving": serving})  # what stays known should serving kill this process
+if not serving:
+    os._exit(0)
 from torch._dynamo.utils import counters
-from grader_fn import fn
-result = {}
+served = {}
 with open(art_path, "rb") as f:
     data = f.read()
 try:
     info = torch.compiler.load_cache_artifacts(data)   # None when it could not read them (it only warns)
     if info is None or not any(info.artifacts.values()):
-        result["load_error"] = "it found no cache entries in them"
+        served["load_error"] = "it found no cache entries in them"
 except BaseException as exc:
-    result["load_error"] = f"{type(exc).__name__}: {exc}"[:500]
-if "load_error" not in result:
+    served["load_error"] = f"{type(exc).__name__}: {exc}"[:500]
+if "load_error" not in served:
     x = torch.load(x_path, weights_only=True)
     torch.save(torch.compile(fn)(x).detach().clone(), out_path)
-    result["counters"] = {k: dict(counters[k]) for k in ("inductor", "aot_autograd")}
-with open(result_path, "w") as f:
-    json.dump(result, f)
-os._exit(0)  # the interpreter's teardown with torch loaded takes ~0.75 s; the result is written
+    served["counters"] = {k: dict(counters[k]) for k in ("inductor", "aot_autograd")}
+report({"build": built, "serving": True, "serve": served})
+os._exit(0)
 '''
 
 
-def _env(cache_dir: Path) -> dict:
-    _seed_isa_probes(cache_dir)
-    return {"TORCHINDUCTOR_CACHE_DIR": str(cache_dir), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
-            "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1", "OMP_NUM_THREADS": "1"}
+ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1",
+       "OMP_NUM_THREADS": "1"}
 
 
 def _seed_isa_probes(cache_dir: Path) -> None:
@@ -124,29 +170,37 @@ def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
     root = Path(tempfile.mkdtemp(prefix="cache-exercise-"))
     try:
         (root / "grader_fn.py").write_text(GRADER_FN, encoding="utf-8")
-        art = root / "artifacts.bin"
+        torch.save(x, root / "x.pt")
+        caches = {name: root / f"cache-{name}" for name in ("build", "serve")}
+        for cache in caches.values():
+            _seed_isa_probes(cache)
+        args = [learner, str(root), str(root / "artifacts.bin"), str(root / "x.pt"), str(root / "out.pt"),
+                str(root / "fresh.json"), judge_dir, str(caches["build"]), str(TIMEOUT_S)]
         try:
-            build = run_python(BUILD, [learner, str(root), str(art), str(root / "build.json"), judge_dir],
-                               env=_env(root / "cache-build"), result_file=root / "build.json",
-                               timeout=TIMEOUT_S, cwd=root)
+            found = run_python(FRESH, args, env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(caches["serve"])},
+                               result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30, cwd=root)
         except CheckFailure as exc:  # it died or hung: what it printed last, then why
             detail = "\n".join(d.message for d in exc.diagnostics if getattr(d, "message", ""))
-            build = {"error": f"{detail}\n{exc}".strip()}
+            found = _reported(root / "fresh.json") or {"build": {"error": f"{detail}\n{exc}".strip()}}
+            if found.get("serving") and "serve" not in found:
+                found["serve"] = {"load_error": str(exc)}
+        build = found["build"]
         if "error" in build:  # the learner's traceback, naming their file as they know it
             build["error"] = to_display_names(str(build["error"]))
         report = {"build": build}
-        if build.get("size") and not build.get("changed"):  # a build that changed global settings is FORBIDDEN
-            torch.save(x, root / "x.pt")
-            try:
-                serve = run_python(SERVE, [str(root), str(art), str(root / "x.pt"), str(root / "out.pt"),
-                                           str(root / "serve.json")],
-                                   env=_env(root / "cache-serve"), result_file=root / "serve.json",
-                                   timeout=TIMEOUT_S, cwd=root)
-            except CheckFailure as exc:  # loading the bytes killed or hung the serving process
-                serve = {"load_error": str(exc)}
+        if found.get("serving"):
+            serve = found.get("serve", {"load_error": "the process died loading them"})
             if "load_error" not in serve:
                 serve["output"] = torch.load(root / "out.pt", weights_only=True)
             report["serve"] = serve
         return report
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _reported(path: Path) -> dict | None:
+    """What the fresh process reported before it was killed (the build's result, once it had one)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None

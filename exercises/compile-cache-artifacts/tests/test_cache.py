@@ -2,9 +2,9 @@
 
 Self-checked (exercise.toml: trust_reason). The bytes build_artifacts returns are pickles that
 torch.compiler.load_cache_artifacts unpickles, so they are loaded only beside the learner's code: the runner
-runs public.build_and_serve, whose two fresh processes (each with an empty TORCHINDUCTOR_CACHE_DIR and the
-FX-graph and AOTAutograd caches on) are
-1. "build": imports the learner's file and calls build_artifacts(fn, example) on the grader's function;
+runs public.build_and_serve, whose two processes (a fresh one that compiled nothing, and a fork of it; each
+with an empty TORCHINDUCTOR_CACHE_DIR and the FX-graph and AOTAutograd caches on) are
+1. "build" (the fork): imports the learner's file and calls build_artifacts(fn, example) on the grader's function;
 2. "serve": load_cache_artifacts(data), compiles fn, calls it on this grader's input, reports Dynamo's counters.
 What they report decides the first two checks; the served output is compared here with fn on that input.
 """
@@ -39,7 +39,7 @@ def _form(report) -> dict:
 
 
 def runs(entry, public) -> dict:
-    """Build in one fresh process, serve in another (in the runner); run once and shared by the checks (~60 s)."""
+    """Build in one fresh process, serve in another (in the runner); run once and shared by the checks (~10 s)."""
     if not _RUNS:
         example = public.example()
         x = torch.randn(example.shape, dtype=example.dtype)  # what the service is called with: same shape, new values
