@@ -16,6 +16,7 @@ from judge.checks.graphs import (
 )
 from judge.checks.inductor import cpp_kernel_names, inductor_code
 from judge.checks.numerics import assert_same, describe_tensor
+from judge.checks.once import once
 from judge.checks.recompiles import CompileCounter, assert_compiles, recompile_log
 from judge.checks.symbols import unbacked_symbols
 
@@ -23,5 +24,5 @@ __all__ = [
     "Captured", "CheckFailure", "CompileCounter", "CompileError", "Forbidden", "GraphBreak", "Recompile",
     "RecordingBackend", "WrongAnswer", "assert_compiles", "assert_no_host_sync", "assert_same", "call_targets",
     "compile_one_graph", "cpp_kernel_names", "describe_tensor", "find_graph_breaks", "graph_code",
-    "inductor_code", "recompile_log", "unbacked_symbols",
+    "inductor_code", "once", "recompile_log", "unbacked_symbols",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from judge.checks.failures import WrongAnswer
+from judge.checks.failures import Forbidden, WrongAnswer
 from judge.i18n import T
 from judge.report import GraphDiagnostic
 
@@ -44,6 +44,14 @@ def call_bodies(codes: list[str]) -> list[str]:
                     body.append(code_part)
             bodies.append("\n".join(body))
     return bodies
+
+
+def opaque_operator(exc: Forbidden) -> str:
+    """The operator a captured graph calls that the judge cannot rebuild (a learner's custom op), or '' when `exc`
+    refused the graph for anything else. Such a graph is still one graph; what it means for Inductor (an opaque
+    call that stops fusion) is a check of its own."""
+    called = getattr(exc, "called", "") or ""
+    return called if called.startswith("torch.ops.") else ""
 
 
 def opaque_calls(codes: list[str]) -> list[str]:

@@ -12,7 +12,7 @@ What they report decides the first two checks; the served output is compared her
 import torch
 
 from judge import remote
-from judge.checks import Forbidden, WrongAnswer, assert_same, describe_tensor
+from judge.checks import Forbidden, WrongAnswer, assert_same, describe_tensor, once
 from judge.checks.fresh_process import learner_error
 from judge.i18n import T
 
@@ -39,13 +39,14 @@ def _form(report) -> dict:
 
 
 def runs(entry, public) -> dict:
-    """Build in one fresh process, serve in another (in the runner); run once and shared by the checks (~10 s)."""
-    if not _RUNS:
+    """Build and serve in the runner (public.build_and_serve); done once, shared by the checks (~10 s)."""
+    def run():
         example = public.example()
         x = torch.randn(example.shape, dtype=example.dtype)  # what the service is called with: same shape, new values
         report = remote.call(remote.public("build_and_serve"), entry, x, what=T.same("`build_artifacts(fn, example)`"))
-        _RUNS.update(_form(report), x=x)
-    return _RUNS
+        return {**_form(report), "x": x}
+
+    return once(_RUNS, run)
 
 
 def built(entry, public) -> dict:

@@ -12,8 +12,9 @@ import torch
 from torch._inductor.utils import run_and_get_code
 
 from judge import remote
-from judge.checks import Forbidden, WrongAnswer, assert_same, compile_one_graph, cpp_kernel_names, describe_tensor
-from judge.checks.wrapper import assert_no_opaque_calls, call_bodies
+from judge.checks import (Forbidden, WrongAnswer, assert_same, compile_one_graph, cpp_kernel_names, describe_tensor,
+                          once)
+from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
 from judge.report import GraphDiagnostic
 
@@ -31,25 +32,14 @@ def inputs(rows=8, dtype=torch.float32, scale=1.0):
     return x.to(dtype), w.to(dtype)
 
 
-def opaque_operator(exc: Forbidden) -> str:
-    """The operator a graph calls that the judge cannot rebuild (a custom op), or '' for anything else."""
-    called = getattr(exc, "called", "") or ""
-    return called if called.startswith("torch.ops.") else ""
-
-
 def inductor_run(entry):
     """One real Inductor compile of block's captured graph, here, shared by the kernel checks (~20 s cold)."""
-    if "result" not in _INDUCTOR:
+    def run():
         x, w = inputs()
         compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what="block", local_backend="inductor")
-        try:
-            _INDUCTOR["result"] = (x, w, *run_and_get_code(compiled, x, w))
-        except Exception as exc:  # noqa: BLE001 - raised again by every check that needs it
-            _INDUCTOR["result"] = exc
-    result = _INDUCTOR["result"]
-    if isinstance(result, Exception):
-        raise result
-    return result
+        return (x, w, *run_and_get_code(compiled, x, w))
+
+    return once(_INDUCTOR, run)
 
 
 def compiled(entry):

@@ -12,9 +12,9 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import Forbidden, WrongAnswer, assert_same, compile_one_graph, describe_tensor
+from judge.checks import Forbidden, WrongAnswer, assert_same, compile_one_graph, describe_tensor, once
 from judge.checks.inductor import triton_kernel_names, triton_kernel_source
-from judge.checks.wrapper import assert_no_opaque_calls, call_bodies
+from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
 from judge.report import GraphDiagnostic
 from torch._inductor.utils import run_and_get_code
@@ -45,27 +45,16 @@ def inputs(rows=N, dtype=torch.bfloat16, scale=1.0):
     return x.to(DEVICE, dtype), r.to(DEVICE, dtype), w.to(DEVICE, dtype)
 
 
-def opaque_operator(exc: Forbidden) -> str:
-    """The operator a graph calls that the judge cannot rebuild (a custom op), or '' for anything else."""
-    called = getattr(exc, "called", "") or ""
-    return called if called.startswith("torch.ops.") else ""
-
-
 def inductor_run(entry):
     """One real Inductor compile of add_rmsnorm's captured graph, here, shared by the kernel checks."""
-    if "result" not in _INDUCTOR:
+    def run():
         x, r, w = inputs()
         expected = add_rmsnorm(x, r, w)
         compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what=T.same("`add_rmsnorm`"),
-                                          local_backend="inductor")
-        try:
-            _INDUCTOR["result"] = (expected, *run_and_get_code(compiled, x, r, w))
-        except Exception as exc:  # noqa: BLE001 - raised again by every check that needs it
-            _INDUCTOR["result"] = exc
-    result = _INDUCTOR["result"]
-    if isinstance(result, Exception):
-        raise result
-    return result
+                                         local_backend="inductor")
+        return (expected, *run_and_get_code(compiled, x, r, w))
+
+    return once(_INDUCTOR, run)
 
 
 def test_one_graph(entry):
