@@ -63,7 +63,7 @@ class Grader:
             except Exception as exc:  # infrastructure failure: an error verdict, never a lost job
                 log.exception("grading %s failed", submission_id)
                 report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
-        # The report and its `done` event in one transaction: a worker killed between two would leave a finished
+        # The report and its `done` event in one transaction: a worker killed between the two would leave a finished
         # submission whose streams never learn that it is done.
         done = ProgressEvent(type="done", report=report)
         self.store.finish(submission_id, report, self.name,

@@ -176,20 +176,20 @@ def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
             _seed_isa_probes(cache)
         args = [learner, str(root), str(root / "artifacts.bin"), str(root / "x.pt"), str(root / "out.pt"),
                 str(root / "fresh.json"), judge_dir, str(caches["build"]), str(TIMEOUT_S)]
+        serve_died = "the process died loading them"  # it reported serving, then nothing more
         try:
             found = run_python(FRESH, args, env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(caches["serve"])},
                                result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30, cwd=root)
-        except CheckFailure as exc:  # it died or hung: what it printed last, then why
+        except CheckFailure as exc:  # it hung (what it reported before, if anything), or died before reporting
             detail = "\n".join(d.message for d in exc.diagnostics if getattr(d, "message", ""))
             found = _reported(root / "fresh.json") or {"build": {"error": f"{detail}\n{exc}".strip()}}
-            if found.get("serving") and "serve" not in found:
-                found["serve"] = {"load_error": str(exc)}
+            serve_died = str(exc)
         build = found["build"]
         if "error" in build:  # the learner's traceback, naming their file as they know it
             build["error"] = to_display_names(str(build["error"]))
         report = {"build": build}
         if found.get("serving"):
-            serve = found.get("serve", {"load_error": "the process died loading them"})
+            serve = found.get("serve", {"load_error": serve_died})
             if "load_error" not in serve:
                 serve["output"] = torch.load(root / "out.pt", weights_only=True)
             report["serve"] = serve

@@ -36,7 +36,8 @@ def test_the_check_is_skipped_where_the_probe_picks_what_the_cpu_claims(cache, m
     said = {"probed": "avx512", "claimed": "avx512", "loaded": ["ab/cab.so", "cd/ccd.so", "../outside.so", "a,b.so"]}
     calls = _probe_says(monkeypatch, said)
     # the features' probe libraries that loaded come along; a path that leaves the cache or splits the list, never
-    assert vec_isa.skip_check_env() == {"TORCHINDUCTOR_VEC_ISA_OK": "1", "PRACTICE_VEC_ISA_LOADED": "ab/cab.so,cd/ccd.so"}
+    assert vec_isa.skip_check_env() == {"TORCHINDUCTOR_VEC_ISA_OK": "1",
+                                        "PRACTICE_VEC_ISA_LOADED": "ab/cab.so,cd/ccd.so"}
     memo = json.loads((cache / f"practice-vec-isa-{config_key()}.json").read_text())
     assert memo == said and calls == [str(cache)]
     vec_isa._probe_result.cache_clear()  # another process: it reads the answer, it does not probe again

@@ -219,4 +219,5 @@ def test_a_result_and_its_done_event_are_stored_together(pg_settings):
         assert (store.get(sid).status, stored_dones(store.engine, sid)) == ("running", 0)
         Grader(store, PgEventHub(store.engine), FakeGrader(), "next")(sid)  # the job's retry
         row = store.get(sid)
-        assert (row.status, row.verdict, row.graded_by, stored_dones(store.engine, sid)) == ("done", "ACCEPTED", "next", 1)
+        assert (row.status, row.verdict, row.graded_by) == ("done", "ACCEPTED", "next")
+        assert stored_dones(store.engine, sid) == 1
