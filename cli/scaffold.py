@@ -92,8 +92,8 @@ def scaffold(root: Path, exercise_id: str) -> Path:
     order = 1 + sum(1 for p in Path(root).glob("*/exercise.toml")) if Path(root).is_dir() else 1
     files = {
         "exercise.toml": EXERCISE_TOML.format(id=exercise_id, order=order, torch=torch.__version__.split("+")[0]),
-        "statement.md": f"# TODO 标题\n\nTODO：用本章的语气写题目。\n",
-        "statement.en.md": f"# TODO title\n\nTODO: the statement in English.\n",
+        "statement.md": "# TODO 标题\n\nTODO：用本章的语气写题目。\n",
+        "statement.en.md": "# TODO title\n\nTODO: the statement in English.\n",
         "starter.py": STARTER,
         "solutions/reference.py": REFERENCE,
         "wrong/plausible.py": WRONG,

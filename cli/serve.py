@@ -14,8 +14,8 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     import uvicorn
 
     from judge.exercise import ExerciseError
-    from web.app import create_app
     from web import db
+    from web.app import create_app
     from web.errors import StartupError
     from web.settings import Settings
 

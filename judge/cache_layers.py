@@ -20,7 +20,7 @@ import hashlib
 import logging
 import threading
 import time
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from judge.child import PROGRAM
 from judge.exercise import Exercise
@@ -126,7 +126,7 @@ def start_build(cache: CompileCache, exercises: list[Exercise], say: Log = log.i
     def run() -> None:
         try:
             build(cache, exercises, say)
-        except Exception:  # noqa: BLE001 - a missing layer only costs time
+        except Exception:  # a missing layer only costs time
             log.exception("building the compile cache layers failed")
 
     thread = threading.Thread(target=run, name="compile-cache-build", daemon=True)

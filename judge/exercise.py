@@ -20,9 +20,9 @@ Every problem is reported as `ExerciseError("<file>: <field>: <what to fix>")`.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judge.report import Verdict
@@ -113,7 +113,7 @@ class Contract(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _symbols_declared(self) -> "Contract":
+    def _symbols_declared(self) -> Contract:
         for spec in self.inputs:
             if spec.dtype is not None and spec.dtype not in ("int64", "int32", "bool"):
                 raise ValueError(f"inputs.{spec.name}.dtype: use int64, int32 or bool (floating inputs take "
@@ -188,7 +188,7 @@ class Exercise(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _files_exist(self) -> "Exercise":
+    def _files_exist(self) -> Exercise:
         if self.id != self.root.name:
             raise ValueError(f"id '{self.id}' must equal the folder name '{self.root.name}'")
         named = {"statement": self.statement, "statement_en": self.statement_en, "starter": self.starter,

@@ -15,7 +15,7 @@ rendered in the same language; any other value is inserted as it is (code, numbe
 from __future__ import annotations
 
 import gettext
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 LANGS = ("zh", "en")
@@ -28,11 +28,11 @@ DOMAINS = ("core", "checks", "cli")  # core: judge/*.py; checks: judge/checks/ (
 class _Missing(gettext.NullTranslations):
     """The fallback behind a catalog: a message it lacks comes back as None, not as the English."""
 
-    def gettext(self, message):  # noqa: D401 - gettext's own name
+    def gettext(self, message):  # gettext's own name
         return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog(lang: str) -> gettext.NullTranslations:
     """Every domain's compiled catalog of `lang`, merged; a message none of them has translates to None."""
     merged = None
@@ -64,12 +64,12 @@ class T:
         self.en, self.zh, self.fields = en, zh, fields
 
     @classmethod
-    def same(cls, text: str) -> "T":
+    def same(cls, text: str) -> T:
         """Text that reads the same in every language (code, a shape, a number)."""
         return cls("{text}", zh="{text}", text=text)
 
     @classmethod
-    def join(cls, parts, sep: str = " ") -> "T":
+    def join(cls, parts, sep: str = " ") -> T:
         """Several messages (or plain strings) one after another."""
         parts = [p for p in parts if p]
         names = {f"p{i}": p if isinstance(p, T) else T.same(str(p)) for i, p in enumerate(parts)}
@@ -77,7 +77,7 @@ class T:
         return cls(template, zh=template, **names)
 
     @classmethod
-    def of(cls, model, field: str) -> "T":
+    def of(cls, model, field: str) -> T:
         """The text of `field` of a Localized model (judge/report.py), in every language it has."""
         return _FromModel(model, field)
 

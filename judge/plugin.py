@@ -7,7 +7,7 @@ this object classifies each failure into a verdict with diagnostics written for 
 from __future__ import annotations
 
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 import torch

@@ -4,8 +4,8 @@ and every proof's report reads entirely in Chinese and entirely in English."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from judge.exercise import Exercise
 from judge.grading import grade

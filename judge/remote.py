@@ -245,10 +245,10 @@ def raise_learner_error(error: dict, what):
     loc = _location(error.get("location"))
     if kind == "graph_break":
         try:
-            diag = GraphBreakDiagnostic.model_validate(error.get("diagnostic"))
+            broke = GraphBreakDiagnostic.model_validate(error.get("diagnostic"))
         except ValueError:
-            diag = GraphBreakDiagnostic(reason=message[:600], location=loc)
-        raise GraphBreak(graph_break_message(diag, what), [diag])
+            broke = GraphBreakDiagnostic(reason=message[:600], location=loc)
+        raise GraphBreak(graph_break_message(broke, what), [broke])
     diag = ErrorDiagnostic(exc_type=str(error.get("type", "Error"))[:80], message=message, location=loc,
                            traceback=str(error.get("traceback", ""))[:4000])
     if kind == "compile_error":
@@ -315,7 +315,7 @@ class Ref:
     def __call__(self, *args, **kwargs):
         return call(self, *args, **kwargs)
 
-    def compile(self, **options) -> "RemoteCompiled":
+    def compile(self, **options) -> RemoteCompiled:
         return RemoteCompiled(self, options)
 
 
@@ -576,7 +576,7 @@ class RemoteCompiled:
         """The values for graph `index`'s inputs, taken from this side's arguments and state."""
         graph = self.graphs[index]
         values, symbols = [], {}
-        for node, spec in zip(ir.placeholders(graph.gm), graph.inputs):
+        for _node, spec in zip(ir.placeholders(graph.gm), graph.inputs):
             kind = spec.get("kind") if isinstance(spec, dict) else None
             if kind in ("arg", "kwarg"):
                 values.append(_at_path(args if kind == "arg" else kwargs, spec.get("path"), self.what))
@@ -607,7 +607,7 @@ class RemoteCompiled:
                                             "take an input of size {got}", what=self.what, want=want, got=got))
                     if isinstance(want, str):
                         symbols.setdefault(want, got)
-        for i, (node, spec) in enumerate(zip(ir.placeholders(graph.gm), graph.inputs)):
+        for i, (_node, spec) in enumerate(zip(ir.placeholders(graph.gm), graph.inputs)):
             if spec.get("kind") == "sym":
                 symbol = str(spec.get("symbol"))
                 if symbol not in symbols:

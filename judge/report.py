@@ -8,7 +8,7 @@ field does not need a bump.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal, TypeVar
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -95,7 +95,7 @@ class Localized(BaseModel):
         if isinstance(value, T):  # rendered first: `value` may be built from this very field
             _store(rendered, name, value)
             value = value.render(SOURCE_LANG)
-        for lang, fields in self.translations.items():
+        for fields in self.translations.values():
             fields.pop(name, None)
         for lang, fields in rendered.items():
             self.translations.setdefault(lang, {}).update(fields)
@@ -129,7 +129,10 @@ def _store(translations: dict, name: str, value: T) -> None:
             translations.setdefault(lang, {})[name] = rendered
 
 
-def localized(model: BaseModel, lang: str) -> BaseModel:
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def localized(model: ModelT, lang: str) -> ModelT:
     """A copy of `model` (and the models in it) with every text field in `lang`, where it has that text."""
     updates = {}
     for name, value in model:
@@ -214,7 +217,7 @@ class ErrorDiagnostic(Localized):
 
 
 Diagnostic = Annotated[
-    Union[GraphBreakDiagnostic, MismatchDiagnostic, RecompileDiagnostic, GraphDiagnostic, ErrorDiagnostic],
+    GraphBreakDiagnostic | MismatchDiagnostic | RecompileDiagnostic | GraphDiagnostic | ErrorDiagnostic,
     Field(discriminator="kind"),
 ]
 

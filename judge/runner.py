@@ -28,8 +28,12 @@ import os
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.i18n import T, in_code
+
+if TYPE_CHECKING:
+    from judge.compiling import Session
 
 MAX_RESPONSE_BYTES = 12 * 1024 * 1024
 MAX_HANDLES = 256
@@ -41,7 +45,7 @@ class Runner:
         self.submission = None
         self.public = None
         self.handles: dict[str, object] = {}
-        self.sessions: dict[str, "Session"] = {}
+        self.sessions: dict[str, Session] = {}
 
     # ------------------------------------------------------------ channel
 
@@ -188,7 +192,7 @@ class Runner:
             return handler(request)
         except wire.WireError as exc:
             return {"error": {"kind": "protocol", **said(exc.args[0] if exc.args else "")}}
-        except BaseException as exc:  # noqa: BLE001 - the learner's code failed: described, not raised
+        except BaseException as exc:  # the learner's code failed: described, not raised
             if isinstance(exc, (KeyboardInterrupt,)):
                 raise
             return {"error": describe_error(exc)}

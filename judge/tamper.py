@@ -123,11 +123,13 @@ def disabled_reason(fn) -> T | None:
 
     For a class (an nn.Module the learner defines), its `forward` is looked at too.
     """
-    if isinstance(fn, type) and callable(getattr(fn, "forward", None)):
-        reason = disabled_reason(fn.forward)
+    forward = getattr(fn, "forward", None)
+    if isinstance(fn, type) and callable(forward):
+        reason = disabled_reason(forward)
         return T("its forward: {reason}", reason=reason) if reason else None
     inner = getattr(fn, "__wrapped__", None)
-    if getattr(fn, "_torchdynamo_disable", False) or (inner is not None and getattr(inner, "_torchdynamo_disable", False)):
+    if getattr(fn, "_torchdynamo_disable", False) or (
+            inner is not None and getattr(inner, "_torchdynamo_disable", False)):
         return T("it is wrapped in `torch.compiler.disable`, so torch.compile would never trace it")
     try:
         from torch._dynamo import trace_rules

@@ -13,8 +13,8 @@ import json
 import os
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from sandbox.limits import Limits
 
@@ -105,7 +105,7 @@ class Sandbox(abc.ABC):
     def describe(self) -> str:
         return self.name
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a hook: a sandbox without workers has nothing to stop
         """Stop workers; the default has none."""
 
 

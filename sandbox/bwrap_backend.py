@@ -17,14 +17,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sandbox import cgroups, launcher
+from sandbox.base import SandboxError
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
 from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
-from sandbox import cgroups, launcher
-from sandbox.base import SandboxError
 from sandbox.settings import SandboxSettings
 from sandbox.warm import ProcessWorker, RunWatch, WarmSandbox, Worker
-
 
 CAPS = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_CHOWN")
 MiB = 1024 * 1024
@@ -88,7 +87,7 @@ def _parent_dirs(argv: list[str]) -> list[str]:
 
 
 class BwrapWorker(ProcessWorker, Worker):
-    def __init__(self, slot: int, sandbox: "BwrapSandbox"):
+    def __init__(self, slot: int, sandbox: BwrapSandbox):
         Worker.__init__(self, slot)
         ProcessWorker.__init__(self)
         self.sb = sandbox
@@ -148,6 +147,7 @@ class BwrapWorker(ProcessWorker, Worker):
 
     def request_fields(self, watch: RunWatch, limits: Limits) -> dict:
         inside = {str(h): i for i, h in self.cgroup_mounts().items()}
+        assert isinstance(watch, CgroupWatch)  # made by self.watch
         run = watch.cg
         procs = [f"{inside[str(f.parent.parent)]}/{f.parent.name}/cgroup.procs" for f in run.procs_files()]
         fields = {"uid": self.uid, "cgroup_procs": procs, "hidden_mounts": sorted(inside.values(), reverse=True),

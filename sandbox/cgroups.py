@@ -51,7 +51,7 @@ class Cgroup:
         self.version = v
 
     @classmethod
-    def server_base(cls, name: str, override: str | None = None) -> "Cgroup":
+    def server_base(cls, name: str, override: str | None = None) -> Cgroup:
         """Create (or reuse) this server's base cgroup `name` under the server's own cgroup.
 
         `override` (PRACTICE_CGROUP_ROOT) names a delegated cgroup, relative to the mount, to use instead.
@@ -89,7 +89,7 @@ class Cgroup:
             pass  # _enable_v2_controllers says what to do
 
     @classmethod
-    def of_process(cls, pid: int) -> "Cgroup":
+    def of_process(cls, pid: int) -> Cgroup:
         """The cgroup a process is in (e.g. a container's), without creating anything."""
         v = version()
         own = _own_paths(pid)
@@ -97,7 +97,7 @@ class Cgroup:
             return cls({c: ROOT / c / own.get(c, "/").lstrip("/") for c in V1_CONTROLLERS}, v)
         return cls({"": ROOT / own.get("", "/").lstrip("/")}, v)
 
-    def child(self, name: str) -> "Cgroup":
+    def child(self, name: str) -> Cgroup:
         """Create a child cgroup `name` (fresh counters); an old one of that name is removed first."""
         sub = Cgroup({c: d / name for c, d in self.dirs.items()}, self.version)
         if any(d.exists() for d in sub.dirs.values()):

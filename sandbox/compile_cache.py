@@ -202,7 +202,7 @@ class LayerBuild:
         self.dir = cache.root / f".build-{layer.kind}-{layer.name}-{os.getpid()}-{secrets.token_hex(3)}"
         self._lock: int | None = None
 
-    def start(self, base: Layer | None = None) -> "LayerBuild | None":
+    def start(self, base: Layer | None = None) -> LayerBuild | None:
         """Take the lock and make the build folder (holding hard links to `base`'s files, if given)."""
         secure_root(self.cache.root)
         self.cache.kind_dir(self.layer.kind).mkdir(mode=0o755, exist_ok=True)
@@ -260,7 +260,7 @@ class LayerBuild:
 
 def _link_tree(source: Path, target: Path) -> None:
     """Hard links of every file of `source` under `target` (same file system: the layers' root)."""
-    for dirpath, dirnames, filenames in os.walk(source):
+    for dirpath, _, filenames in os.walk(source):
         rel = Path(dirpath).relative_to(source)
         (target / rel).mkdir(mode=0o700, exist_ok=True)
         for name in filenames:

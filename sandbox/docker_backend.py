@@ -11,16 +11,17 @@ limits for each run, reads its OOM and CPU counters, and replaces the container 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 import secrets
 import shutil
 import socket
 import sys
+from pathlib import Path
+from typing import Any
 
-from sandbox.compile_cache import LAYERS_DIR, CompileCache
-from sandbox.limits import Limits, Program
 from sandbox import cgroups
 from sandbox.base import SandboxError
+from sandbox.compile_cache import LAYERS_DIR, CompileCache
+from sandbox.limits import Limits, Program
 from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
 from sandbox.settings import SandboxSettings
 from sandbox.warm import READY_TIMEOUT_S, RunWatch, WarmSandbox, Worker
@@ -53,7 +54,8 @@ def available(image: str | None = None) -> str | None:
     try:
         client.images.get(image or SandboxSettings().docker_image)
     except docker.errors.ImageNotFound:
-        return f"image {image or SandboxSettings().docker_image} not found: build it with python -m sandbox.docker_image"
+        return (f"image {image or SandboxSettings().docker_image} not found: "
+                "build it with python -m sandbox.docker_image")
     return None
 
 
@@ -75,11 +77,11 @@ class ContainerWatch(RunWatch):
 
 
 class DockerWorker(Worker):
-    def __init__(self, slot: int, sandbox: "DockerSandbox"):
+    def __init__(self, slot: int, sandbox: DockerSandbox):
         super().__init__(slot)
         self.sb = sandbox
         self.uid = sandbox.settings.uid_base + slot
-        self.container = None
+        self.container: Any = None  # the worker's docker Container once started
         self.cg: cgroups.Cgroup | None = None
         self.pid = 0
         self.sock_dir = sandbox.settings.docker_runtime_dir / f"slot-{slot}-{secrets.token_hex(4)}"
@@ -114,8 +116,9 @@ class DockerWorker(Worker):
         python = "python3" if self.sb.settings.docker_self_contained else os.path.realpath(sys.executable)
         try:
             self.container = self.sb.client.containers.run(
-                self.sb.settings.docker_image, [python, "-I", "-c", bootstrap(CODE_DIR), "--ctl-path", "/run/ctl/ctl.sock",
-                                                 "--program", self.sb.program.module],
+                self.sb.settings.docker_image,
+                [python, "-I", "-c", bootstrap(CODE_DIR), "--ctl-path", "/run/ctl/ctl.sock",
+                 "--program", self.sb.program.module],
                 detach=True, user=f"{self.uid}:{self.uid}", network_mode="none", read_only=True,
                 tmpfs={"/tmp": f"rw,exec,nosuid,nodev,size={limits.memory_mb // 2}m,mode=1777",
                        "/dev/shm": "rw,nosuid,nodev,noexec,size=64m,mode=1777"},
@@ -194,7 +197,8 @@ class DockerSandbox(WarmSandbox):
 
     def describe(self) -> str:
         return (f"docker (image {self.settings.docker_image}, {self.pool_size} warm containers, "
-                f"recycled after {self.max_runs} runs, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
+                f"recycled after {self.max_runs} runs, uids {self.settings.uid_base}+, "
+                f"{self.settings.cpus:g} CPU each)")
 
     def worker_env(self) -> dict[str, str]:
         return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}

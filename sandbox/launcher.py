@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
-_requests: "queue.Queue[tuple[Callable, Future]]" = queue.Queue()
+_requests: queue.Queue[tuple[Callable, Future]] = queue.Queue()
 _thread: threading.Thread | None = None
 _lock = threading.Lock()
 

@@ -41,7 +41,7 @@ class Limits(BaseModel):
         """The CPU-time limit in force (the one place that says "2 x wall")."""
         return self.cpu_seconds or 2 * self.time_seconds
 
-    def scaled(self, factor: float, extra_seconds: float = 0.0) -> "Limits":
+    def scaled(self, factor: float, extra_seconds: float = 0.0) -> Limits:
         """The same limits with more time (for a run that waits on another one)."""
         time_seconds = min(900.0, self.time_seconds * factor + extra_seconds)
         cpu = self.cpu_seconds * factor + extra_seconds if self.cpu_seconds else None

@@ -39,7 +39,7 @@ class GroupWatch(RunWatch):
 
 
 class LocalWorker(ProcessWorker, Worker):
-    def __init__(self, slot: int, sandbox: "LocalSandbox"):
+    def __init__(self, slot: int, sandbox: LocalSandbox):
         Worker.__init__(self, slot)
         ProcessWorker.__init__(self)
         self.sb = sandbox
@@ -73,6 +73,7 @@ class LocalWorker(ProcessWorker, Worker):
         if msg.get("op") != "forked" or not isinstance(msg.get("pid"), int):
             self.broken = True
             raise SandboxError(f"the local worker answered {str(msg)[:200]} instead of the run's pid")
+        assert isinstance(watch, GroupWatch)  # made by self.watch
         watch.pid = msg["pid"]
 
     def request_fields(self, watch: RunWatch, limits: Limits) -> dict:

@@ -10,7 +10,8 @@ import atexit
 import logging
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
+from typing import Generic, Protocol, TypeVar
 
 from sandbox.base import SandboxError
 
@@ -18,10 +19,25 @@ RETRY_AFTER_S = 5.0
 log = logging.getLogger(__name__)
 
 
-class Pool:
+class Worker(Protocol):
+    """What a pool needs of a worker (`sandbox.warm.Worker` is one)."""
+
+    pool_slot: int
+    broken: bool
+    runs: int
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+W = TypeVar("W", bound=Worker)
+
+
+class Pool(Generic[W]):
     """Slots 0..size-1, each holding at most one worker (`sandbox.warm.Worker`)."""
 
-    def __init__(self, make_worker: Callable[[int], "object"], size: int, max_runs: int):
+    def __init__(self, make_worker: Callable[[int], W], size: int, max_runs: int):
         self._make = make_worker
         self.size = max(1, size)
         self.max_runs = max_runs
@@ -59,7 +75,7 @@ class Pool:
                 self._errors[slot] = (time.monotonic(), error)
             self._cond.notify_all()
 
-    def acquire(self, timeout: float) -> "object":
+    def acquire(self, timeout: float) -> W:
         """An idle warm worker; SandboxError if none can be started or none frees up in `timeout`."""
         deadline = time.monotonic() + timeout
         with self._cond:
@@ -140,7 +156,7 @@ _lock = threading.Lock()
 _pools: dict[tuple, Pool] = {}
 
 
-def shared_pool(key: tuple, make: Callable[[], Pool]) -> Pool:
+def shared_pool(key: tuple, make: Callable[[], Pool[W]]) -> Pool[W]:
     """The pool for `key`, made on first use; every user calls `unref()` when done."""
     with _lock:
         pool = _pools.get(key)

@@ -56,7 +56,7 @@ class SandboxSettings(BaseSettings):
         return _bwrap_version()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _base_cgroup(root: str | None) -> cgroups.Cgroup:
     """This server's cgroup for runs, `practice-<pid>`; those of dead servers are removed first."""
     probe = cgroups.Cgroup.server_base(f"practice-{os.getpid()}", root)
@@ -72,7 +72,7 @@ def _base_cgroup(root: str | None) -> cgroups.Cgroup:
     return probe
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _etc_dir(uid_base: int) -> Path:
     """passwd and group files naming root, nobody and the slot users, for tools that look uids up."""
     d = Path(tempfile.mkdtemp(prefix="practice-etc-"))
@@ -87,7 +87,7 @@ def _etc_dir(uid_base: int) -> Path:
     return d
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _bwrap_version() -> str:
     try:
         out = subprocess.run(["bwrap", "--version"], capture_output=True, text=True, timeout=10).stdout

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import selectors
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from sandbox.base import MessageParser, OnMessage, RunOutcome
 

@@ -70,6 +70,7 @@ class Worker(abc.ABC):
 
     def __init__(self, slot: int):
         self.slot = slot
+        self.pool_slot = slot  # the slot of the pool that holds it (set by sandbox.pool.Pool)
         self.pool_name = "default"  # the pool this worker serves (set by WarmSandbox.pool)
         self.runs = 0
         self.ctl: socket.socket | None = None
@@ -110,7 +111,7 @@ class Worker(abc.ABC):
     def startup_log(self) -> str:
         return ""
 
-    def after_send(self, watch: RunWatch) -> None:
+    def after_send(self, watch: RunWatch) -> None:  # noqa: B027 - a hook most backends leave empty
         """Called once the run request is sent (a backend may read what the worker says at fork)."""
 
     def close(self) -> None:
@@ -233,7 +234,7 @@ class WarmSandbox(Sandbox):
         self.pool_size = pool_size
         if max_runs is not None:
             self.max_runs = max_runs
-        self._pools: dict[str, Pool] = {}
+        self._pools: dict[str, Pool[Worker]] = {}
 
     @abc.abstractmethod
     def new_worker(self, slot: int) -> Worker:
@@ -243,7 +244,7 @@ class WarmSandbox(Sandbox):
         cache = self.compile_cache.key() if self.compile_cache is not None else None
         return (type(self).__name__, self.program.module, name, self.pool_size, self.max_runs, cache)
 
-    def pool(self, name: str = "default") -> Pool:
+    def pool(self, name: str = "default") -> Pool[Worker]:
         if name not in self.POOL_NAMES:
             raise SandboxError(f"unknown pool '{name}'; choose one of: {', '.join(self.POOL_NAMES)}")
         if name not in self._pools:

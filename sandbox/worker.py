@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> None:
         PROGRAM["module"] = importlib.import_module(args.program)
         PROGRAM["module"].prepare_worker()
         gc.freeze()  # children's collections skip the warm heap instead of copying it page by page
-    except BaseException as exc:  # noqa: BLE001
+    except BaseException as exc:
         channel.send(ctl, {"op": "failed", "error": f"{type(exc).__name__}: {exc}"})
         raise
     channel.send(ctl, {"op": "ready", "pid": os.getpid(), "privileged": privileged,

@@ -6,7 +6,6 @@ import asyncio
 import json
 import math
 from datetime import datetime, timedelta, timezone
-
 from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -14,8 +13,17 @@ from fastapi.responses import StreamingResponse
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
-from web.schemas import (ExerciseDetail, ExerciseSummary, GraderSeen, Health, HistoryItem, Solution,
-                         SubmissionCreated, SubmissionIn, SubmissionOut)
+from web.schemas import (
+    ExerciseDetail,
+    ExerciseSummary,
+    GraderSeen,
+    Health,
+    HistoryItem,
+    Solution,
+    SubmissionCreated,
+    SubmissionIn,
+    SubmissionOut,
+)
 from web.store import DONE, Submission
 
 router = APIRouter()

@@ -24,7 +24,8 @@ from web.queue import EmbeddedQueue, GradeFn, GradingQueue
 from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
-from web.teach import refused_page, router as teach_router
+from web.teach import refused_page
+from web.teach import router as teach_router
 
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"

@@ -13,7 +13,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
@@ -22,7 +22,8 @@ from web.errors import InputError
 from web.i18n import N_
 from web.passwords import check_new_password, hash_password, new_token, token_hash, verify_password
 from web.store import _aware, ensure_learner
-from web.tables import ClassInstructorRow, ClassRow, InstructorRow, LearnerRow, MemberRow, now as _now
+from web.tables import ClassInstructorRow, ClassRow, InstructorRow, LearnerRow, MemberRow
+from web.tables import now as _now
 
 USERNAME = re.compile(r"^[\w.@-]{1,64}$")
 MAX_DISPLAY_NAME = 40
@@ -94,8 +95,8 @@ class ClassStore:
     def set_instructor_password(self, username: str, password: str) -> None:
         check_new_password(password)
         with self._sessions() as s, s.begin():
-            done = s.execute(update(InstructorRow).where(InstructorRow.username == username.strip().lower())
-                             .values(password_hash=hash_password(password)))
+            done: CursorResult = s.execute(update(InstructorRow).where(
+                InstructorRow.username == username.strip().lower()).values(password_hash=hash_password(password)))
         if done.rowcount != 1:
             raise InputError(N_("No instructor is named {name}: check the spelling, or create the account with "
                                 "`practice admin add-instructor`."), name=username.strip())
@@ -136,7 +137,7 @@ class ClassStore:
                 ClassInstructorRow, ClassInstructorRow.class_id == ClassRow.id).outerjoin(
                 members, members.c.class_id == ClassRow.id).where(
                 ClassInstructorRow.instructor_id == instructor_id).order_by(ClassRow.created_at.desc()))
-            return [Class(r.id, r.name, r.join_code, _aware(r.created_at), n or 0) for r, n in rows]
+            return [Class(r.id, r.name, r.join_code, _aware(r.created_at), n or 0) for r, n in rows.tuples()]
 
     def get_class(self, class_id: str) -> Class | None:
         with self._sessions() as s:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from judge.report import ProgressEvent, Report
 from sandbox import Sandbox
@@ -41,8 +41,10 @@ def choose_sandbox(settings: Settings) -> str:
 
 def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[[], None], Callable[[], None]]:
     """A grade function for the queue (one sandbox per worker thread), a warm-up, and a close function."""
-    from judge import grade  # imported late: the core pulls in torch-related modules
-    from judge import cache_layers
+    from judge import (
+        cache_layers,
+        grade,  # imported late: the core pulls in torch-related modules
+    )
 
     local = threading.local()
     made: list[Sandbox] = []

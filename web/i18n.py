@@ -13,9 +13,9 @@ API and the pages pick the page's language (judge.report.localized).
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Callable
 
 from babel.support import NullTranslations, Translations
 from jinja2 import Environment, pass_context
@@ -82,7 +82,7 @@ def pick_lang(value: str | None) -> str:
     return value if value in LANGS else DEFAULT_LANG
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(lang: str) -> NullTranslations:
     """The compiled catalog of `lang` (English, the source language, needs none)."""
     if lang == SOURCE_LANG:

@@ -16,7 +16,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from sqlalchemy import delete, select, text
+from sqlalchemy import delete, insert, select, text
 from sqlalchemy.engine import Connection, Engine
 
 from judge.report import ProgressEvent
@@ -64,7 +64,7 @@ class PgEventHub:
     @staticmethod
     def publish_in(conn: Connection, submission_id: str, event: ProgressEvent) -> None:
         """Publish as part of the caller's transaction: the row and the wake-up count only if it commits."""
-        conn.execute(EventRow.__table__.insert().values(
+        conn.execute(insert(EventRow).values(
             submission_id=submission_id, event_json=event.model_dump_json(), created_at=now()))
         conn.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": CHANNEL, "payload": submission_id})
 

@@ -11,7 +11,7 @@ import abc
 import logging
 import queue as _queue
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from judge.report import ProgressEvent, Report, Verdict
 from web.events import EventHub
@@ -25,6 +25,8 @@ GradeFn = Callable[[Submission, Callable[[ProgressEvent], None]], Report]
 
 class GradingQueue(abc.ABC):
     """Where submissions wait for a worker."""
+
+    _store: Store
 
     def add(self, learner_id: str, exercise, source: str) -> Submission:
         """Store a new submission and queue it."""

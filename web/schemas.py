@@ -26,7 +26,7 @@ class ExerciseSummary(BaseModel):
     needs_cuda: bool = Field(False, description="Graded only where a CUDA GPU is present (by a gpu-queue worker).")
 
     @classmethod
-    def of(cls, e: Exercise, state: str) -> "ExerciseSummary":
+    def of(cls, e: Exercise, state: str) -> ExerciseSummary:
         return cls(id=e.id, order=e.order, title=e.title, chapter=e.chapter, section=e.section,
                    difficulty=e.difficulty, tags=e.tags, state=state, needs_cuda=e.needs_cuda)
 
@@ -42,7 +42,7 @@ class ExerciseDetail(ExerciseSummary):
     limits: Limits
 
     @classmethod
-    def of(cls, e: Exercise, state: str) -> "ExerciseDetail":
+    def of(cls, e: Exercise, state: str) -> ExerciseDetail:
         base = ExerciseSummary.of(e, state).model_dump()
         return cls(**base, entry_point=e.entry_point, learn=e.learn, hints=e.hints, limits=e.limits,
                    statement=Text(zh=e.statement_text("zh"), en=e.statement_text("en")), starter=e.read(e.starter))
@@ -70,7 +70,7 @@ class SubmissionOut(BaseModel):
     report: Report | None = Field(description="The same JSON as `practice judge --json`; null until done.")
 
     @classmethod
-    def of(cls, s: Submission) -> "SubmissionOut":
+    def of(cls, s: Submission) -> SubmissionOut:
         return cls(id=s.id, exercise_id=s.exercise_id, status=s.status, source=s.source, verdict=s.verdict,
                    created_at=s.created_at, finished_at=s.finished_at, report=s.report())
 

@@ -30,7 +30,7 @@ class Cookies:
         cookies = SimpleCookie()
         try:
             cookies.load(cookie_header)
-        except Exception:  # a malformed Cookie header counts as no cookies, not as an error
+        except Exception:  # noqa: BLE001 - a malformed Cookie header counts as no cookies, not as an error
             return {}
         return {name: morsel.value for name, morsel in cookies.items()}
 

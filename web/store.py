@@ -8,17 +8,18 @@ The schema comes from `web/migrations/` (`web.db.upgrade`); `Store` refuses a da
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Callable
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, CursorResult, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.report import Report, Verdict
 from web import db
-from web.tables import DONE, QUEUED, RUNNING, LearnerRow, SubmissionRow, now as _now
+from web.tables import DONE, QUEUED, RUNNING, LearnerRow, SubmissionRow
+from web.tables import now as _now
 
 UNFINISHED = (QUEUED, RUNNING)
 __all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission", "ensure_learner"]
@@ -51,7 +52,7 @@ class Submission:
     graded_by: str | None = None
 
     @classmethod
-    def of(cls, row: SubmissionRow) -> "Submission":
+    def of(cls, row: SubmissionRow) -> Submission:
         return cls(row.id, row.learner_id, row.exercise_id, row.source, row.status, row.verdict,
                    row.report_json, _aware(row.created_at), _aware(row.finished_at), row.attempts or 0,
                    row.graded_by)
@@ -101,7 +102,7 @@ class Store:
     def mark_running(self, submission_id: str, grader: str | None = None) -> Submission | None:
         """Start an attempt: the submission, or None when it is finished (or unknown) and needs no grading."""
         with self._session() as s, s.begin():
-            done = s.execute(update(SubmissionRow).where(
+            done: CursorResult = s.execute(update(SubmissionRow).where(  # an UPDATE's result counts its rows
                 SubmissionRow.id == submission_id, SubmissionRow.status != DONE).values(
                 status=RUNNING, attempts=SubmissionRow.attempts + 1, graded_by=grader))
             if done.rowcount != 1:
@@ -117,7 +118,7 @@ class Store:
         if grader is not None:
             values["graded_by"] = grader
         with self._session() as s, s.begin():
-            result = s.execute(update(SubmissionRow).where(
+            result: CursorResult = s.execute(update(SubmissionRow).where(
                 SubmissionRow.id == submission_id, SubmissionRow.status != DONE).values(**values))
             if result.rowcount != 1:
                 return False

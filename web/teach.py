@@ -12,7 +12,6 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from judge.report import Report, localized
-
 from web.classes import Class, Instructor
 from web.errors import InputError
 from web.forms import PageRefused, local_path, read_form, see_other

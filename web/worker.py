@@ -18,10 +18,10 @@ import asyncio
 import logging
 import os
 import socket
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable
 
-from sqlalchemy import text
+from sqlalchemy import delete, text
 from sqlalchemy.dialects.postgresql import insert
 
 from judge.report import ProgressEvent
@@ -208,4 +208,4 @@ class Worker:
 
     def _forget(self) -> None:
         with self.engine.begin() as conn:
-            conn.execute(GraderRow.__table__.delete().where(GraderRow.name == self.name))
+            conn.execute(delete(GraderRow).where(GraderRow.name == self.name))

@@ -235,7 +235,8 @@ def search(run: ContractRun, spec: dict) -> dict:
     strategies = []
     for dtype in dtypes(spec):
         for plan in plans:
-            strategies.append(st.tuples(*[tensor_strategy(st, shape_of(i, plan), dtype, i, plan) for i in spec["inputs"]]))
+            strategies.append(st.tuples(*[tensor_strategy(st, shape_of(i, plan), dtype, i, plan)
+                                          for i in spec["inputs"]]))
     stats = {"seed": seed, "examples": 0, "round_trips": 0, "seconds": 0.0}
     started = time.monotonic()
 

@@ -57,7 +57,7 @@ class CudagraphWatch:
         self._handler = _Collect()
         self._loggers: list[tuple[logging.Logger, int]] = []
 
-    def __enter__(self) -> "CudagraphWatch":
+    def __enter__(self) -> CudagraphWatch:
         self._start = (counters["inductor"]["cudagraph_skips"], counters["inductor"]["cudagraph_partitions"])
         for name in _SKIP_LOGGERS:
             logger = logging.getLogger(name)

@@ -42,3 +42,4 @@ class CompileError(CheckFailure):
 
 class Forbidden(CheckFailure):
     verdict = Verdict.FORBIDDEN
+    called = ""  # a graph the judge cannot check: the name of what it calls (judge.ir.NotAllowed.called)

@@ -9,8 +9,8 @@ import torch
 import torch.fx
 
 from judge.checks.failures import GraphBreak
-from judge.checks.logs import artifact_log
 from judge.checks.locations import is_learner_file, learner_frames, location, stack_locations
+from judge.checks.logs import artifact_log
 from judge.i18n import T, in_code
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic
 
@@ -55,7 +55,8 @@ def _short_reason(text: str) -> str:
     text = text.replace("Consider annotating your code using torch._check*().", "")
     for path, shown in LEARNER_FILES.items():
         text = text.replace(path, shown)
-    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip() and not ln.strip().startswith(("Caused by", "Encountered graph break when attempting"))]
+    lines = [ln.strip() for ln in text.strip().splitlines()
+             if ln.strip() and not ln.strip().startswith(("Caused by", "Encountered graph break when attempting"))]
     keep = [ln for ln in lines[:4] if not ln.startswith(("For more", "Developer debug", "Hint: Please report"))]
     return "\n".join(keep[:3])[:600]
 
@@ -119,8 +120,8 @@ def _one_graph_expected(what: T | str, count: int) -> T:
     return T("{what}: expected one graph, Dynamo captured {count}", what=what, count=count)
 
 
-def compile_one_graph(fn, *args, dynamic=None, backend="eager", what: T | str = T.same("`torch.compile(fullgraph=True)`"),
-                      **compile_kwargs) -> Captured:
+def compile_one_graph(fn, *args, dynamic=None, backend="eager",
+                      what: T | str = T.same("`torch.compile(fullgraph=True)`"), **compile_kwargs) -> Captured:
     """Compile `fn` with fullgraph=True, call it on `args`, and require exactly one captured graph.
 
     Raises GraphBreak (naming the learner's line) when Dynamo cannot capture it in one graph. `fn` may be a

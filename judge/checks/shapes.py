@@ -13,7 +13,6 @@ import torch
 import torch.fx
 
 from judge.checks.failures import GraphBreak
-from judge.checks.locations import is_learner_file, location
 from judge.i18n import T, in_code
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
 
