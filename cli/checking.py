@@ -8,7 +8,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from judge.exercise import ExerciseError, find_exercise, load_course
-from judge.proving import Proof, prove, version_warning
+from judge.installed import version_warning
+from judge.proving import Proof, prove
 from judge.report import localized
 from judge.statement_check import contract_problems
 

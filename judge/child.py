@@ -16,31 +16,12 @@ import sys
 import traceback
 from pathlib import Path
 
+from judge import torch_patches
+from judge.protocol import VerifierSays, message
+from sandbox.jsonlines import Lines
 from sandbox.limits import Program
 
 PROGRAM = Program(module="judge.child")
-
-
-class Lines:
-    """JSON lines read from a raw descriptor (no buffering beyond the current line)."""
-
-    def __init__(self, fd: int):
-        self.fd, self.buffer = fd, b""
-
-    def readline(self) -> bytes | None:
-        while b"\n" not in self.buffer:
-            chunk = os.read(self.fd, 1 << 20)
-            if not chunk:
-                line, self.buffer = self.buffer, b""
-                return line or None
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line
-
-    def __iter__(self):
-        while (line := self.readline()) is not None:
-            if line.strip():
-                yield line
 
 
 def prepare_worker() -> None:
@@ -75,16 +56,7 @@ def prepare_worker() -> None:
     from judge import ir
 
     ir.allowed_functions()
-    _skip_guard_latency_probe()
-
-
-def _skip_guard_latency_probe() -> None:
-    """Dynamo times every new guard set once, after flushing the CPU caches, only to log the latency; in a
-    freshly forked child that flush costs ~30 ms per compile. Verdicts never depend on that figure."""
-    import torch._dynamo.guards as guards
-
-    if callable(getattr(guards, "profile_guard_manager", None)):
-        guards.profile_guard_manager = lambda *args: 0.0
+    torch_patches.skip_guard_latency_probe()
 
 
 def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) -> None:
@@ -116,9 +88,10 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
             raise ValueError(f"unknown role {job.get('role')!r}")
     except BaseException as exc:  # noqa: BLE001 - the channel must say something whatever happened
         try:
-            data = json.dumps({"type": "internal_error", "nonce": _nonce(job),
-                               "message": f"{type(exc).__name__}: {exc}"[:2000],
-                               "traceback": traceback.format_exc()[-4000:]}) + "\n"
+            # the verifier's kind (also read from the runner, which ignores the traceback): said by either role
+            data = json.dumps({"nonce": _nonce(job), **message(VerifierSays.INTERNAL_ERROR,
+                               message=f"{type(exc).__name__}: {exc}"[:2000],
+                               traceback=traceback.format_exc()[-4000:])}) + "\n"
             os.write(result_fd, data.encode())
         except (OSError, TypeError, ValueError):
             pass
@@ -133,90 +106,25 @@ def configure_compile_caches() -> None:
     puts it beside the user's default one), and the vector-ISA probe is skipped where the layer knows the ISA.
     """
     import torch._functorch.config as functorch_config
-    import torch._inductor.codecache as codecache
     import torch._inductor.config as inductor_config
 
     def flag(name: str) -> bool | None:
         return {"1": True, "0": False}.get(os.environ.get(name, ""))
 
-    _follow_env(inductor_config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
-    _follow_env(functorch_config, "enable_autograd_cache", "TORCHINDUCTOR_AUTOGRAD_CACHE")
+    torch_patches.follow_env(inductor_config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
+    torch_patches.follow_env(functorch_config, "enable_autograd_cache", "TORCHINDUCTOR_AUTOGRAD_CACHE")
     inductor_config.fx_graph_remote_cache = False
     inductor_config.autotune_remote_cache = False
     inductor_config.bundled_autotune_remote_cache = False
     functorch_config.enable_remote_autograd_cache = False
     inductor_config.cpp.vec_isa_ok = flag("TORCHINDUCTOR_VEC_ISA_OK")
-    if os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
-        codecache._HEADER_DIR = os.path.join(os.path.abspath(os.environ["TORCHINDUCTOR_CACHE_DIR"]),
-                                             "precompiled_headers")
-        codecache._HEADER_LOCK_DIR = os.path.join(codecache._HEADER_DIR, "locks")
-    if os.environ.get("PRACTICE_VEC_ISA_LOADED") and os.environ.get("TORCHINDUCTOR_CACHE_DIR"):
-        _known_isa_loads(os.environ["TORCHINDUCTOR_CACHE_DIR"], os.environ["PRACTICE_VEC_ISA_LOADED"].split(","))
-    if inductor_config.fx_graph_cache and os.environ.get("TORCHINDUCTOR_CACHE_DIR"):  # a layer's run or build
-        _remembered_headers(codecache._HEADER_DIR)
-
-
-def _remembered_headers(header_dir: str) -> None:
-    """Before it uses a precompiled header, Inductor preprocesses all of ATen's headers (g++ -E, ~0.2 s) in every
-    process to name it. A layer's build notes the name it got for each command line (`known/<key>`): a run on the
-    layer uses it when the header and its .gch are there, and notes (in its own upper folder) what it computes."""
-    import functools
-    import hashlib
-    import re
-
-    from torch._inductor import codecache
-
-    compute = codecache._precompile_header
-    known = os.path.join(header_dir, "known")
-
-    @functools.cache
-    def precompile_header(header: str, hashable_cmd_line: str, **compile_command) -> str:
-        options = sorted((k, re.sub(r" at 0x[0-9a-f]+", "", repr(v))) for k, v in compile_command.items())
-        key = hashlib.sha256(repr((header, hashable_cmd_line, options)).encode()).hexdigest()
-        try:
-            with open(os.path.join(known, key), encoding="utf-8") as f:
-                path = os.path.join(header_dir, os.path.basename(f.read().strip()))
-            if os.path.isfile(path) and os.path.isfile(path + ".gch"):
-                return path
-        except OSError:
-            pass
-        path = compute(header, hashable_cmd_line, **compile_command)
-        try:
-            os.makedirs(known, exist_ok=True)
-            with open(os.path.join(known, f"{key}.{os.getpid()}"), "w", encoding="utf-8") as f:
-                f.write(os.path.basename(path))
-            os.replace(os.path.join(known, f"{key}.{os.getpid()}"), os.path.join(known, key))
-        except OSError:
-            pass
-        return path
-
-    codecache._precompile_header = precompile_header
-
-
-def _known_isa_loads(cache: str, loaded: list[str]) -> None:
-    """Inductor spawns a process to dlopen each ISA probe's library (~0.06 s each, six here) before trusting it;
-    the trusted layer's build did exactly that with these files, which this run finds in its cache folder."""
-    from torch._inductor import cpu_vec_isa
-
-    known = {os.path.normpath(os.path.join(os.path.abspath(cache), rel)) for rel in loaded}
-    probe = cpu_vec_isa.VecISA._probe_load
-
-    def probe_unless_known(self, output_path: str) -> bool:
-        return os.path.normpath(output_path) in known or probe(self, output_path)
-
-    cpu_vec_isa.VecISA._probe_load = probe_unless_known
-
-
-def _follow_env(config, name: str, env_name: str) -> None:
-    """On when `env_name` is "1", else off. torch read the variable when the worker imported it, and a value
-    forced by the environment beats any assignment: this run's environment replaces it."""
-    on = os.environ.get(env_name) == "1"
-    entry = getattr(config, "_config", {}).get(name)
-    if entry is not None and hasattr(entry, "env_value_force"):
-        entry.env_value_force = on
-    setattr(config, name, on)
-    if getattr(config, name) is not on:
-        raise RuntimeError(f"could not set {config.__name__}.{name} to {on}")
+    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if cache:
+        torch_patches.header_dir_in(cache)
+    if os.environ.get("PRACTICE_VEC_ISA_LOADED") and cache:
+        torch_patches.trust_known_isa_loads(cache, os.environ["PRACTICE_VEC_ISA_LOADED"].split(","))
+    if inductor_config.fx_graph_cache and cache:  # a layer's run or build
+        torch_patches.remember_precompiled_headers(torch_patches.header_dir())
 
 
 def _nonce(job) -> str:

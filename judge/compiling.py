@@ -15,6 +15,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from judge import ir, wire
+from judge.learner_errors import describe
 
 
 def _paths(value, prefix=()):
@@ -96,8 +97,6 @@ class Session:
     def call(self, args, kwargs, mark_dynamic, encode) -> dict:
         from judge.checks.logs import artifact_log
         from judge.checks.recompiles import recompile_log
-        from judge.runner import describe_error
-
         for arg_index, dim in mark_dynamic:
             torch._dynamo.mark_dynamic(args[arg_index], dim)
         self.ran, self.outputs, self.current = [], {}, (args, kwargs)
@@ -110,7 +109,7 @@ class Session:
                 with stance:
                     result = self.compiled(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001
-                error = describe_error(exc)
+                error = describe(exc)
                 if error["kind"] in ("graph_break", "error"):  # eagerly, a plain error names the learner's line
                     error = self._eager_also_fails(args, kwargs) or error
         new = [{"index": i, "ir": ir.to_ir(gm), "inputs": inputs}
@@ -144,13 +143,11 @@ class Session:
 
     def _eager_also_fails(self, args, kwargs):
         """Code that fails eagerly too is a runtime error, not a graph break."""
-        from judge.runner import describe_error
-
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 self.target(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001
-            return describe_error(exc)
+            return describe(exc)
         return None
 
     def _output_spec(self, result, args, encode) -> dict:

@@ -11,13 +11,14 @@ import threading
 import time
 from collections.abc import Callable
 
-from judge import vec_isa
+from judge import protocol, vec_isa
 from judge.child import PROGRAM
 from judge.exercise import Exercise
 from judge.i18n import T
-from judge.installed import torch_version
+from judge.installed import torch_version, version_warning
 from judge.job import make_jobs, verifier_limits
-from judge.outcome import build_report, parse_checks
+from judge.outcome import build_report, parse_check
+from judge.protocol import RunnerEnd, RunnerSays, TrustedSays, VerifierSays
 from judge.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
 from sandbox.backends import get_sandbox
 from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError
@@ -71,8 +72,6 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     verifier_outcome.duration_s = verifier_outcome.duration_s or time.monotonic() - started
     report = build_report(exercise, verifier_job, verifier_outcome, runner_outcome, sandbox.describe())
     report.torch_version = torch_version()
-    from judge.proving import version_warning  # proving imports this module
-
     report.version_warning = version_warning(exercise)
     emit(ProgressEvent(type="done", report=report))
     return report
@@ -85,23 +84,23 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
 
     def from_runner(message: dict) -> None:
         # Only answers and load status are passed on; the verifier checks their form itself.
-        if message.get("type") in ("response", "loaded", "load_error"):
+        if protocol.kind_of(message, RunnerSays) in protocol.RELAYED:
             to_verifier.send({k: message[k] for k in message if k != "nonce"})
 
     def from_verifier(message: dict) -> None:
         if message.get("nonce") != verifier_job.nonce:
             return
-        kind = message.get("type")
-        if kind == "runner_request" and isinstance(message.get("request"), dict):
+        kind = protocol.kind_of(message, VerifierSays)
+        if kind is VerifierSays.RUNNER_REQUEST and isinstance(message.get("request"), dict):
             relayed[0] += 1
             to_runner.send(message["request"])
-        elif kind == "collected" and isinstance(message.get("names"), list):
+        elif kind is VerifierSays.COLLECTED and isinstance(message.get("names"), list):
             emit(ProgressEvent(type="running", total_checks=len(message["names"])))
-        elif kind == "check":
-            checks, _ = parse_checks(verifier_job.nonce, [message])
-            if checks:
-                emit(ProgressEvent(type="check", check=checks[0]))
-        elif kind in ("done", "runner_not_loaded", "internal_error"):
+        elif kind is VerifierSays.CHECK:
+            check = parse_check(message)
+            if check is not None:
+                emit(ProgressEvent(type="check", check=check))
+        elif kind in (VerifierSays.DONE, VerifierSays.RUNNER_NOT_LOADED, VerifierSays.INTERNAL_ERROR):
             to_runner.close()
 
     result: dict = {}
@@ -113,7 +112,7 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
         except BaseException as exc:  # noqa: BLE001 - re-raised in the grading thread
             result["runner_error"] = exc
         finally:
-            to_verifier.send({"type": "runner_gone", **_gone_message(result.get("runner"))})
+            to_verifier.send(protocol.message(TrustedSays.RUNNER_GONE, **_gone_message(result.get("runner"))))
             to_verifier.close()
 
     thread = threading.Thread(target=run_runner, name="grading-runner", daemon=True)
@@ -130,20 +129,20 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
 
 
 def _gone_message(outcome: RunOutcome | None) -> dict:
-    """The `runner_gone` message: why the runner ended, as a cause the verifier words (judge.remote.gone_reason)
-    and in English."""
+    """The fields of `runner_gone`: why the runner ended, as a `RunnerEnd` cause the verifier words
+    (judge.remote.gone_reason), and in English."""
     if outcome is None:
-        return {"cause": "start", "reason": "your code's process could not start"}
+        return {"cause": RunnerEnd.START.value, "reason": "your code's process could not start"}
     if outcome.timed_out or outcome.cpu_exceeded:
-        return {"cause": "time", "reason": "your code ran out of time"}
+        return {"cause": RunnerEnd.TIME.value, "reason": "your code ran out of time"}
     if outcome.memory_exceeded:
-        return {"cause": "memory", "reason": "your code ran out of memory"}
+        return {"cause": RunnerEnd.MEMORY.value, "reason": "your code ran out of memory"}
     if outcome.output_exceeded:
-        return {"cause": "output", "reason": "your code printed too much"}
+        return {"cause": RunnerEnd.OUTPUT.value, "reason": "your code printed too much"}
     if outcome.signal:
-        return {"cause": "signal", "signal": outcome.signal,
+        return {"cause": RunnerEnd.SIGNAL.value, "signal": outcome.signal,
                 "reason": f"your code's process was killed by signal {outcome.signal}"}
-    return {"cause": "exit", "exit_code": outcome.exit_code,
+    return {"cause": RunnerEnd.EXIT.value, "exit_code": outcome.exit_code,
             "reason": f"your code's process ended (exit code {outcome.exit_code})"}
 
 

@@ -14,3 +14,12 @@ def torch_version() -> str:
         return version("torch")
     except PackageNotFoundError:
         return ""
+
+
+def version_warning(exercise) -> str | None:
+    """A warning when the installed torch is not one `exercise` (a judge.exercise.Exercise) was verified on."""
+    installed = torch_version().split("+")[0]
+    if installed not in exercise.verified_torch:
+        return (f"{exercise.id}: verified on torch {', '.join(exercise.verified_torch)}, running {installed}; "
+                "compiler behaviour moves between releases, so re-check the pinned verdicts")
+    return None

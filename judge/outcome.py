@@ -9,10 +9,12 @@ the learner's code started is INTERNAL_ERROR, never blamed on the learner.
 from __future__ import annotations
 
 import signal as signal_module
+from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
 from judge.i18n import T, in_code
+from judge.protocol import RunnerEnd, RunnerSays, VerifierSays, kind_of
 from judge.report import VERDICT_TEXT, CheckResult, CompilerView, ErrorDiagnostic, Report, SourceLocation, Verdict
 from sandbox.base import RunOutcome
 
@@ -24,53 +26,80 @@ def signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def parse_checks(nonce: str, messages: list[dict]) -> tuple[list[CheckResult], dict]:
-    """The valid check results and the other authenticated messages by type."""
-    checks, other = [], {}
+@dataclass
+class Verified:
+    """What the verifier said, authenticated by its nonce: `checks` in order, `runner_ends` beside them (why the
+    runner ended, for a check its end failed), the first message of each other kind, and malformed checks."""
+
+    checks: list[CheckResult] = field(default_factory=list)
+    runner_ends: list[RunnerEnd | None] = field(default_factory=list)
+    first: dict[VerifierSays, dict] = field(default_factory=dict)
+    malformed: list[dict] = field(default_factory=list)
+
+    def said(self, kind: VerifierSays) -> dict | None:
+        return self.first.get(kind)
+
+
+def parse_check(message: dict) -> CheckResult | None:
+    """The CheckResult of a `check` message, or None when it is malformed."""
+    try:
+        return CheckResult.model_validate(message.get("check"))
+    except ValidationError:
+        return None
+
+
+def read_verifier(nonce: str, messages: list[dict]) -> Verified:
+    """The verifier's messages stamped with `nonce`, sorted by kind; anything else counts for nothing."""
+    verified = Verified()
     for message in messages:
         if message.get("nonce") != nonce:
             continue
-        kind = message.get("type")
-        if kind == "check":
-            try:
-                checks.append(CheckResult.model_validate(message.get("check")))
-            except ValidationError:
-                other.setdefault("malformed", []).append(message)
-        elif isinstance(kind, str) and kind != "runner_request":
-            other.setdefault(kind, message)
-    return checks, other
+        kind = kind_of(message, VerifierSays)
+        if kind is VerifierSays.CHECK:
+            check = parse_check(message)
+            if check is None:
+                verified.malformed.append(message)
+                continue
+            verified.checks.append(check)
+            verified.runner_ends.append(RunnerEnd.of(message.get("runner_end")))
+        elif kind is not None and kind is not VerifierSays.RUNNER_REQUEST:
+            verified.first.setdefault(kind, message)
+    return verified
 
 
-def _runner_messages(outcome: RunOutcome) -> dict:
-    found = {}
+def _runner_messages(outcome: RunOutcome) -> dict[RunnerSays, dict]:
+    found: dict[RunnerSays, dict] = {}
     for message in outcome.messages:
-        kind = message.get("type")
-        if kind in ("importing", "loaded", "load_error", "internal_error") and kind not in found:
-            found[kind] = message
+        kind = kind_of(message, RunnerSays)
+        if kind is not None and kind is not RunnerSays.RESPONSE:
+            found.setdefault(kind, message)
     return found
 
 
 def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbox_name: str = "") -> Report:
     """The report of one grading: the runner's limits and load errors first, then the verifier's checks."""
-    checks, other = parse_checks(job.nonce, verifier.messages)
+    verified = read_verifier(job.nonce, verifier.messages)
+    checks = verified.checks
     report = Report(exercise_id=job.exercise_id, verdict=Verdict.INTERNAL_ERROR, summary="", checks=checks,
                     stdout=runner.stdout, stderr=runner.stderr, output_truncated=runner.output_exceeded,
                     duration_s=round(max(verifier.duration_s, runner.duration_s), 3), sandbox=sandbox_name)
     if exercise.trust == "self-checked":
         report.trust = "self-checked"
-    if "compiler" in other:  # display only: a malformed view is left out, never a reason to fail
+    compiler = verified.said(VerifierSays.COMPILER)
+    if compiler is not None:  # display only: a malformed view is left out, never a reason to fail
         try:
-            report.compiler = CompilerView.model_validate(other["compiler"].get("view"))
+            report.compiler = CompilerView.model_validate(compiler.get("view"))
         except ValidationError:
             pass
-    verdict, summary = _verdict(exercise.limits, checks, other, verifier, runner, report)
+    verdict, summary = _verdict(exercise.limits, verified, verifier, runner, report)
     report.verdict = verdict
     report.set_text("summary", summary or VERDICT_TEXT[verdict])
     return report
 
 
-def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T | str]:
+def _verdict(limit, verified: Verified, verifier, runner, report) -> tuple[Verdict, T | str]:
     said = _runner_messages(runner)
+    checks = verified.checks
     if runner.timed_out or runner.cpu_exceeded:
         if runner.cpu_exceeded and not runner.timed_out:
             return Verdict.TIME_LIMIT, T("Time limit exceeded: your code used more than {seconds} s of CPU time. "
@@ -83,8 +112,8 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T
     if runner.output_exceeded:
         return Verdict.OUTPUT_LIMIT, T("Output limit exceeded: more than {kib} KiB printed; the output shown is "
                                        "cut.", kib=limit.output_kb)
-    if "load_error" in said:
-        message = said["load_error"]
+    if RunnerSays.LOAD_ERROR in said:
+        message = said[RunnerSays.LOAD_ERROR]
         try:
             loc = SourceLocation.model_validate(message["location"]) if message.get("location") else None
         except (ValidationError, TypeError):
@@ -96,14 +125,14 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T
         report.diagnostics.append(ErrorDiagnostic(exc_type=verdict.value, message=said_text, location=loc,
                                                   traceback=str(message.get("traceback", ""))[:4000]))
         return verdict, said_text
-    if "importing" not in said:
-        error = in_code(said.get("internal_error", {}).get("message", ""), 1000)
+    if RunnerSays.IMPORTING not in said:
+        error = in_code(said.get(RunnerSays.INTERNAL_ERROR, {}).get("message", ""), 1000)
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=T(
             "the process for your code failed before your code ran: `{error}`", error=error),
             traceback=runner.stderr[-3000:]))
         return Verdict.INTERNAL_ERROR, T("Internal error: the judge failed before your code ran; this is not "
                                          "your fault. Please submit again.")
-    if "loaded" not in said:
+    if RunnerSays.LOADED not in said:
         if runner.signal:
             return Verdict.RUNTIME_ERROR, T("Your file crashed its process while being imported ({signal}).",
                                             signal=signal_name(runner.signal))
@@ -114,31 +143,30 @@ def _verdict(limit, checks, other, verifier, runner, report) -> tuple[Verdict, T
                                      "allowed.")
     if verifier.memory_exceeded:
         return Verdict.MEMORY_LIMIT, T("Memory limit exceeded while checking what your code compiled.")
-    if "internal_error" in other:
+    internal = verified.said(VerifierSays.INTERNAL_ERROR)
+    if internal is not None:
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError",
-                                                  message=str(other["internal_error"].get("message", ""))[:2000],
-                                                  traceback=str(other["internal_error"].get("traceback", ""))[:4000]))
+                                                  message=str(internal.get("message", ""))[:2000],
+                                                  traceback=str(internal.get("traceback", ""))[:4000]))
         return Verdict.INTERNAL_ERROR, ""
-    first_failure = next((c for c in checks if not c.passed), None)
-    names = other.get("collected", {}).get("names")
-    if first_failure is not None:
-        if runner.signal and _runner_died(first_failure):
+    failed = next((i for i, c in enumerate(checks) if not c.passed), None)
+    names = (verified.said(VerifierSays.COLLECTED) or {}).get("names")
+    if failed is not None:
+        first_failure, ended = checks[failed], verified.runner_ends[failed]
+        if runner.signal and ended is not None and ended.crashed:
             return Verdict.RUNTIME_ERROR, T("Your code crashed its process ({signal}) during check {check}.",
                                             signal=signal_name(runner.signal), check=first_failure.name)
         return first_failure.verdict or Verdict.WRONG_ANSWER, T(
             "{check}: {message}", check=first_failure.name,
             message=first_failure.text("message"))
-    if "done" not in other:
+    if verified.said(VerifierSays.DONE) is None:
         report.diagnostics.append(ErrorDiagnostic(exc_type="InternalError", message=T("the verifier did not finish"),
                                                   traceback=verifier.stderr[-3000:]))
         return Verdict.INTERNAL_ERROR, T("Internal error: grading did not finish; this is not your fault.")
     if not checks or names is None or sorted(c.name for c in checks) != sorted(names):
         return Verdict.INTERNAL_ERROR, T("Internal error: grading finished but not every check reported a result.")
-    if verifier.exit_code not in (0, None) or verifier.signal or verifier.malformed or "malformed" in other:
+    if verifier.exit_code not in (0, None) or verifier.signal or verifier.malformed or verified.malformed:
         return Verdict.INTERNAL_ERROR, T("Internal error: the verifier's result channel carried malformed data or it "
                                          "failed at exit.")
     return Verdict.ACCEPTED, ""
 
-
-def _runner_died(check: CheckResult) -> bool:
-    return "process ended" in check.message or "killed by signal" in check.message

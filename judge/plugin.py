@@ -10,12 +10,13 @@ import traceback
 from collections.abc import Callable
 
 import pytest
-import torch
 
+from judge.checks.breaks import graph_break_from_exception, graph_break_message
 from judge.checks.failures import CheckFailure
-from judge.checks.graphs import graph_break_from_exception, graph_break_message, is_graph_break_error
 from judge.checks.locations import learner_location_from_traceback
 from judge.i18n import T, in_code
+from judge.learner_errors import kind_of
+from judge.protocol import ErrorKind, RunnerEnd
 from judge.report import CheckResult, ErrorDiagnostic, Verdict
 
 MAX_TRACEBACK = 4000
@@ -30,13 +31,14 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
         first = _first_lines(str(exc))
         return Verdict.WRONG_ANSWER, T("a check failed: `{detail}`", detail=in_code(first)) if first else \
             T("a check failed"), []
-    if is_graph_break_error(exc):
+    kind = kind_of(exc)  # the runner's classifier: a test's own compile fails as the runner's would
+    if kind is ErrorKind.GRAPH_BREAK:
         diag = graph_break_from_exception(exc)  # a hidden test's own compile of the code it was given
         return Verdict.GRAPH_BREAK, graph_break_message(diag, T.same("`torch.compile`")), [diag]
     error = _error_diagnostic(exc, tb)
-    if isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
+    if kind is ErrorKind.MEMORY:
         return Verdict.MEMORY_LIMIT, T("your code ran out of memory"), [error]
-    if isinstance(exc, (torch._dynamo.exc.TorchDynamoException,)) or type(exc).__name__ == "InductorError":
+    if kind is ErrorKind.COMPILE_ERROR:
         return Verdict.COMPILE_ERROR, T("torch.compile failed: `{error}: {detail}`", error=error.exc_type,
                                         detail=in_code(_first_lines(error.message))), [error]
     if error.location:
@@ -75,11 +77,12 @@ class Collector:
     module there); `after_test()` returns a list of problems (tampering) that fail the test.
     """
 
-    def __init__(self, send: Callable[[CheckResult], None], after_collection, after_test):
+    def __init__(self, send: Callable[[CheckResult, RunnerEnd | None], None], after_collection, after_test):
         self.send = send
         self.after_collection = after_collection
         self.after_test = after_test
         self.results: dict[str, CheckResult] = {}
+        self.runner_ends: dict[str, RunnerEnd] = {}  # a failure the runner's end caused: why it ended
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
@@ -107,6 +110,8 @@ class Collector:
                 verdict = Verdict.RUNTIME_ERROR
             result.passed, result.verdict, result.diagnostics = False, verdict, diagnostics
             result.set_text("message", message)
+            if isinstance(exc, CheckFailure) and exc.runner_end is not None:
+                self.runner_ends[item.nodeid] = exc.runner_end
 
     def pytest_runtest_logfinish(self, nodeid, location):
         result = self.results.get(nodeid)
@@ -118,4 +123,4 @@ class Collector:
             result.set_text("message", T("your code changed global state (compiler settings, grad mode, default "
                                          "dtype, ...) or replaced a function: {changes}",
                                          changes=T.join(problems, "; ")))
-        self.send(result)
+        self.send(result, self.runner_ends.get(nodeid))

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from judge.exercise import Exercise
 from judge.grading import grade
 from judge.i18n import OTHER_LANGS, SOURCE_LANG
-from judge.installed import torch_version
 from judge.report import Localized, Report, Verdict, localized
 
 CODE_SPAN = re.compile(r"`[^`]*`")
@@ -107,15 +106,6 @@ def cases(exercise: Exercise) -> list[tuple[str, str, Verdict, str | None]]:
     found.append(("starter", exercise.starter, exercise.starter_verdict, None))
     found += [("wrong", w.path, w.verdict, w.check) for w in exercise.wrong]
     return found
-
-
-def version_warning(exercise: Exercise) -> str | None:
-    """A warning when the installed torch is not one the exercise was verified on."""
-    installed = torch_version().split("+")[0]
-    if installed not in exercise.verified_torch:
-        return (f"{exercise.id}: verified on torch {', '.join(exercise.verified_torch)}, running {installed}; "
-                "compiler behaviour moves between releases, so re-check the pinned verdicts")
-    return None
 
 
 def prove(exercise: Exercise, *, sandbox=None, on_proof: Callable[[Proof], None] | None = None) -> list[Proof]:

@@ -20,9 +20,10 @@ import torch.fx
 import torch.utils._pytree as pytree
 
 from judge import ir, wire
+from judge.checks.breaks import graph_break_message
 from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, WrongAnswer
-from judge.checks.graphs import graph_break_message
 from judge.i18n import T, in_code
+from judge.protocol import ErrorKind, Request, RunnerEnd, RunnerSays, TrustedSays, VerifierSays
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
 
 MAX_LINE = 16 * 1024 * 1024
@@ -32,6 +33,10 @@ class RunnerGone(CheckFailure):
     """The runner ended (or stopped answering) before it answered; the trusted side knows why."""
 
     verdict = Verdict.RUNTIME_ERROR
+
+    def __init__(self, message, runner_end: RunnerEnd, **kwargs):
+        super().__init__(message, **kwargs)
+        self.runner_end = runner_end  # why, as data: sent with the check it fails (judge.protocol)
 
 
 class LearnerError(CheckFailure):
@@ -54,6 +59,7 @@ class RunnerClient:
         self._buffer = buffered
         self._next = 0
         self.gone: str | None = None
+        self.gone_end = RunnerEnd.CLOSED  # why it is gone, once `gone` is set
         self.loaded: dict | None = None
         # Replay: a test that repeats, from a fresh compiler state, the compile calls an earlier test made
         # (same target, options, sessions, and argument shapes and dtypes) gets the answers the runner gave
@@ -72,12 +78,12 @@ class RunnerClient:
                 message = self._read()
             except CheckFailure:
                 return False
-            if message.get("type") in ("loaded", "load_error"):
+            if message.get("type") in (RunnerSays.LOADED, RunnerSays.LOAD_ERROR):
                 self.loaded = message
-            elif message.get("type") == "runner_gone":
-                self.gone = gone_reason(message)
+            elif message.get("type") == TrustedSays.RUNNER_GONE:
+                self.gone, self.gone_end = gone_reason(message), gone_end(message)
                 return False
-        return self.loaded.get("type") == "loaded"
+        return self.loaded.get("type") == RunnerSays.LOADED
 
     def reset(self) -> None:
         """A fresh compiler state in the runner, sent with the first request that reaches it."""
@@ -114,7 +120,7 @@ class RunnerClient:
         """Bring the runner to where this test's replayed answers say it is."""
         if self.needs_reset:
             self.needs_reset = False
-            self._request("reset")
+            self._request(Request.RESET)
         replayed, self.replayed = self.replayed, []
         for op, fields, before in replayed:
             again = self._request(op, **fields)
@@ -126,20 +132,20 @@ class RunnerClient:
     def _request(self, op: str, **fields) -> dict:
         self.sent_since_reset = True
         if self.gone:
-            raise RunnerGone(self.gone)
+            raise RunnerGone(self.gone, self.gone_end)
         self._next += 1
         ident = self._next
-        self._send("runner_request", request={"id": ident, "op": op, **fields})
+        self._send(VerifierSays.RUNNER_REQUEST, request={"id": ident, "op": Request(op).value, **fields})
         while True:
             message = self._read()
             kind = message.get("type")
-            if kind == "runner_gone":
-                self.gone = gone_reason(message)
-                raise RunnerGone(self.gone)
-            if kind in ("loaded", "load_error"):
+            if kind == TrustedSays.RUNNER_GONE:
+                self.gone, self.gone_end = gone_reason(message), gone_end(message)
+                raise RunnerGone(self.gone, self.gone_end)
+            if kind in (RunnerSays.LOADED, RunnerSays.LOAD_ERROR):
                 self.loaded = message
                 continue
-            if kind == "response" and message.get("id") == ident:
+            if kind == RunnerSays.RESPONSE and message.get("id") == ident:
                 return message
             # anything else (an answer to an earlier request that timed out) is dropped
 
@@ -147,18 +153,18 @@ class RunnerClient:
         while b"\n" not in self._buffer:
             left = self.deadline - time.monotonic()
             if left <= 0:
-                self.gone = T("your code did not answer in time")
-                raise RunnerGone(self.gone, verdict=Verdict.TIME_LIMIT)
+                self.gone, self.gone_end = T("your code did not answer in time"), RunnerEnd.SILENT
+                raise RunnerGone(self.gone, self.gone_end, verdict=Verdict.TIME_LIMIT)
             ready, _, _ = select.select([self._fd], [], [], min(left, 1.0))
             if not ready:
                 continue
             chunk = os.read(self._fd, 1 << 20)
             if not chunk:
-                self.gone = T("your code's process ended")
-                raise RunnerGone(self.gone)
+                self.gone, self.gone_end = T("your code's process ended"), RunnerEnd.CLOSED
+                raise RunnerGone(self.gone, self.gone_end)
             self._buffer += chunk
             if len(self._buffer) > MAX_LINE:
-                self.gone = T("your code sent an answer larger than the judge reads")
+                self.gone, self.gone_end = T("your code sent an answer larger than the judge reads"), RunnerEnd.PROTOCOL
                 raise Protocol(self.gone)
         line, self._buffer = self._buffer.split(b"\n", 1)
         try:
@@ -172,20 +178,25 @@ class RunnerClient:
 
 def gone_reason(message: dict) -> T:
     """Why the runner is gone, from the trusted side's `runner_gone` message (judge.grading._gone_message)."""
-    cause = message.get("cause")
-    if cause == "start":
+    cause = RunnerEnd.of(message.get("cause"))
+    if cause is RunnerEnd.START:
         return T("your code's process could not start")
-    if cause == "time":
+    if cause is RunnerEnd.TIME:
         return T("your code ran out of time")
-    if cause == "memory":
+    if cause is RunnerEnd.MEMORY:
         return T("your code ran out of memory")
-    if cause == "output":
+    if cause is RunnerEnd.OUTPUT:
         return T("your code printed too much")
-    if cause == "signal":
+    if cause is RunnerEnd.SIGNAL:
         return T("your code's process was killed by signal {signal}", signal=str(message.get("signal"))[:40])
-    if cause == "exit":
+    if cause is RunnerEnd.EXIT:
         return T("your code's process ended (exit code {code})", code=str(message.get("exit_code"))[:40])
     return T("your code's process ended")
+
+
+def gone_end(message: dict) -> RunnerEnd:
+    """The cause of a `runner_gone` message; one it does not name counts as the process having ended."""
+    return RunnerEnd.of(message.get("cause")) or RunnerEnd.CLOSED
 
 
 def runner_words(error: dict) -> T:
@@ -243,7 +254,7 @@ def raise_learner_error(error: dict, what):
         raise Protocol(T("{what}: malformed error from your code's process", what=what))
     kind, message = error.get("kind"), str(error.get("message", ""))[:2000]
     loc = _location(error.get("location"))
-    if kind == "graph_break":
+    if kind == ErrorKind.GRAPH_BREAK:
         try:
             broke = GraphBreakDiagnostic.model_validate(error.get("diagnostic"))
         except ValueError:
@@ -251,13 +262,13 @@ def raise_learner_error(error: dict, what):
         raise GraphBreak(graph_break_message(broke, what), [broke])
     diag = ErrorDiagnostic(exc_type=str(error.get("type", "Error"))[:80], message=message, location=loc,
                            traceback=str(error.get("traceback", ""))[:4000])
-    if kind == "compile_error":
+    if kind == ErrorKind.COMPILE_ERROR:
         raise CompileError(T("{what}: torch.compile failed: `{error}: {detail}`", what=what,
                              error=in_code(diag.exc_type), detail=in_code(_first(message))), [diag])
-    if kind == "memory":
+    if kind == ErrorKind.MEMORY:
         raise CheckFailure(T("{what}: your code ran out of memory", what=what), [diag],
                            verdict=Verdict.MEMORY_LIMIT)
-    if kind in ("protocol", "too_large"):
+    if kind in (ErrorKind.PROTOCOL, ErrorKind.TOO_LARGE):
         raise Protocol(T("{what}: {message}", what=what, message=runner_words(error)))
     if loc:
         raise LearnerError(T("{what}: `{error}` at line {line} (`{code}`): `{detail}`", what=what,
@@ -345,7 +356,7 @@ def call_printing(target: Ref, *args, what=YOUR_FUNCTION, keep: bool = False, **
     A result that is not data (a module, a function) comes back as a Ref to the object kept in the runner;
     with `keep`, `kept` is such a Ref even when the result is data (e.g. a GraphModule to run there later).
     """
-    answer = client().request("call", target=target.spec, args=_encode_arg(tuple(args)),
+    answer = client().request(Request.CALL, target=target.spec, args=_encode_arg(tuple(args)),
                               kwargs=_encode_arg(dict(kwargs)), keep=keep)
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
@@ -365,7 +376,7 @@ def state(target: Ref, what=YOUR_MODULE, *, graph_inputs: bool = False) -> dict[
 
     With `graph_inputs`, every parameter and buffer instead (non-persistent buffers too): what a captured
     graph of the module reads, for `compiled.state["target"]`."""
-    answer = client().request("state", target=target.spec, graph_inputs=graph_inputs)
+    answer = client().request(Request.STATE, target=target.spec, graph_inputs=graph_inputs)
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
     found = answer.get("state")
@@ -376,7 +387,7 @@ def state(target: Ref, what=YOUR_MODULE, *, graph_inputs: bool = False) -> dict[
 
 def load_state(target: Ref, tensors: dict[str, torch.Tensor], what=YOUR_MODULE) -> None:
     """module.load_state_dict(tensors) in the runner."""
-    answer = client().request("load_state", target=target.spec, state=_encode_arg(dict(tensors)))
+    answer = client().request(Request.LOAD_STATE, target=target.spec, state=_encode_arg(dict(tensors)))
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
 
@@ -384,7 +395,7 @@ def load_state(target: Ref, tensors: dict[str, torch.Tensor], what=YOUR_MODULE) 
 def put(value, what=T("the judge's value")) -> Ref:
     """Send `value` to the runner and keep it there: a Ref that later requests pass as that same object (a
     tensor the learner's code marks dynamic, then serves). The runner sees `value`: send `example_like(...)`."""
-    answer = client().request("keep", value=_encode_arg(value))
+    answer = client().request(Request.KEEP, value=_encode_arg(value))
     if answer.get("error"):
         raise_learner_error(answer["error"], what)
     if not isinstance(answer.get("handle"), str):
@@ -501,7 +512,7 @@ class RemoteCompiled:
         fields = dict(session=self.session, target=self.target.spec, options=self.options,
                       args=_encode_arg(tuple(sent_args)), kwargs=_encode_arg(example_like(kwargs)),
                       mark_dynamic=[list(m) for m in mark_dynamic])
-        answer = client().request("compile", replay_key=self._replay_key(fields, keep or examples is not None),
+        answer = client().request(Request.COMPILE, replay_key=self._replay_key(fields, keep or examples is not None),
                                   **fields)
         self._take_graphs(answer.get("graphs", []))
         reasons = answer.get("recompiles", [])
@@ -533,8 +544,8 @@ class RemoteCompiled:
         text = json.dumps([fields["target"], fields["args"], fields["kwargs"]])
         if values_matter or '"handle"' in text or '"graph"' in text:
             return None
-        return ("compile", client().session_order(self.session), json.dumps(fields["target"], sort_keys=True),
-                json.dumps(self.options, sort_keys=True, default=str),
+        return (Request.COMPILE.value, client().session_order(self.session),
+                json.dumps(fields["target"], sort_keys=True), json.dumps(self.options, sort_keys=True, default=str),
                 json.dumps(_signature([fields["args"], fields["kwargs"]])), json.dumps(fields["mark_dynamic"]))
 
     def _follow_state(self, moved) -> None:
@@ -689,7 +700,7 @@ class Captured:
 
 def explain(target: Ref, *args, dynamic=None, what=YOUR_FUNCTION) -> list[GraphBreakDiagnostic]:
     """Every graph break Dynamo takes in the runner on example inputs like `args`."""
-    answer = client().request("explain", target=target.spec, args=_encode_arg(example_like(tuple(args))),
+    answer = client().request(Request.EXPLAIN, target=target.spec, args=_encode_arg(example_like(tuple(args))),
                               options={"dynamic": dynamic})
     if answer.get("error"):
         raise_learner_error(answer["error"], what)

@@ -30,7 +30,11 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judge import protocol
 from judge.i18n import T, in_code
+from judge.learner_errors import describe
+from judge.protocol import ErrorKind, Request, RunnerSays
+from sandbox.jsonlines import parse_line
 
 if TYPE_CHECKING:
     from judge.compiling import Session
@@ -46,14 +50,18 @@ class Runner:
         self.public = None
         self.handles: dict[str, object] = {}
         self.sessions: dict[str, Session] = {}
+        self.handlers = {Request.CALL: self.op_call, Request.COMPILE: self.op_compile, Request.EXPLAIN: self.op_explain,
+                         Request.STATE: self.op_state, Request.LOAD_STATE: self.op_load_state,
+                         Request.KEEP: self.op_keep, Request.RESET: self.op_reset, Request.TAMPER: self.op_tamper}
 
     # ------------------------------------------------------------ channel
 
     def send(self, message: dict) -> None:
         data = (json.dumps(message) + "\n").encode()
         if len(data) > MAX_RESPONSE_BYTES:
-            data = (json.dumps({"type": "response", "id": message.get("id"), "error": {
-                "kind": "too_large", **said(T("the answer of your code is too large to send"))}}) + "\n").encode()
+            too_large = {"kind": ErrorKind.TOO_LARGE, **said(T("the answer of your code is too large to send"))}
+            data = (json.dumps(protocol.message(RunnerSays.RESPONSE, id=message.get("id"), error=too_large))
+                    + "\n").encode()
         view = memoryview(data)
         while view:
             view = view[os.write(self.out_fd, view):]
@@ -74,9 +82,9 @@ class Runner:
         snapshot = tamper.Snapshot()
 
         def fail(verdict, message: T, exc=None, loc=None):
-            self.send({"type": "load_error", "verdict": verdict, **said(message),
-                       "location": loc.model_dump(mode="json") if loc else None,
-                       "traceback": traceback.format_exc()[-4000:] if exc else ""})
+            self.send(protocol.message(RunnerSays.LOAD_ERROR, verdict=verdict, **said(message),
+                                       location=loc.model_dump(mode="json") if loc else None,
+                                       traceback=traceback.format_exc()[-4000:] if exc else ""))
             return False
 
         try:
@@ -85,7 +93,7 @@ class Runner:
             loc = location(str(path), exc.lineno or 1, column=exc.offset)
             return fail("LOAD_ERROR", T("syntax error at line {line}, column {column}: `{error}`", line=exc.lineno,
                                         column=exc.offset, error=in_code(exc.msg, 2000)), exc, loc)
-        self.send({"type": "importing"})  # from here on, a dead process is the learner's doing
+        self.send(protocol.message(RunnerSays.IMPORTING))  # from here on, a dead process is the learner's doing
         try:
             self.submission = load_module("submission", path)
         except SystemExit as exc:
@@ -114,7 +122,7 @@ class Runner:
             return fail("FORBIDDEN", T("solutions must not change global compiler settings or replace torch "
                                        "functions; your file did: {changes}", changes=T.join(changes[:5], "; ")))
         self.snapshot = snapshot
-        self.send({"type": "loaded"})
+        self.send(protocol.message(RunnerSays.LOADED))
         return True
 
     # ------------------------------------------------------------ values
@@ -173,29 +181,30 @@ class Runner:
     def serve(self, requests) -> None:
         for line in requests:
             try:
-                request = json.loads(line)
-                if not isinstance(request, dict):
-                    raise ValueError("a request must be an object")
+                request = parse_line(line)
             except ValueError as exc:
-                self.send({"type": "response", "id": None, "error": {"kind": "protocol", "message": str(exc)}})
+                self.send(protocol.message(RunnerSays.RESPONSE, id=None,
+                                           error={"kind": ErrorKind.PROTOCOL, "message": str(exc)}))
                 continue
-            self.send({"type": "response", "id": request.get("id"), **self.answer(request)})
+            # the answer's fields are the request's own (judge.protocol.Request; documented above)
+            self.send({"type": RunnerSays.RESPONSE.value, "id": request.get("id"), **self.answer(request)})
 
     def answer(self, request: dict) -> dict:
         from judge import wire
 
         op = request.get("op")
-        handler = getattr(self, f"op_{op}", None) if isinstance(op, str) and op.isidentifier() else None
-        if handler is None:
-            return {"error": {"kind": "protocol", "message": f"unknown request {op!r}"}}
+        try:
+            handler = self.handlers[Request(op)]
+        except (ValueError, KeyError):
+            return {"error": {"kind": ErrorKind.PROTOCOL, "message": f"unknown request {op!r}"}}
         try:
             return handler(request)
         except wire.WireError as exc:
-            return {"error": {"kind": "protocol", **said(exc.args[0] if exc.args else "")}}
+            return {"error": {"kind": ErrorKind.PROTOCOL, **said(exc.args[0] if exc.args else "")}}
         except BaseException as exc:  # the learner's code failed: described, not raised
             if isinstance(exc, (KeyboardInterrupt,)):
                 raise
-            return {"error": describe_error(exc)}
+            return {"error": describe(exc)}
 
     def target(self, spec):
         value = self.decode(spec)
@@ -212,7 +221,7 @@ class Runner:
             try:
                 result = fn(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001
-                error = describe_error(exc)
+                error = describe(exc)
         answer = {"printed": printed.getvalue()[-20000:], "error": error}
         if error is None:
             answer["result"] = self.encode(result)
@@ -229,7 +238,7 @@ class Runner:
         session = self.sessions.get(name)
         if session is None:
             if len(self.sessions) >= MAX_HANDLES:
-                return {"error": {"kind": "protocol", **said(T("too many compile sessions"))}}
+                return {"error": {"kind": ErrorKind.PROTOCOL, **said(T("too many compile sessions"))}}
             session = self.sessions[name] = Session(self.target(request["target"]), request.get("options", {}),
                                                    self.handles)
         args = self.decode(request.get("args", {"tuple": []}))
@@ -287,30 +296,6 @@ def said(message) -> dict:
     return {"message": message.render("en"), **({"message_zh": zh} if zh else {})}
 
 
-def describe_error(exc: BaseException) -> dict:
-    """An exception of the learner's code as data: kind, message, the learner's line, a graph-break diagnosis."""
-    from judge.checks.graphs import graph_break_from_exception, is_graph_break_error
-    from judge.checks.locations import learner_location_from_traceback, stack_locations, to_display_names
-
-    loc = learner_location_from_traceback(exc.__traceback__)
-    if loc is None:  # a plain error Dynamo raised while tracing names the learner's line in its text only
-        found = stack_locations(str(exc).split("from user code:", 1)[1]) if "from user code:" in str(exc) else []
-        loc = found[-1] if found else None
-    kind = "error"
-    extra = {}
-    if is_graph_break_error(exc):
-        kind = "graph_break"
-        extra["diagnostic"] = graph_break_from_exception(exc).model_dump(mode="json")
-    elif type(exc).__name__ in ("InductorError", "BackendCompilerFailed") or \
-            type(exc).__module__.startswith("torch._dynamo"):
-        kind = "compile_error"
-    elif isinstance(exc, MemoryError) or "can't allocate memory" in str(exc) or "not enough memory" in str(exc):
-        kind = "memory"
-    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    return {"kind": kind, "type": type(exc).__name__, "message": to_display_names(str(exc))[:2000],
-            "location": loc.model_dump(mode="json") if loc else None, "traceback": tb[-4000:], **extra}
-
-
 def run(job: dict, out_fd: int, scratch: Path, requests) -> None:
     """Load the submission, then answer requests until stdin closes."""
     runner = Runner(job, out_fd, scratch)
@@ -318,7 +303,7 @@ def run(job: dict, out_fd: int, scratch: Path, requests) -> None:
         if not runner.load():
             return
     except BaseException as exc:  # noqa: BLE001
-        runner.send({"type": "internal_error", "message": f"{type(exc).__name__}: {exc}"[:2000]})
+        runner.send(protocol.message(RunnerSays.INTERNAL_ERROR, message=f"{type(exc).__name__}: {exc}"[:2000]))
         return
     runner.serve(requests)
     sys.stdout.flush()

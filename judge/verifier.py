@@ -14,10 +14,11 @@ import sys
 import time
 from pathlib import Path
 
-from judge import remote
+from judge import protocol, remote
 from judge.checks.logs import artifact_log
 from judge.compiler_view import ViewBuilder
 from judge.i18n import T, in_code
+from judge.protocol import Request, RunnerEnd, VerifierSays
 
 
 class Channel:
@@ -26,8 +27,10 @@ class Channel:
     def __init__(self, fd: int, nonce: str):
         self.fd, self.nonce = fd, nonce
 
-    def send(self, type_: str, **fields) -> None:
-        data = memoryview((json.dumps({"nonce": self.nonce, "type": type_, **fields}) + "\n").encode())
+    def send(self, kind: VerifierSays | str, **fields) -> None:
+        """One message of `kind` (a `judge.protocol.VerifierSays`) with the fields it declares."""
+        message = protocol.message(VerifierSays(kind), **fields)
+        data = memoryview((json.dumps({"nonce": self.nonce, **message}) + "\n").encode())
         while data:
             data = data[os.write(self.fd, data):]
 
@@ -85,20 +88,21 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         if not client.wait_loaded():
             state["not_loaded"] = True
             return False
-        channel.send("collected", names=names)
+        channel.send(VerifierSays.COLLECTED, names=names)
         return True
 
     def after_test() -> list[T]:
         if client.gone or not client.sent_since_reset:  # no request reached the runner: its code did not run
             return []
         try:
-            answer = client.request("tamper")
+            answer = client.request(Request.TAMPER)
         except remote.CheckFailure:
             return []
         return tamper_changes(answer)
 
-    def send_check(result) -> None:
-        channel.send("check", check=result.model_dump(mode="json"))
+    def send_check(result, runner_end: RunnerEnd | None) -> None:
+        channel.send(VerifierSays.CHECK, check=result.model_dump(mode="json"),
+                     **({"runner_end": runner_end.value} if runner_end else {}))
 
     collector = Collector(send_check, after_collection, after_test)
     args = [str(hidden / t) for t in tests] + [
@@ -116,14 +120,15 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         if message.startswith("Output code:"):
             view.add_kernel(message.removeprefix("Output code:").strip())
     if state.get("not_loaded"):
-        channel.send("runner_not_loaded")
+        channel.send(VerifierSays.RUNNER_NOT_LOADED)
         return
     if exit_code in (pytest.ExitCode.INTERNAL_ERROR, pytest.ExitCode.USAGE_ERROR):
-        channel.send("internal_error", message=f"pytest could not run the hidden tests (exit code {exit_code})")
+        channel.send(VerifierSays.INTERNAL_ERROR,
+                     message=f"pytest could not run the hidden tests (exit code {exit_code})")
         return
     sys.stdout.flush()
     sys.stderr.flush()
     compiler = view.view()
     if compiler is not None:
-        channel.send("compiler", view=compiler.model_dump(mode="json"))
-    channel.send("done")
+        channel.send(VerifierSays.COMPILER, view=compiler.model_dump(mode="json"))
+    channel.send(VerifierSays.DONE)

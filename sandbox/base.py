@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from sandbox.jsonlines import Splitter, parse_line
 from sandbox.limits import Limits
 
 OnMessage = Callable[[dict], None]
@@ -115,31 +116,26 @@ class MessageParser:
     def __init__(self, outcome: RunOutcome, on_message: OnMessage | None):
         self._outcome = outcome
         self._on_message = on_message
-        self._buffer = b""
+        self._lines = Splitter()
 
     def feed(self, data: bytes) -> None:
-        self._buffer += data
-        while b"\n" in self._buffer:
-            line, self._buffer = self._buffer.split(b"\n", 1)
+        for line in self._lines.feed(data):
             self._line(line)
-        if len(self._buffer) > MAX_MESSAGE_BYTES:
+        if len(self._lines.buffer) > MAX_MESSAGE_BYTES:
             self._outcome.malformed.append("result message too long")
-            self._buffer = b""
+            self._lines.rest()
 
     def close(self) -> None:
-        if self._buffer.strip():
-            self._line(self._buffer)
-        self._buffer = b""
+        rest = self._lines.rest()
+        if rest.strip():
+            self._line(rest)
 
     def _line(self, line: bytes) -> None:
         if not line.strip():
             return
         try:
-            message = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            self._outcome.malformed.append(line[:200].decode("utf-8", "replace"))
-            return
-        if not isinstance(message, dict):
+            message = parse_line(line)
+        except ValueError:
             self._outcome.malformed.append(line[:200].decode("utf-8", "replace"))
             return
         self._outcome.messages.append(message)

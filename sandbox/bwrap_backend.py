@@ -21,7 +21,7 @@ from sandbox import cgroups, launcher
 from sandbox.base import SandboxError
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
-from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
+from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots, worker_env
 from sandbox.settings import SandboxSettings
 from sandbox.warm import ProcessWorker, RunWatch, WarmSandbox, Worker
 
@@ -116,7 +116,7 @@ class BwrapWorker(ProcessWorker, Worker):
             argv += ["--bind", str(host), inside]
         argv[1:1] = _parent_dirs(argv)
         argv += ["--remount-ro", "/", "--chdir", "/tmp", "--clearenv"]
-        for key, value in self.sb.worker_env().items():
+        for key, value in worker_env(self.sb.program).items():
             argv += ["--setenv", key, value]
         from sandbox.worker import bootstrap
 
@@ -191,9 +191,6 @@ class BwrapSandbox(WarmSandbox):
     def describe(self) -> str:
         return (f"bwrap (bubblewrap {self.settings.bwrap_version()}, {self.pool_size} warm workers, "
                 f"cgroup v{self.base_cgroup.version}, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
-
-    def worker_env(self) -> dict[str, str]:
-        return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
 
     def new_worker(self, slot: int) -> Worker:
         return BwrapWorker(slot, self)

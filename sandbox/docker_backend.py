@@ -22,7 +22,7 @@ from sandbox import cgroups
 from sandbox.base import SandboxError
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
-from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
+from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots, worker_env
 from sandbox.settings import SandboxSettings
 from sandbox.warm import READY_TIMEOUT_S, RunWatch, WarmSandbox, Worker
 
@@ -126,7 +126,7 @@ class DockerWorker(Worker):
                 memswap_limit=(self.sb.settings.docker_worker_mb + limits.memory_mb) * MiB,
                 pids_limit=limits.pids + 32, nano_cpus=int(self.sb.settings.cpus * 1e9),
                 cap_drop=["ALL"], security_opt=["no-new-privileges"], ipc_mode="private", hostname="sandbox",
-                volumes=self._volumes(), working_dir="/tmp", environment=self.sb.worker_env(),
+                volumes=self._volumes(), working_dir="/tmp", environment=worker_env(self.sb.program),
                 labels={LABEL: str(os.getpid())}, init=False, stdin_open=False)
             listener.settimeout(READY_TIMEOUT_S)
             conn, _ = listener.accept()
@@ -199,9 +199,6 @@ class DockerSandbox(WarmSandbox):
         return (f"docker (image {self.settings.docker_image}, {self.pool_size} warm containers, "
                 f"recycled after {self.max_runs} runs, uids {self.settings.uid_base}+, "
                 f"{self.settings.cpus:g} CPU each)")
-
-    def worker_env(self) -> dict[str, str]:
-        return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
 
     def new_worker(self, slot: int) -> Worker:
         return DockerWorker(slot, self)

@@ -23,3 +23,8 @@ def python_roots() -> list[str]:
     if not any(exe.startswith(r + os.sep) for r in roots):
         roots.add(os.path.dirname(exe))
     return sorted(r for r in roots if not any(r != o and r.startswith(o + os.sep) for o in roots))
+
+
+def worker_env(program: Program) -> dict[str, str]:
+    """The whole environment of a confined worker (bwrap, docker): the program's, a minimal PATH and HOME."""
+    return {**program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}

@@ -7,6 +7,7 @@ that pytest treats them as test failures; a plain AssertionError counts as WRONG
 from __future__ import annotations
 
 from judge.i18n import T
+from judge.protocol import RunnerEnd
 from judge.report import Verdict
 
 
@@ -15,6 +16,7 @@ class CheckFailure(AssertionError):
     report diagnostics."""
 
     verdict = Verdict.WRONG_ANSWER
+    runner_end: RunnerEnd | None = None  # set when the runner's end failed the check (judge.remote.RunnerGone)
 
     def __init__(self, message: T | str, diagnostics: list | None = None, *, verdict: Verdict | None = None):
         super().__init__(str(message))

@@ -8,58 +8,20 @@ from dataclasses import dataclass, field
 import torch
 import torch.fx
 
+from judge.checks.breaks import (
+    explain_reason,
+    graph_break_from_exception,
+    graph_break_message,
+    is_graph_break_error,
+    short_reason,
+)
 from judge.checks.failures import GraphBreak
-from judge.checks.locations import is_learner_file, learner_frames, location, stack_locations
+from judge.checks.locations import is_learner_file, location, stack_locations
 from judge.checks.logs import artifact_log
-from judge.i18n import T, in_code
+from judge.i18n import T
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic
 
 HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
-
-# (pattern in Dynamo's reason, explanation for a learner)
-_EXPLANATIONS = [
-    (r"Tensor\.item\(\)|_local_scalar_dense|\bitem\b",
-     T("`Tensor.item()` copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
-       "Keep the value as a tensor (for example with `torch.where`).")),
-    (r"data-dependent|guard on data-dependent|Data-dependent",
-     T("a Python `if` (or `int()`, `bool()`) depends on a tensor's value, which is unknown while compiling. "
-       "Compute both branches and select with `torch.where`, or use `torch.cond`.")),
-    (r"builtin operator `print`|\bprint\b",
-     T("`print()` is Python I/O that Dynamo cannot put in a graph.")),
-    (r"torch\.compiler\.disable|skip|disable",
-     T("the code calls a function that Dynamo was told to skip (`torch.compiler.disable` or a skipped file).")),
-    (r"tolist", T("`Tensor.tolist()` copies the tensor into Python values, which Dynamo cannot trace.")),
-]
-
-
-GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
-
-
-def is_graph_break_error(exc: BaseException) -> bool:
-    """True for Dynamo's "cannot capture this" errors (not for failures of the code or the backend)."""
-    return isinstance(exc, torch._dynamo.exc.TorchDynamoException) and any(
-        cls.__name__ in GRAPH_BREAK_ERRORS for cls in type(exc).__mro__)
-
-
-def explain_reason(reason: str) -> T:
-    """A learner-readable explanation of a Dynamo graph-break reason (in both languages)."""
-    for pattern, text in _EXPLANATIONS:
-        if re.search(pattern, reason):
-            return text
-    return T("Dynamo could not trace this line into the graph.")
-
-
-def _short_reason(text: str) -> str:
-    from judge.checks.locations import LEARNER_FILES
-
-    text = text.replace("Consider annotating your code using torch._check*().", "")
-    for path, shown in LEARNER_FILES.items():
-        text = text.replace(path, shown)
-    lines = [ln.strip() for ln in text.strip().splitlines()
-             if ln.strip() and not ln.strip().startswith(("Caused by", "Encountered graph break when attempting"))]
-    keep = [ln for ln in lines[:4] if not ln.startswith(("For more", "Developer debug", "Hint: Please report"))]
-    return "\n".join(keep[:3])[:600]
-
 
 @dataclass
 class Captured:
@@ -88,32 +50,8 @@ class RecordingBackend:
         return lookup_backend(self.inner)(gm, example_inputs)
 
 
-def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
-    """Turn a Dynamo exception into a diagnostic pointing at the learner's line."""
-    frames = getattr(exc, "real_stack", None) or []
-    stack = learner_frames(frames)
-    if not stack:
-        stack = _learner_lines_in_text(str(exc))
-    reason = _short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
-    return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
-                                location=stack[-1] if stack else None, user_stack=stack)
-
-
 def _learner_lines_in_text(text: str):
     return stack_locations(text)
-
-
-def graph_break_message(diag: GraphBreakDiagnostic, what: T | str) -> T:
-    """`<what>: graph break at line N (`code`): <explanation>` in both languages; Dynamo's own first lines where
-    the diagnostic explains nothing, and the explanation's English where it came without its Chinese."""
-    if diag.explanation:
-        explanation = diag.text_or_english("explanation")
-    else:
-        explanation = T("`{reason}`", reason=in_code("\n".join(diag.reason.strip().splitlines()[:2]), 800))
-    if diag.location:
-        return T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
-                 line=diag.location.line, code=in_code(diag.location.text), explanation=explanation)
-    return T("{what}: graph break at a line outside your file: {explanation}", what=what, explanation=explanation)
 
 
 def _one_graph_expected(what: T | str, count: int) -> T:
@@ -179,7 +117,7 @@ def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
         text = record.getMessage()
         at = _BREAK_AT.search(text)
         reason_match = _REASON.search(text)
-        reason = _short_reason(reason_match.group(1) if reason_match else text)
+        reason = short_reason(reason_match.group(1) if reason_match else text)
         stack = _learner_lines_in_text(text)
         loc = stack[-1] if stack else None
         if loc is None and at and is_learner_file(at.group(1)):

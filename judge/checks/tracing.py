@@ -6,8 +6,8 @@ Some tracing failures surface as plain Python errors (an IndexError when an unba
 
 from __future__ import annotations
 
+from judge.checks.breaks import graph_break_from_exception
 from judge.checks.failures import GraphBreak
-from judge.checks.graphs import graph_break_from_exception
 from judge.i18n import T
 
 USER_CODE_MARKER = "from user code:"

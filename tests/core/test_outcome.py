@@ -6,6 +6,7 @@ import signal
 import pytest
 
 from judge.job import VerifierJob
+from judge.protocol import RunnerEnd
 from judge.outcome import build_report
 from judge.report import Verdict
 from sandbox.base import MessageParser, RunOutcome
@@ -20,9 +21,9 @@ def passed(job, name="test_a"):
     return {"nonce": job.nonce, "type": "check", "check": {"name": name, "passed": True}}
 
 
-def failed(job, verdict, name="test_a", message="nope"):
+def failed(job, verdict, name="test_a", message="nope", **fields):
     return {"nonce": job.nonce, "type": "check",
-            "check": {"name": name, "passed": False, "verdict": verdict, "message": message}}
+            "check": {"name": name, "passed": False, "verdict": verdict, "message": message}, **fields}
 
 
 def msg(job, type_, **fields):
@@ -84,11 +85,24 @@ def test_messages_without_the_nonce_are_ignored(add_one, job):
     assert verdict is Verdict.INTERNAL_ERROR
 
 
-def test_a_runner_that_died_during_a_check_names_the_signal(add_one, job):
-    verifier = verified(job, failed(job, "RUNTIME_ERROR", message="your function: your code's process ended"),
+@pytest.mark.parametrize("end", [RunnerEnd.SIGNAL, RunnerEnd.EXIT, RunnerEnd.CLOSED])
+def test_a_runner_that_died_during_a_check_names_the_signal(add_one, job, end):
+    verifier = verified(job, failed(job, "RUNTIME_ERROR", message="your function: gone", runner_end=end.value),
                         msg(job, "done"))
     result = report(add_one, job, verifier, loaded_runner(exit_code=None, signal=signal.SIGSEGV))
     assert result.verdict is Verdict.RUNTIME_ERROR and "SIGSEGV" in result.summary and "test_a" in result.summary
+
+
+@pytest.mark.parametrize("fields", [
+    {},  # the words of a message decide nothing: only the runner_end field says the runner died
+    {"runner_end": RunnerEnd.SILENT.value},  # it stopped answering: the check's own verdict stands
+    {"runner_end": "not a cause"},
+])
+def test_why_the_runner_ended_is_data_not_words(add_one, job, fields):
+    verifier = verified(job, failed(job, "TIME_LIMIT", message="your code's process ended, killed by signal 9",
+                                    **fields), msg(job, "done"))
+    result = report(add_one, job, verifier, loaded_runner(exit_code=None, signal=signal.SIGSEGV))
+    assert result.verdict is Verdict.TIME_LIMIT and "SIGSEGV" not in result.summary
 
 
 def test_unrun_check_is_not_accepted(add_one, job):

@@ -134,7 +134,7 @@ def test_a_run_reuses_the_header_name_its_layer_remembered(tmp_path, monkeypatch
     (the layer's build) is used while the header and its .gch exist."""
     from torch._inductor import codecache
 
-    from judge import child
+    from judge import torch_patches
 
     computed = []
 
@@ -145,17 +145,17 @@ def test_a_run_reuses_the_header_name_its_layer_remembered(tmp_path, monkeypatch
         return str(tmp_path / "h1.h")
 
     monkeypatch.setattr(codecache, "_precompile_header", compute)
-    child._remembered_headers(str(tmp_path))
+    torch_patches.remember_precompiled_headers(str(tmp_path))
     first = codecache._precompile_header("a.h", "g++ i", vec_isa=object())
     assert computed == ["a.h"] and first == str(tmp_path / "h1.h")
     monkeypatch.setattr(codecache, "_precompile_header", compute)  # a later process: a fresh wrapper
-    child._remembered_headers(str(tmp_path))
+    torch_patches.remember_precompiled_headers(str(tmp_path))
     assert codecache._precompile_header("a.h", "g++ i", vec_isa=object()) == first  # addresses aside, same options
     assert codecache._precompile_header("a.h", "g++ -O0 i", vec_isa=object()) == first
     assert computed == ["a.h", "a.h"]  # another command line is computed
     (tmp_path / "h1.h.gch").unlink()
     monkeypatch.setattr(codecache, "_precompile_header", compute)
-    child._remembered_headers(str(tmp_path))
+    torch_patches.remember_precompiled_headers(str(tmp_path))
     codecache._precompile_header("a.h", "g++ i", vec_isa=object())
     assert computed == ["a.h", "a.h", "a.h"]  # a note whose files are gone is not trusted
 

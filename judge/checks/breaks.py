@@ -1,0 +1,82 @@
+"""Graph breaks for a learner: which Dynamo errors are breaks, the learner's line, the reason explained.
+
+Used on both sides: the runner describes a break of the learner's code with these, the verifier words it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+from judge.checks.locations import learner_frames, stack_locations
+from judge.i18n import T, in_code
+from judge.report import GraphBreakDiagnostic
+
+# (pattern in Dynamo's reason, explanation for a learner)
+_EXPLANATIONS = [
+    (r"Tensor\.item\(\)|_local_scalar_dense|\bitem\b",
+     T("`Tensor.item()` copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
+       "Keep the value as a tensor (for example with `torch.where`).")),
+    (r"data-dependent|guard on data-dependent|Data-dependent",
+     T("a Python `if` (or `int()`, `bool()`) depends on a tensor's value, which is unknown while compiling. "
+       "Compute both branches and select with `torch.where`, or use `torch.cond`.")),
+    (r"builtin operator `print`|\bprint\b",
+     T("`print()` is Python I/O that Dynamo cannot put in a graph.")),
+    (r"torch\.compiler\.disable|skip|disable",
+     T("the code calls a function that Dynamo was told to skip (`torch.compiler.disable` or a skipped file).")),
+    (r"tolist", T("`Tensor.tolist()` copies the tensor into Python values, which Dynamo cannot trace.")),
+]
+
+
+GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
+
+
+def is_graph_break_error(exc: BaseException) -> bool:
+    """True for Dynamo's "cannot capture this" errors (not for failures of the code or the backend)."""
+    return isinstance(exc, torch._dynamo.exc.TorchDynamoException) and any(
+        cls.__name__ in GRAPH_BREAK_ERRORS for cls in type(exc).__mro__)
+
+
+def explain_reason(reason: str) -> T:
+    """A learner-readable explanation of a Dynamo graph-break reason (in both languages)."""
+    for pattern, text in _EXPLANATIONS:
+        if re.search(pattern, reason):
+            return text
+    return T("Dynamo could not trace this line into the graph.")
+
+
+def short_reason(text: str) -> str:
+    from judge.checks.locations import LEARNER_FILES
+
+    text = text.replace("Consider annotating your code using torch._check*().", "")
+    for path, shown in LEARNER_FILES.items():
+        text = text.replace(path, shown)
+    lines = [ln.strip() for ln in text.strip().splitlines()
+             if ln.strip() and not ln.strip().startswith(("Caused by", "Encountered graph break when attempting"))]
+    keep = [ln for ln in lines[:4] if not ln.startswith(("For more", "Developer debug", "Hint: Please report"))]
+    return "\n".join(keep[:3])[:600]
+
+
+def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
+    """Turn a Dynamo exception into a diagnostic pointing at the learner's line."""
+    frames = getattr(exc, "real_stack", None) or []
+    stack = learner_frames(frames)
+    if not stack:
+        stack = stack_locations(str(exc))
+    reason = short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
+    return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
+                                location=stack[-1] if stack else None, user_stack=stack)
+
+
+def graph_break_message(diag: GraphBreakDiagnostic, what: T | str) -> T:
+    """`<what>: graph break at line N (`code`): <explanation>` in both languages; Dynamo's own first lines where
+    the diagnostic explains nothing, and the explanation's English where it came without its Chinese."""
+    if diag.explanation:
+        explanation = diag.text_or_english("explanation")
+    else:
+        explanation = T("`{reason}`", reason=in_code("\n".join(diag.reason.strip().splitlines()[:2]), 800))
+    if diag.location:
+        return T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
+                 line=diag.location.line, code=in_code(diag.location.text), explanation=explanation)
+    return T("{what}: graph break at a line outside your file: {explanation}", what=what, explanation=explanation)
