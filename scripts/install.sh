@@ -51,7 +51,7 @@ stamp="$VENV/.install-stamp$extra"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || ! "$PY" -c 'import judge' 2>/dev/null; then
   say "the project and its declared dependencies into $VENV (pip install -e '.$extra')"
   "$PY" -m pip install -q -e ".$extra"
-  touch "$stamp"
+  touch "$stamp" "$VENV/.install-stamp"  # the test extra's install is also the plain one
 fi
 
 apt_install bubblewrap || say "bubblewrap unavailable: serve with --sandbox docker, or none for local use"
