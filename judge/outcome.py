@@ -76,7 +76,7 @@ def _runner_messages(outcome: RunOutcome) -> dict[RunnerSays, dict]:
     return found
 
 
-def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbox_name: str = "") -> Report:
+def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbox_name: T | str = "") -> Report:
     """The report of one grading: the runner's limits and load errors first, then the verifier's checks."""
     verified = read_verifier(job.nonce, verifier.messages)
     checks = verified.checks

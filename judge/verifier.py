@@ -35,9 +35,9 @@ class Channel:
             data = data[os.write(self.fd, data):]
 
 
-def tamper_changes(answer: dict) -> list[T]:
-    """The runner's answer to `tamper` as the changes it names (at most five): its own words in both languages
-    where it sent Chinese too, else its English as code. Untrusted: anything malformed is said as such."""
+def tamper_problems(answer: dict) -> list[T]:
+    """The global changes a runner's `tamper` answer lists (untrusted data: at most five, each cut short); a change
+    without its Chinese text is shown in both languages as the raw text in a code span."""
     changes, zh = answer.get("changes", []), answer.get("changes_zh")
     if not isinstance(changes, list):
         return [T("(malformed answer)")]
@@ -98,7 +98,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
             answer = client.request(Request.TAMPER)
         except remote.CheckFailure:
             return []
-        return tamper_changes(answer)
+        return tamper_problems(answer)
 
     def send_check(result, runner_end: RunnerEnd | None) -> None:
         channel.send(VerifierSays.CHECK, check=result.model_dump(mode="json"),
