@@ -4,7 +4,7 @@
     practice EXERCISE [FILE]          grade FILE (default: your copy in the workspace)
     practice hint EXERCISE            show the next hint
     practice show EXERCISE            the statement, your file and the hints left
-    practice check [EXERCISE...]      instructors: prove every exercise
+    practice prove [EXERCISE...]      instructors: prove every exercise (`check` is its old name)
     practice new ID                   instructors: scaffold an exercise
     practice serve                    the web UI
     practice worker --database-url U  a grader for `practice serve` on PostgreSQL (any machine)
@@ -250,11 +250,16 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs):
 @exercises_option
 @sandbox_option
 @lang_option
-def check(exercise_ids, exercises_dir, sandbox, lang):
-    """Instructors: validate exercises (format, reference passes, starter and wrong solutions fail as pinned)."""
-    from cli.checking import check_exercises
+def prove(exercise_ids, exercises_dir, sandbox, lang):
+    """Instructors: prove exercises (format, reference passes, starter and wrong solutions fail as pinned)."""
+    from cli.proving import check_exercises
 
     sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox or MANY_GRADINGS_BACKEND, lang))
+
+
+# The proving command's first name (a check is one hidden test of an exercise): still typed, so still served.
+cli.add_command(click.Command("check", params=prove.params, callback=prove.callback, hidden=True,
+                              help="The old name of `practice prove`."))
 
 
 @cli.command()
@@ -269,7 +274,7 @@ def new(exercise_id, exercises_dir):
     except ExerciseError as exc:
         fail(str(exc))
     console.print(f"Created [bold]{escape(str(folder))}[/]. Fill in the files, then run: "
-                  f"practice check {exercise_id}", soft_wrap=True)
+                  f"practice prove {exercise_id}", soft_wrap=True)
 
 
 @cli.command()

@@ -207,9 +207,6 @@ class Exercise(_Strict):
             raise ValueError("no hidden tests: add tests/test_*.py or list them in 'tests'")
         return self
 
-    def path(self, rel: str) -> Path:
-        return self.root / rel
-
     def read(self, rel: str) -> str:
         return (self.root / rel).read_text(encoding="utf-8")
 

@@ -24,7 +24,6 @@ from sandbox.backends import UNISOLATED, get_sandbox
 from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError
 
 MAX_SOURCE_BYTES = 64 * 1024
-MAX_RELAYED_BYTES = 16 * 1024 * 1024
 OnEvent = Callable[[ProgressEvent], None]
 
 
@@ -96,7 +95,6 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
 def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False) -> tuple[RunOutcome, tuple]:
     runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure)
     to_runner, to_verifier = Inbox(), Inbox()
-    relayed = [0]
 
     def from_runner(message: dict) -> None:
         # Only answers and load status are passed on; the verifier checks their form itself.
@@ -108,7 +106,6 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
             return
         kind = protocol.kind_of(message, VerifierSays)
         if kind is VerifierSays.RUNNER_REQUEST and isinstance(message.get("request"), dict):
-            relayed[0] += 1
             to_runner.send(message["request"])
         elif kind is VerifierSays.COLLECTED and isinstance(message.get("names"), list):
             emit(ProgressEvent(type="running", total_checks=len(message["names"])))

@@ -55,7 +55,7 @@ class RunnerSays(Kind):
     INTERNAL_ERROR = "internal_error", ("message",)
 
 
-RELAYED = frozenset(kind.value for kind in (RunnerSays.RESPONSE, RunnerSays.LOADED, RunnerSays.LOAD_ERROR))
+RELAYED = frozenset({RunnerSays.RESPONSE, RunnerSays.LOADED, RunnerSays.LOAD_ERROR})  # test with kind_of()
 
 
 class TrustedSays(Kind):

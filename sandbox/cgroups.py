@@ -223,18 +223,6 @@ class Cgroup:
         except (OSError, ValueError):
             return 0
 
-    def memory_failcnt(self) -> int:
-        """How often usage hit the limit (v1 failcnt, v2 'max' events)."""
-        try:
-            if self.version == 1:
-                return int((self.dirs["memory"] / "memory.failcnt").read_text())
-            for line in (self.dirs[""] / "memory.events").read_text().splitlines():
-                if line.startswith("max "):
-                    return int(line.split()[1])
-        except (OSError, ValueError):
-            pass
-        return 0
-
     def kill_all(self, keep: frozenset[int] = frozenset(), timeout: float = 5.0) -> bool:
         """SIGKILL every process in the cgroup (but `keep`) until none is left; False if some survive."""
         if self.version == 2 and not keep and (self.dirs[""] / "cgroup.kill").exists():

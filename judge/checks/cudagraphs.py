@@ -75,11 +75,6 @@ class CudagraphWatch:
             logger.setLevel(level)
         self.reasons = [short_reason(m) for m in self._handler.messages if "skipping cudagraph" in m.lower()]
 
-    @property
-    def clean(self) -> bool:
-        """No skip and no split: the whole graph is one CUDA graph."""
-        return not self.skips and not self.partitions and not self.reasons
-
 
 def short_reason(message: str) -> str:
     """A skip message without the stack that follows it ("Found from : ..."), which points into the judge's copy."""

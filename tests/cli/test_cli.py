@@ -170,3 +170,17 @@ def test_an_exercise_that_needs_cuda_is_listed_skipped_and_refused_without_one(t
     assert "0 failing proof(s) across 1 exercise(s), 1 skipped (needs a CUDA GPU)" in checked.output
     graded = runner.invoke(cli, ["add-one"], env=env)
     assert graded.exit_code == 2 and "add-one needs a CUDA GPU" in graded.output
+
+
+@pytest.mark.parametrize("name", ["prove", "check"])
+def test_the_proving_command_answers_to_its_old_name_too(tmp_path, fake_course, name):
+    """`practice prove` proves exercises; `check`, its first name, still runs it but is no longer listed."""
+    import shutil
+
+    shutil.copytree(fake_course / "add-one", tmp_path / "add-one")
+    toml = tmp_path / "add-one" / "exercise.toml"
+    toml.write_text(toml.read_text().replace("difficulty = 1", "difficulty = 0"))
+    result = CliRunner().invoke(cli, [name, "--exercises", str(tmp_path)])
+    assert result.exit_code == 2 and "difficulty" in result.output  # the format is proved first
+    listed = CliRunner().invoke(cli, ["--help"]).output
+    assert "prove" in listed and " check " not in listed

@@ -1,4 +1,4 @@
-"""`practice check`: prove exercises and print each solution's expected and actual verdict."""
+"""`practice prove` (old name `check`): prove exercises and print each solution's expected and actual verdict."""
 
 from __future__ import annotations
 
