@@ -16,6 +16,7 @@ import torch.utils._pytree as pytree
 
 from judge import ir, wire
 from judge.learner_errors import describe
+from judge.protocol import ErrorKind
 
 
 def _paths(value, prefix=()):
@@ -110,7 +111,7 @@ class Session:
                     result = self.compiled(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001
                 error = describe(exc)
-                if error["kind"] in ("graph_break", "error"):  # eagerly, a plain error names the learner's line
+                if error["kind"] in (ErrorKind.GRAPH_BREAK, ErrorKind.ERROR):  # eagerly, a plain error names the line
                     error = self._eager_also_fails(args, kwargs) or error
         new = [{"index": i, "ir": ir.to_ir(gm), "inputs": inputs}
                for i, (gm, inputs) in enumerate(self.graphs) if i >= self.sent]

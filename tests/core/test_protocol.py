@@ -16,7 +16,7 @@ from sandbox.jsonlines import Lines, Splitter, parse_line
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = [*VerifierSays, *RunnerSays, *TrustedSays, *Request]
 PARTIES = ["judge/runner.py", "judge/verifier.py", "judge/grading.py", "judge/outcome.py", "judge/child.py",
-           "judge/remote.py"]
+           "judge/remote.py", "judge/compiling.py", "judge/plugin.py", "judge/learner_errors.py"]
 
 
 def test_a_message_carries_only_the_fields_its_kind_declares():
