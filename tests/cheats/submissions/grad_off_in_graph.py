@@ -1,23 +1,24 @@
-"""A graph that switches grad mode off in the process that runs it, and keeps its own process looking clean.
+"""A graph that switches grad mode off in the process that runs it, while its own process looks untouched.
 
 f starts with a bare torch._C._set_grad_enabled(False), which Dynamo records as a node of the graph. Run
 unsealed, the verifier's grad mode would stay off after the call, so that every later gradient (the expected
 side's too) is None and gradient checks compare nothing; the plain torch.where below has a NaN gradient at 0.
-In this process, a profile hook turns grad mode back on whenever the judge's state check is about to read it.
+In this process grad mode is switched back on whenever an answer is written out (os.write, not a judge function),
+so a state check that reads it afterwards finds nothing changed.
 """
-import sys
+import os
 
 import torch
 
-_READERS = {"process_globals", "changes", "changed"}
+_write = os.write
 
 
-def _grad_back_on(frame, event, arg):
-    if event == "call" and frame.f_code.co_name in _READERS:
-        torch._C._set_grad_enabled(True)
+def _write_with_grad_on(fd, data):
+    torch._C._set_grad_enabled(True)
+    return _write(fd, data)
 
 
-sys.setprofile(_grad_back_on)
+os.write = _write_with_grad_on
 
 
 def f(s):
