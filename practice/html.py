@@ -123,7 +123,9 @@ def report_text(report: Report, source: str, lang: str, width: int = 100) -> str
     from cli.render import print_report
 
     out = io.StringIO()
-    console = Console(file=out, width=width, color_system=None, highlight=False, force_terminal=False)
+    # force_jupyter=False: in a kernel, rich would otherwise show each line as an output of its own
+    console = Console(file=out, width=width, color_system=None, highlight=False, force_terminal=False,
+                      force_jupyter=False)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "cell.py"
         path.write_text(source, encoding="utf-8")

@@ -92,7 +92,7 @@ class PracticeMagics(Magics):
             if event.type in ("check", "running"):
                 total = event.total_checks or len(done)
                 last = done[-1].name if done else "…"
-                message = text(T.join([start, words_progress(len(done), total, sum(not c.passed for c in done),
+                message = text(T.join([start, words.progress(len(done), total, sum(not c.passed for c in done),
                                                              last)]), lang)
                 handle.update({"text/html": progress_html(message), "text/plain": message}, raw=True)
 
@@ -103,7 +103,7 @@ class PracticeMagics(Magics):
                 credentials = load_credentials()
             except SubmitError as exc:
                 raise UsageError(text(exc.message, lang)) from None
-            start = T(words.SUBMITTING.en, zh=words.SUBMITTING.zh, server=credentials.server, exercise=exercise.id)
+            start = words.submitting(credentials.server, exercise.id)
             handle.update({"text/html": progress_html(text(start, lang)), "text/plain": text(start, lang)}, raw=True)
             try:
                 report = submit_source(credentials, exercise.id, source, origin="notebook", lang=lang,
@@ -111,12 +111,12 @@ class PracticeMagics(Magics):
             except SubmitError as exc:
                 handle.update({"text/plain": ""}, raw=True)
                 raise UsageError(text(exc.message, lang)) from None
-            origin = text(T(words.SERVER_VERDICT.en, zh=words.SERVER_VERDICT.zh, server=credentials.server), lang)
+            origin = text(words.server_verdict(credentials.server), lang)
         else:
             from judge.paths import EXERCISES_DIR
             from practice.grading import GradingFailed, grade_fresh
 
-            start = T(words.GRADING.en, zh=words.GRADING.zh, exercise=exercise.id)
+            start = words.grading(exercise.id)
             handle.update({"text/html": progress_html(text(start, lang)), "text/plain": text(start, lang)}, raw=True)
             try:
                 report = grade_fresh(exercise.id, source, exercises_dir=EXERCISES_DIR, on_event=on_event)
@@ -157,15 +157,11 @@ class PracticeMagics(Magics):
         if index is None:
             index, note = len(exercise.hints) - 1, text(words.LAST_HINT, lang)
         if index < 0:
-            raise UsageError(text(T(words.NO_HINTS.en, zh=words.NO_HINTS.zh, exercise=exercise.id), lang))
-        label = text(T(words.HINT_N.en, zh=words.HINT_N.zh, number=index + 1, count=len(exercise.hints)), lang)
+            raise UsageError(text(words.no_hints(exercise.id), lang))
+        label = text(words.hint_n(index + 1, len(exercise.hints)), lang)
         hint = exercise.hints[index].get(lang)
         display({"text/html": hint_html(label, hint, note), "text/plain": f"{note}\n{label}: {hint}".strip()},
                 raw=True)
-
-
-def words_progress(done: int, total: int, failed: int, name: str) -> T:
-    return T(words.PROGRESS.en, zh=words.PROGRESS.zh, done=done, total=total, failed=failed, name=name)
 
 
 def bundle(report, source: str, lang: str, form: str = "all", *, hints=(), origin: str = "") -> dict:
