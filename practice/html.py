@@ -100,17 +100,20 @@ def report_html(report: Report, source: str, lang: str, *, hints: list[str] = ()
     def diagnostics(ds, said_already: str) -> Markup:
         return Markup(diagnostics_template.render(ds=ds, said=said_already or "", **helpers))
 
+    # As the web page: the first failure open, later ones folded (often the same cause), a repeated message
+    # said once; the summary left out when it only repeats the first failure's message.
     seen: set[str] = set()
-    checks = []
+    checks, first = [], shown.first_failure()
     for check in shown.checks:
         same = not check.passed and check.message in seen
         seen.add(check.message)
-        checks.append((check, same))
+        checks.append((check, same, first is not None and check is not first))
+    summary_repeats = bool(first and first.message and shown.summary.endswith(first.message))
     footer = text(T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=format(report.duration_s, ".1f"),
                     torch=report.torch_version, sandbox=report.sandbox), lang)
     verdict_name = text(VERDICT_NAME.get(report.verdict, T.same(report.verdict.value)), lang)
     return _ENV.get_template("report.html").render(
-        r=shown, lang=lang, checks=checks, verdict_name=verdict_name, hints=list(hints) if not report.accepted
+        r=shown, lang=lang, checks=checks, summary_repeats=summary_repeats, verdict_name=verdict_name, hints=list(hints) if not report.accepted
         else [], cost=_cost_rows(shown), origin=origin, footer=footer, diagnostics=diagnostics, **helpers)
 
 

@@ -6,7 +6,8 @@
 For each language: a notebook that grades the book's exercise twice (the original code, then the fix) is
 executed with nbclient in a kernel of this Python, trusted (`jupyter trust`, so JupyterLab renders its HTML
 as it did live), opened in JupyterLab (served offline from the installed package) and photographed by
-headless chromium (PRACTICE_CHROMIUM, default /usr/bin/chromium) through Playwright.
+headless chromium (PRACTICE_CHROMIUM, default /usr/bin/chromium) through Playwright. PRACTICE_LAB_DIR keeps
+the executed notebooks (a second run photographs them without grading again).
 """
 
 from __future__ import annotations
@@ -36,13 +37,15 @@ def make_notebook(lang: str, folder: Path, kernel: str) -> Path:
     import nbformat
     from nbclient import NotebookClient
 
+    path = folder / f"practice-{lang}.ipynb"
+    if path.exists():  # executed by an earlier run in the same folder (PRACTICE_LAB_DIR)
+        return path
     cells = ["%load_ext practice",
              f"%%practice graph-break-step --lang {lang}\n" + (BOOK / "starter.py").read_text(),
              f"%%practice graph-break-step --lang {lang}\n" + (BOOK / "solutions" / "reference.py").read_text()]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {"name": kernel, "display_name": "torch-practice", "language": "python"}
     NotebookClient(nb, kernel_name=kernel, timeout=900, resources={"metadata": {"path": str(folder)}}).execute()
-    path = folder / f"practice-{lang}.ipynb"
     nbformat.write(nb, path)
     subprocess.run([sys.executable, "-m", "jupyter", "trust", str(path)], check=True, capture_output=True)
     return path
@@ -53,9 +56,9 @@ def main(out: Path) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="practice-lab-") as tmp:
-        folder = Path(tmp)
+        folder = Path(os.environ.get("PRACTICE_LAB_DIR") or tmp)
         spec = folder / "jupyter" / "kernels" / "torch-practice"
-        spec.mkdir(parents=True)
+        spec.mkdir(parents=True, exist_ok=True)
         (spec / "kernel.json").write_text(json.dumps({
             "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
             "display_name": "torch-practice", "language": "python"}))
@@ -73,15 +76,16 @@ def main(out: Path) -> None:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
                                             args=["--no-sandbox", "--disable-gpu"])
                 page = browser.new_page(viewport={"width": 1280, "height": 1700})
-                deadline = time.monotonic() + 60
-                while True:  # the server takes a few seconds to listen
+                deadline = time.monotonic() + 300
+                while True:  # the server takes a while to listen on a busy machine
                     try:
                         page.goto(f"http://127.0.0.1:{port}/lab?token={token}")
                         break
                     except Exception:
-                        if time.monotonic() > deadline:
+                        if time.monotonic() > deadline or lab.poll() is not None:
+                            print((folder / "lab.log").read_text(errors="replace")[-3000:], file=sys.stderr)
                             raise
-                        time.sleep(1)
+                        time.sleep(2)
                 for path in notebooks:
                     page.goto(f"http://127.0.0.1:{port}/lab/tree/{path.name}?token={token}&reset")
                     page.wait_for_selector(".tp-report", timeout=60_000)
