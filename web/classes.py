@@ -22,8 +22,7 @@ from web.errors import InputError
 from web.i18n import N_
 from web.passwords import check_new_password, hash_password, new_token, token_hash, verify_password
 from web.store import _aware, ensure_learner
-from web.tables import ClassInstructorRow, ClassRow, InstructorRow, LearnerRow, MemberRow
-from web.tables import now as _now
+from web.tables import ClassInstructorRow, ClassRow, InstructorRow, LearnerRow, MemberRow, now as _now
 
 USERNAME = re.compile(r"^[\w.@-]{1,64}$")
 MAX_DISPLAY_NAME = 40

@@ -225,9 +225,7 @@ def _draw_from_the_contract_alone() -> None:
 def search(run: ContractRun, spec: dict) -> dict:
     """Differential search with Hypothesis; returns statistics. A failure is shrunk to a minimal
     counterexample and re-raised with the seed (`spec["seed"]`) and the budget."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as fix_seed
-    from hypothesis import strategies as st
+    from hypothesis import HealthCheck, Phase, given, seed as fix_seed, settings, strategies as st
 
     _draw_from_the_contract_alone()
     seed, budget = int(spec.get("seed", 0)), int(spec.get("examples", 60))
