@@ -57,7 +57,8 @@ class Runner:
     # ------------------------------------------------------------ loading
 
     def load(self) -> bool:
-        from judge import tamper
+        from judge import compiling, tamper  # noqa: F401 - imported before the snapshot, so its classes are watched
+        from judge.checks import graphs  # noqa: F401 - the same: what answering a request runs
         from judge.checks.locations import learner_location_from_traceback, location, register_learner_file
         from judge.loaded import load_module, load_source
 
@@ -67,7 +68,7 @@ class Runner:
         register_learner_file(str(path), filename)
         if self.job.get("public"):
             self.public = load_source("exercise_public", self.job["public"])
-        snapshot = tamper.Snapshot()
+        snapshot = tamper.Snapshot(watch={"judge.runner.Runner": self})
 
         def fail(verdict, message: T, exc=None, loc=None):
             self.send({"type": "load_error", "verdict": verdict, **said(message),
