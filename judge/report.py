@@ -240,7 +240,7 @@ class CompilerView(BaseModel):
 
 class CheckResult(Localized):
     """One hidden test. Its name and message are shown; its code never is."""
-    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "message")
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "message", "learner_process")
 
     name: str
     title: str = ""
@@ -252,6 +252,10 @@ class CheckResult(Localized):
     properties: dict[str, int | float | str] = Field(
         {}, description="Facts the check records to make its verdict reproducible, e.g. a search's seed and "
                         "budget (pytest's record_property).")
+    learner_process: str = Field(
+        "", description="Set when the check, passed, rests on a fact the learner's own process reported (so it "
+                        "cannot rule out forgery): which fact, and why nothing outside that process can observe it "
+                        "(docs/security.md lists every such check). Empty: decided outside the learner's process.")
 
 
 class Report(Localized):

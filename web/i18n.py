@@ -46,6 +46,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "raw_output": N_("Raw output"),
     "self_checked": N_("Self-checked exercise: part of this verdict rests on what your code's own process "
                        "reported, so it cannot rule out forgery."),
+    "learner_process": N_("Rests on your code's own process:"),
     "truncated": N_("(truncated)"),
     "line": N_("line {n}"),
     "graph_break_at": N_("Graph break"),

@@ -19,10 +19,11 @@ from judge.checks.numerics import assert_same, describe_tensor
 from judge.checks.once import once
 from judge.checks.recompiles import CompileCounter, assert_compiles, recompile_log
 from judge.checks.symbols import unbacked_symbols
+from judge.checks.trust import rests_on_learner_process
 
 __all__ = [
     "Captured", "CheckFailure", "CompileCounter", "CompileError", "Forbidden", "GraphBreak", "Recompile",
     "RecordingBackend", "WrongAnswer", "assert_compiles", "assert_no_host_sync", "assert_same", "call_targets",
     "compile_one_graph", "cpp_kernel_names", "describe_tensor", "find_graph_breaks", "graph_code",
-    "inductor_code", "once", "recompile_log", "unbacked_symbols",
+    "inductor_code", "once", "recompile_log", "rests_on_learner_process", "unbacked_symbols",
 ]

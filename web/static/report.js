@@ -49,9 +49,13 @@
         el("span", {class: "muted small"}, check.duration_s.toFixed(2) + " s"),
         seed(check.properties));
       const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")});
-      if (!full || check.passed) { item.append(head); return item; }
+      // A check that rests on what the learner's own process reported says so, passed or not.
+      const trust = check.learner_process ? el("p", {class: "trust small"}, el("strong", {}, T.learner_process),
+                                               " ", prose(check.learner_process)) : null;
+      if (!full || check.passed) { item.append(head); if (trust) item.append(trust); return item; }
       const body = [check.message ? el("p", {class: "message"}, prose(check.message)) : null,
                     ...check.diagnostics.map((d) => diagnostic(d, marks, check.message))].filter(Boolean);
+      if (trust) body.unshift(trust);
       if (folded) item.append(el("details", {}, el("summary", {}, head), body));
       else item.append(head, ...body);
       return item;
