@@ -84,8 +84,8 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
     relayed = [0]
 
     def from_runner(message: dict) -> None:
-        # Only answers and load status are passed on; the verifier checks their form itself.
-        if message.get("type") in ("response", "loaded", "load_error"):
+        # Only answers, their notes and load status are passed on; the verifier checks their form itself.
+        if message.get("type") in ("response", "note", "loaded", "load_error"):
             to_verifier.send({k: message[k] for k in message if k != "nonce"})
 
     def from_verifier(message: dict) -> None:

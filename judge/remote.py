@@ -26,6 +26,7 @@ from judge.i18n import T, in_code
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
 
 MAX_LINE = 16 * 1024 * 1024
+MAX_NOTES = 256  # notes one request's answer may carry (judge.runner.tell_verifier)
 
 
 class RunnerGone(CheckFailure):
@@ -130,6 +131,7 @@ class RunnerClient:
         self._next += 1
         ident = self._next
         self._send("runner_request", request={"id": ident, "op": op, **fields})
+        notes: list = []
         while True:
             message = self._read()
             kind = message.get("type")
@@ -139,7 +141,14 @@ class RunnerClient:
             if kind in ("loaded", "load_error"):
                 self.loaded = message
                 continue
+            if kind == "note" and message.get("id") == ident:
+                if len(notes) >= MAX_NOTES:
+                    raise Protocol(T("your code called the judge's objects more than {n} times in one request",
+                                     n=MAX_NOTES))
+                notes.append(message.get("value"))
+                continue
             if kind == "response" and message.get("id") == ident:
+                message["notes"] = notes  # what arrived as notes, never a field of the runner's answer
                 return message
             # anything else (an answer to an earlier request that timed out) is dropped
 
@@ -337,6 +346,7 @@ class EagerResult:
     printed: str = ""
     kept: Ref | None = None
     type_name: str = ""  # the runner's name for the result's type when it came back as a Ref (not data)
+    notes: list = field(default_factory=list)  # what the judge's objects sent while the call ran, in order
 
 
 def call_printing(target: Ref, *args, what=YOUR_FUNCTION, keep: bool = False, **kwargs) -> EagerResult:
@@ -352,7 +362,8 @@ def call_printing(target: Ref, *args, what=YOUR_FUNCTION, keep: bool = False, **
     kept = Ref({"handle": str(answer["handle"])}) if keep and isinstance(answer.get("handle"), str) else None
     result = answer.get("result")
     type_name = str(result.get("type", ""))[:80] if isinstance(result, dict) and "handle" in result else ""
-    return EagerResult(_result_with_type(result), str(answer.get("printed", ""))[:20000], kept, type_name)
+    return EagerResult(_result_with_type(result), str(answer.get("printed", ""))[:20000], kept, type_name,
+                       list(answer.get("notes", [])))
 
 
 def call(target: Ref, *args, what=YOUR_FUNCTION, **kwargs):

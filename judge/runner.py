@@ -14,6 +14,10 @@ Requests (each has an "id"; the response echoes it):
   load_state  load tensors into a module held under a handle
   keep     keep a value the verifier sends under a handle (later requests pass that same object, e.g. a
            tensor the learner's code marks dynamic before it is served)
+While answering a request, an object the exercise hands the learner (public.py) may send `note`s: each one a
+value, sent as it happens and collected by the verifier for that request's answer (`tell_verifier`). It is how a
+step the verifier holds is called: a call of warmup-no-recompile's `step_fn` is a note, which the verifier's own
+compiled step receives; nothing of it stays in this process to be rewritten afterwards.
 Targets and arguments may name {"entry": true} (the entry point), {"learner": name} (another attribute of
 the learner's module), {"public": name} (the exercise's public module), {"handle": h} (a result kept
 from an earlier request) and {"graph": IR} (a graph the verifier sends, e.g. for an FX pass).
@@ -33,6 +37,7 @@ from judge.i18n import T, in_code
 
 MAX_RESPONSE_BYTES = 12 * 1024 * 1024
 MAX_HANDLES = 256
+SERVING: list = []  # [the Runner, the id of the request it is answering]: where `tell_verifier` sends a note
 
 
 class Runner:
@@ -176,7 +181,12 @@ class Runner:
             except ValueError as exc:
                 self.send({"type": "response", "id": None, "error": {"kind": "protocol", "message": str(exc)}})
                 continue
-            self.send({"type": "response", "id": request.get("id"), **self.answer(request)})
+            SERVING[:] = [self, request.get("id")]
+            try:
+                answer = self.answer(request)
+            finally:
+                SERVING.clear()
+            self.send({"type": "response", "id": request.get("id"), **answer})
 
     def answer(self, request: dict) -> dict:
         from judge import wire
@@ -274,6 +284,15 @@ class Runner:
         """What the learner's code has changed in global state so far (for explaining a failure)."""
         changed = self.snapshot.changed()[:10]
         return {"changes": [c.render("en") for c in changed], "changes_zh": [c.render("zh") for c in changed]}
+
+
+def tell_verifier(value) -> None:
+    """Send `value` (plain data: dicts, lists, strings, numbers) to the verifier now, as a note of the request being
+    answered. Raises RuntimeError outside a request (at import, or in the verifier)."""
+    if not SERVING:
+        raise RuntimeError("the judge's objects can only be called while the judge is asking for something")
+    runner, ident = SERVING
+    runner.send({"type": "note", "id": ident, "value": value})
 
 
 def said(message) -> dict:
