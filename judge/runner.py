@@ -26,6 +26,7 @@ from an earlier request) and {"graph": IR} (a graph the verifier sends, e.g. for
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -62,8 +63,9 @@ class Runner:
     # ------------------------------------------------------------ loading
 
     def load(self) -> bool:
-        from judge import compiling, tamper  # noqa: F401 - imported before the snapshot, so its classes are watched
-        from judge.checks import graphs  # noqa: F401 - the same: what answering a request runs
+        for name in RUNNER_MODULES:  # a module missing from the judge's environment fails here, not the learner
+            importlib.import_module(name)  # (and before the tamper snapshot: their classes' methods are watched)
+        from judge import tamper
         from judge.checks.locations import learner_location_from_traceback, location, register_learner_file
         from judge.loaded import load_module, load_source
 
@@ -293,6 +295,12 @@ def tell_verifier(value) -> None:
         raise RuntimeError("the judge's objects can only be called while the judge is asking for something")
     runner, ident = SERVING
     runner.send({"type": "note", "id": ident, "value": value})
+
+
+# Every module the runner's requests use, imported before the learner's file: once it is imported, a failure is the
+# learner's, so a module missing from the judge's own environment must fail before that (INTERNAL_ERROR).
+RUNNER_MODULES = ("judge.compiling", "judge.ir", "judge.wire", "judge.tamper", "judge.loaded", "judge.checks.graphs",
+                  "judge.checks.locations", "judge.checks.logs", "judge.checks.recompiles")
 
 
 def said(message) -> dict:
