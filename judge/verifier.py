@@ -103,8 +103,12 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         "-p", "no:unraisableexception", "-p", "no:threadexception",
     ] + (["--maxfail=1"] if job.stop_after_first_failure else [])
     sys.path.insert(0, str(hidden / "tests"))
-    with artifact_log("output_code") as generated:  # what Inductor generates here, for the compiler's view
+    # inductor_metrics on for every compile here: Inductor computes its byte estimate only then, and an FX-graph
+    # cache entry written without it would give a later hit an estimate of 0 (judge/cost.py)
+    with artifact_log("output_code") as generated, artifact_log("inductor_metrics"):
         exit_code = pytest.main(args, plugins=[collector])
+        measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
+        cost = _cost_section(job, client) if measured else None
     for record in generated:
         message = record.getMessage()
         if message.startswith("Output code:"):
@@ -117,7 +121,26 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
+    if cost is not None:
+        channel.send("cost", section=cost.model_dump(mode="json"))
     compiler = view.view()
     if compiler is not None:
         channel.send("compiler", view=compiler.model_dump(mode="json"))
     channel.send("done")
+
+
+def _cost_section(job, client):
+    """The report's cost section (judge/cost_section.py), or None where it cannot be made; never a verdict."""
+    from judge.cost_section import measure
+    from judge.cost_spec import CostSpec
+    from judge.loaded import LOADED
+
+    if client.gone:
+        return None
+    try:
+        reference = getattr(LOADED.exercise_module("reference"), job.entry_point)
+        starter = getattr(LOADED.exercise_module("starter"), job.entry_point, None)
+        return measure(CostSpec.model_validate(job.cost), reference, starter)
+    except Exception as exc:  # noqa: BLE001 - the section is display only
+        print(f"cost section not made: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None
