@@ -27,7 +27,7 @@ import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from judge.checks.inductor import cpp_kernel_names, triton_kernel_names
-from judge.checks.logs import artifact_log
+from judge.checks.logs import enable_artifact
 from judge.checks.wrapper import opaque_calls
 from judge.report import CompiledCost, EagerCost, TimedCost
 
@@ -144,7 +144,8 @@ def compiled_cost(fn: Callable, args, *, mode: str = "default", eager: EagerCost
     recorder = _GraphRecorder(mode)
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
-    with artifact_log("inductor_metrics"), torch.no_grad():
+    enable_artifact("inductor_metrics")
+    with torch.no_grad():
         before = metrics.num_bytes_accessed
         _, codes = run_and_get_code(torch.compile(fn, backend=recorder), *_fresh(list(args)))
         estimate = metrics.num_bytes_accessed - before

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from judge import remote
-from judge.checks.logs import artifact_log
+from judge.checks.logs import artifact_log, enable_artifact
 from judge.compiler_view import ViewBuilder
 from judge.i18n import T
 
@@ -105,7 +105,8 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     sys.path.insert(0, str(hidden / "tests"))
     # inductor_metrics on for every compile here: Inductor computes its byte estimate only then, and an FX-graph
     # cache entry written without it would give a later hit an estimate of 0 (judge/cost.py)
-    with artifact_log("output_code") as generated, artifact_log("inductor_metrics"):
+    enable_artifact("inductor_metrics")
+    with artifact_log("output_code") as generated:
         exit_code = pytest.main(args, plugins=[collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
         cost = _cost_section(job, client) if measured else None
