@@ -11,6 +11,7 @@ The section is display only; exercises graded by cost check it in their hidden t
 from __future__ import annotations
 
 import torch
+import torch.utils._pytree as pytree
 
 from judge import remote
 from judge.checks.failures import CheckFailure
@@ -31,13 +32,20 @@ def learner_graph(spec: CostSpec, args: list):
 
 
 def _close(actual, expected) -> bool:
-    try:
-        a, e = torch.as_tensor(actual), torch.as_tensor(expected)
-        loose = e.dtype in (torch.float16, torch.bfloat16)
-        return a.shape == e.shape and torch.allclose(a.double().cpu(), e.double().cpu(), rtol=2e-2 if loose else 1e-4,
-                                                     atol=2e-2 if loose else 1e-5, equal_nan=True)
-    except (TypeError, RuntimeError):
+    """The learner's result on the cost inputs is the reference's (loosely: this only guards the figures)."""
+    got, want = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
+    if len(got) != len(want):
         return False
+    for a, e in zip(got, want):
+        try:
+            a, e = torch.as_tensor(a), torch.as_tensor(e)
+            loose = e.dtype in (torch.float16, torch.bfloat16)
+            if a.shape != e.shape or not torch.allclose(a.double().cpu(), e.double().cpu(), equal_nan=True,
+                                                        rtol=2e-2 if loose else 1e-4, atol=2e-2 if loose else 1e-5):
+                return False
+        except (TypeError, RuntimeError):
+            return False
+    return True
 
 
 def figures(who: str, fn, args: list, spec: CostSpec) -> CostFigures:
@@ -62,15 +70,19 @@ def _unavailable(who: str, why: T) -> CostFigures:
     return CostFigures(who=who, unavailable=why)
 
 
-def measure(spec: CostSpec, reference_fn, starter_fn) -> CostSection:
-    """The cost section: the learner's figures, the reference's and the starter's, on `spec`'s inputs."""
+def measure(spec: CostSpec, reference_fn, starter_fn, release_runner=lambda: None) -> CostSection:
+    """The cost section: the learner's figures, the reference's and the starter's, on `spec`'s inputs.
+    `release_runner()` is called once the learner's graph is here (nothing more is asked of the runner)."""
     args = spec.make_inputs()
     section = CostSection(inputs=spec.describe(), device=spec.device, torch_version=torch_version())
     expected = reference_fn(*[a.clone() for a in args])
     remote.reset_runner()
     torch._dynamo.reset()
     try:
-        gm, values, output = learner_graph(spec, args)
+        try:
+            gm, values, output = learner_graph(spec, args)
+        finally:
+            release_runner()
     except CheckFailure as exc:
         section.figures.append(_unavailable("learner", T(
             "your function did not compile to one graph on these inputs, so it has no compiled figures: {why}",

@@ -107,8 +107,8 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
             checks, _ = parse_checks(verifier_job.nonce, [message])
             if checks:
                 emit(ProgressEvent(type="check", check=checks[0]))
-        elif kind in ("done", "runner_not_loaded", "internal_error"):
-            to_runner.close()
+        elif kind in ("done", "runner_not_loaded", "internal_error", "runner_released"):
+            to_runner.close()  # runner_released: the verifier needs no more answers (its cost section's own work)
 
     result: dict = {}
 

@@ -109,7 +109,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     with artifact_log("output_code") as generated:
         exit_code = pytest.main(args, plugins=[collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
-        cost = _cost_section(job, client) if measured else None
+        cost = _cost_section(job, client, lambda: channel.send("runner_released")) if measured else None
     for record in generated:
         message = record.getMessage()
         if message.startswith("Output code:"):
@@ -130,8 +130,9 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     channel.send("done")
 
 
-def _cost_section(job, client):
-    """The report's cost section (judge/cost_section.py), or None where it cannot be made; never a verdict."""
+def _cost_section(job, client, release_runner):
+    """The report's cost section (judge/cost_section.py), or None where it cannot be made; never a verdict.
+    `release_runner` ends the runner once the learner's graph is here: its wall clock does not pay for the rest."""
     from judge.cost_section import measure
     from judge.cost_spec import CostSpec
     from judge.loaded import LOADED
@@ -141,7 +142,7 @@ def _cost_section(job, client):
     try:
         reference = getattr(LOADED.exercise_module("reference"), job.entry_point)
         starter = getattr(LOADED.exercise_module("starter"), job.entry_point, None)
-        return measure(CostSpec.model_validate(job.cost), reference, starter)
+        return measure(CostSpec.model_validate(job.cost), reference, starter, release_runner=release_runner)
     except Exception as exc:  # noqa: BLE001 - the section is display only
         print(f"cost section not made: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None
