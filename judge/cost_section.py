@@ -21,6 +21,8 @@ from judge.i18n import T
 from judge.installed import torch_version
 from judge.report import CostFigures, CostSection
 
+SECTION_TIME_CAP_S = 2.0  # per function and way: the section is display only, and three functions are timed
+
 
 def learner_graph(spec: CostSpec, args: list):
     """The learner's entry point compiled in the runner on inputs like `args`, its one graph rebuilt here:
@@ -58,9 +60,9 @@ def figures(who: str, fn, args: list, spec: CostSpec) -> CostFigures:
 
         torch._dynamo.reset()
         with torch.no_grad():
-            result.eager_time = measure_time(fn, fresh, cpu_per_step=True)
+            result.eager_time = measure_time(fn, fresh, cpu_per_step=True, time_cap_s=SECTION_TIME_CAP_S)
             options = {"mode": spec.mode} if spec.mode != "default" else {}
-            result.compiled_time = measure_time(torch.compile(fn, **options), fresh,
+            result.compiled_time = measure_time(torch.compile(fn, **options), fresh, time_cap_s=SECTION_TIME_CAP_S,
                                                 cpu_per_step=spec.mode == "reduce-overhead")
         torch._dynamo.reset()
     return result

@@ -79,13 +79,15 @@ def assert_kernels_at_most(learner: CostFigures, reference: CostFigures, *, extr
         "so that it fuses.", mine=mine, theirs=theirs, limit=theirs + extra), [_kernels(learner)])
 
 
-def timed_cost(fn, make_args, *, mode: str = "default", cpu_per_step: bool = False) -> TimedCost:
+def timed_cost(fn, make_args, *, mode: str = "default", cpu_per_step: bool = False,
+               time_cap_s: float = 3.0) -> TimedCost:
     """`fn` compiled with `mode` here, timed on the GPU (judge.cost.measure_time: fresh inputs per batch, L2
     flushed, warm-up, repeats to a relative-standard-error bound or a time cap; compile time apart)."""
     torch._dynamo.reset()
     options = {"mode": mode} if mode != "default" else {}
     with torch.no_grad():
-        return measure_time(torch.compile(fn, **options), make_args, cpu_per_step=cpu_per_step)
+        return measure_time(torch.compile(fn, **options), make_args, cpu_per_step=cpu_per_step,
+                            time_cap_s=time_cap_s)
 
 
 def assert_time_at_most(mine: TimedCost, reference: TimedCost, *, factor: float, what: str = "gpu") -> None:

@@ -1,6 +1,6 @@
 """fuse-rmsnorm-silu, solved, by a learner who also lies about its cost in every way its own process allows: it
-rewrites Inductor's metrics, the dispatch-mode machinery and tensor sizes in its process, and writes forged cost
-sections to every descriptor. None of it may change the report's cost section: the verifier measures."""
+rewrites Inductor's metrics, the dispatch-mode machinery and the judge's own cost module in its process, and
+writes forged cost sections to every descriptor. None of it may change the report's cost section: the verifier measures."""
 import json
 import os
 
@@ -13,7 +13,14 @@ metrics.num_bytes_accessed = -10**9
 metrics.reset = lambda: None
 metrics.CachedMetricsHelper.apply_deltas = staticmethod(lambda delta: None)
 dispatch.TorchDispatchMode.__torch_dispatch__ = lambda self, func, types, args=(), kwargs=None: None
-torch.Tensor.element_size = lambda self: 0
+try:  # the judge's cost module, as imported in this process (the runner's): the verifier has its own
+    import judge.cost
+    import judge.report
+
+    judge.cost.eager_cost = lambda fn, args: judge.report.EagerCost(ops=1, bytes_read=1, bytes_written=1)
+    judge.cost.cost_of = lambda fn, args, mode="default": None
+except ImportError:
+    pass
 FORGED = {"inputs": "x", "device": "cpu", "torch_version": "2.13.0", "figures": [
     {"who": "learner", "eager": {"ops": 999, "views": 0, "bytes_read": 10**9, "bytes_written": 10**9},
      "compiled": {"kernels": ["cpp_fused_everything_0"], "bytes_estimate": 1}}]}
