@@ -121,7 +121,9 @@ class BwrapWorker(ProcessWorker, Worker):
             argv += ["--setenv", key, value]
         from sandbox.worker import bootstrap
 
-        argv += [os.path.realpath(sys.executable), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
+        # sys.executable as it was started, not its real path: a virtualenv's interpreter finds its site-packages
+        # from the pyvenv.cfg beside that path (the real path is the base interpreter, without the project's torch)
+        argv += [sys.executable, "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
                  "--program", self.sb.program.module]
         return argv
 
@@ -188,9 +190,9 @@ class BwrapSandbox(WarmSandbox):
         self.base_cgroup = self.settings.base_cgroup()
         self.etc_dir = self.settings.etc_dir()
 
-    def describe(self) -> str:
-        return (f"bwrap (bubblewrap {self.settings.bwrap_version()}, {self.pool_size} warm workers, "
-                f"cgroup v{self.base_cgroup.version}, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
+    def facts(self) -> dict[str, str | int | float]:
+        return {"version": self.settings.bwrap_version(), "pool": self.pool_size, "cgroup": self.base_cgroup.version,
+                "uids": self.settings.uid_base, "cpus": f"{self.settings.cpus:g}"}
 
     def worker_env(self) -> dict[str, str]:
         return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
