@@ -5,7 +5,7 @@ from __future__ import annotations
 from sandbox.base import Sandbox, SandboxError
 from sandbox.limits import Program
 
-BACKENDS = ("none", "local", "bwrap", "docker")
+BACKENDS = ("none", "local", "bwrap", "docker", "prestarted")
 
 
 def unavailable_reason(name: str) -> str | None:
@@ -18,11 +18,11 @@ def unavailable_reason(name: str) -> str | None:
         from sandbox.docker_backend import available
 
         return available()
-    return None if name in ("none", "local") else f"unknown sandbox '{name}'"
+    return None if name in ("none", "local", "prestarted") else f"unknown sandbox '{name}'"
 
 
 def get_sandbox(name: str, program: Program, **options) -> Sandbox:
-    """Build the backend called `name` ("none", "local", "bwrap" or "docker") running `program`."""
+    """Build the backend called `name` ("none", "local", "bwrap", "docker" or "prestarted") running `program`."""
     if name == "none":
         from sandbox.subprocess_backend import SubprocessSandbox
 
@@ -31,6 +31,10 @@ def get_sandbox(name: str, program: Program, **options) -> Sandbox:
         from sandbox.local_backend import LocalSandbox
 
         return LocalSandbox(program, **options)
+    if name == "prestarted":
+        from sandbox.prestarted import PrestartedSandbox
+
+        return PrestartedSandbox(program, **options)
     if name == "bwrap":
         from sandbox.bwrap_backend import BwrapSandbox
 

@@ -84,7 +84,6 @@ class SubprocessSandbox(Sandbox):
 
     def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None, *,
             inbox: Inbox | None = None, pool: str = "default") -> RunOutcome:
-        outcome = RunOutcome()
         scratch = tempfile.mkdtemp(prefix="practice-run-")
         result_r, result_w = os.pipe()
         started = time.monotonic()
@@ -101,39 +100,47 @@ class SubprocessSandbox(Sandbox):
             shutil.rmtree(scratch, ignore_errors=True)
             raise
         os.close(result_w)
+        return supervise(proc, result_r, scratch, job_json, limits, on_message, inbox, started)
 
-        def kill():
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
-        feed = inbox or Inbox()
-        if inbox is None:
-            feed.close()
-        # The job is the first line of stdin (JSON has no raw newline); what the inbox carries follows it.
-        feed.attach(os.dup(proc.stdin.fileno()), first=job_json.encode() + b"\n")
-        proc.stdin.close()
+def supervise(proc: subprocess.Popen, result_r: int, scratch: str, job_json: str, limits: Limits,
+              on_message: OnMessage | None, inbox: Inbox | None, started: float) -> RunOutcome:
+    """Hand `proc` (a child of `program` waiting for its job on stdin) the job and what `inbox` carries, read its
+    streams within `limits` from `started` on, then kill what is left of its session and remove `scratch`."""
+    outcome = RunOutcome()
+
+    def kill():
         try:
-            pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r,
-                 deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
-                 outcome=outcome, on_message=on_message, kill=kill)
-            try:
-                proc.wait(timeout=max(0.1, started + limits.time_seconds - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                outcome.timed_out = True
-                kill()
-                proc.wait()
-        finally:
-            kill()  # whatever the submission left behind in its session
-            os.close(result_r)
-            proc.stdout.close()
-            proc.stderr.close()
-            shutil.rmtree(scratch, ignore_errors=True)
-        outcome.duration_s = time.monotonic() - started
-        if proc.returncode is not None and proc.returncode < 0:
-            outcome.signal = -proc.returncode
-            outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU
-        else:
-            outcome.exit_code = proc.returncode
-        return outcome
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    feed = inbox or Inbox()
+    if inbox is None:
+        feed.close()
+    # The job is the first line of stdin (JSON has no raw newline); what the inbox carries follows it.
+    feed.attach(os.dup(proc.stdin.fileno()), first=job_json.encode() + b"\n")
+    proc.stdin.close()
+    try:
+        pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r,
+             deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
+             outcome=outcome, on_message=on_message, kill=kill)
+        try:
+            proc.wait(timeout=max(0.1, started + limits.time_seconds - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            outcome.timed_out = True
+            kill()
+            proc.wait()
+    finally:
+        kill()  # whatever the submission left behind in its session
+        os.close(result_r)
+        proc.stdout.close()
+        proc.stderr.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+    outcome.duration_s = time.monotonic() - started
+    if proc.returncode is not None and proc.returncode < 0:
+        outcome.signal = -proc.returncode
+        outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU
+    else:
+        outcome.exit_code = proc.returncode
+    return outcome
