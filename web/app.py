@@ -60,7 +60,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
         hub = EventHub()
     if queue is None:
         if grade is None:
-            grade, warm, close_grader, layers, serves_gpu = make_grade_fn(course, sandbox_name)
+            grade, warm, close_grader, layers, serves_gpu = make_grade_fn(course, sandbox_name,
+                                                                             gpu_pool_size=settings.workers)
         queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, serves_gpu=serves_gpu,
                               needs_gpu=lambda exercise_id: needs_cuda(course.get(exercise_id)))
 

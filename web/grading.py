@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from judge.cache_layers import LayerProgress
 
 log = logging.getLogger(__name__)
-GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises
+GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises (at
+# least the graders' concurrency, so that every concurrent grading finds one prepared)
 GPU_UIDS = range(63000, 63128)  # as root, each prestarted GPU process runs as one of these uids
 
 
@@ -56,7 +57,7 @@ class Grading(NamedTuple):
     serves_gpu: bool
 
 
-def make_grade_fn(course: Course, sandbox_name: str) -> Grading:
+def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_POOL_SIZE) -> Grading:
     """A grade function for the queue (one sandbox per worker thread; the exercises that need CUDA share one pool of
     prestarted GPU processes where this machine has a CUDA device), a warm-up, and a close function."""
     from judge import grade  # imported late: the core pulls in torch-related modules
@@ -80,7 +81,7 @@ def make_grade_fn(course: Course, sandbox_name: str) -> Grading:
         gpu_cache, gpu_layer = cache_layers.gpu_layer(gpu_exercises)
         layers["gpu"] = cache_layers.LayerProgress(state="building", layer=None)
         gpu["layer"] = (gpu_cache, gpu_layer)
-        gpu["sandbox"] = make_sandbox("prestarted", pool_size=GPU_POOL_SIZE, uids=GPU_UIDS, layers={
+        gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=GPU_UIDS, layers={
             "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
         made.append(gpu["sandbox"])
 
