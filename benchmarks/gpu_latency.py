@@ -51,12 +51,12 @@ def cold_times(exercise, source: str, runs: int) -> list[float]:
 class Server:
     """`practice serve` in a process of its own, on a free port, with its own data and layers folders."""
 
-    def __init__(self, folder: Path, workers: int, port: int):
+    def __init__(self, folder: Path, workers: int, port: int, log: Path | None = None):
         self.url = f"http://127.0.0.1:{port}"
         env = {**os.environ, "PRACTICE_ALLOW_UNSANDBOXED": "1", "PRACTICE_WORKERS": str(workers),
                "PRACTICE_SUBMISSIONS_PER_MINUTE": "1000", "PRACTICE_COMPILE_CACHE_DIR": str(folder / "layers"),
                "PRACTICE_SECRET_KEY": "gpu-latency", "PYTHONUNBUFFERED": "1"}
-        self.log = open(folder / "serve.log", "w")
+        self.log = open(log or folder / "serve.log", "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--port", str(port),
                                       "--data-dir", str(folder / "data"), "--sandbox", "none"],
                                      cwd=PROJECT_ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
@@ -145,6 +145,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=4, help="the server's concurrent gradings")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-cold", action="store_true")
+    parser.add_argument("--serve-log", type=Path, default=None, help="keep practice serve's output in this file")
     parser.add_argument("--small", action="store_true", help="without CUDA: say so and stop (the suite's mode)")
     args = parser.parse_args()
 
@@ -170,12 +171,12 @@ def main() -> int:
                 print(f"  cold {e.id} {label}: {cold[(e.id, label)]}", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="practice-gpu-latency-") as folder:
-        server = Server(Path(folder), args.workers, args.port)
+        server = Server(Path(folder), args.workers, args.port, args.serve_log)
         try:
             started = time.perf_counter()
             while server.health() is None:
                 if server.proc.poll() is not None:
-                    raise SystemExit("practice serve did not start:\n" + (Path(folder) / "serve.log").read_text())
+                    raise SystemExit("practice serve did not start; see its log")
                 time.sleep(0.5)
             print(f"  practice serve answered after {time.perf_counter() - started:.1f} s", flush=True)
             layer_s = server.wait_gpu_layer()
