@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises (at
 # least the graders' concurrency, so that every concurrent grading finds one prepared)
-GPU_UIDS = range(63000, 63128)  # as root, each prestarted GPU process runs as one of these uids
 
 
 def choose_sandbox(settings: Settings) -> str:
@@ -81,7 +80,11 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         gpu_cache, gpu_layer = cache_layers.gpu_layer(gpu_exercises)
         layers["gpu"] = cache_layers.LayerProgress(state="building", layer=None)
         gpu["layer"] = (gpu_cache, gpu_layer)
-        gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=GPU_UIDS, layers={
+        from sandbox.settings import SandboxSettings
+
+        settings = SandboxSettings()
+        uids = range(settings.prestarted_uid_base, settings.prestarted_uid_base + 128) if settings.prestarted_uids else None
+        gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=uids, layers={
             "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
         made.append(gpu["sandbox"])
 
