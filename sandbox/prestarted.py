@@ -188,7 +188,8 @@ class PrestartedSandbox(Sandbox):
         env.update({"TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")})
         cuda = cuda_possible(env)
         uid = self._uid()
-        if uid is not None:
+        if uid is not None:  # a uid no passwd file names: getpass (Inductor's cache folder name) reads these
+            env.update({"USER": f"learner{uid}", "LOGNAME": f"learner{uid}"})
             for dirpath, dirnames, filenames in os.walk(scratch):
                 for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
                     os.lchown(name, uid, uid)
