@@ -187,7 +187,8 @@ def main() -> int:
                 warm[key] = [submit(server.url, key[0], source) for _ in range(args.warm_runs)]
                 bad = [r for _, r in warm[key] if r.get("verdict") != "ACCEPTED"]
                 if bad:
-                    raise SystemExit(f"warm {key}: {bad[0].get('verdict')}: {bad[0].get('summary')}")
+                    raise SystemExit(f"warm {key}: {bad[0].get('verdict')}: {bad[0].get('summary')} "
+                                     f"{bad[0].get('diagnostics')} {str(bad[0].get('stderr'))[-1500:]}")
                 print(f"  warm {key[0]} {key[1]}: {[round(t, 2) for t, _ in warm[key]]}", flush=True)
 
             wrong_jobs = [(f"{e.id}/{w.path}", e.id, e.read(w.path)) for e in exercises for w in e.wrong]

@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 
 from sandbox.limits import Program
-from sandbox.prestarted import PREPARE_FLAG, READY_LINE
+from sandbox.prestarted import PREPARE_FLAG, READY_LINE, apply_limits
 
 PROGRAM = Program(module="judge.child")
 
@@ -249,10 +249,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scratch", type=Path, required=True)
     parser.add_argument(PREPARE_FLAG, action="store_true", help="prepare (torch, CUDA, Triton), say so, then wait")
     args = parser.parse_args(argv)
+    lines = Lines(os.dup(0))
     if args.prepare:
         prepare_fresh()
         os.write(args.result_fd, READY_LINE)
-    lines = Lines(os.dup(0))
+        apply_limits(lines.readline() or b"")  # the run's limits, before its job
     first = lines.readline() or b"{}"
     run_job(first.decode("utf-8", "replace"), args.result_fd, args.scratch, stdin=lines)
     return 0

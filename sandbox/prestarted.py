@@ -4,8 +4,10 @@ For work that must not share a process (CUDA: a context cannot survive a fork, a
 caches and memory must not reach the next one), yet should not wait for `import torch`, a CUDA context and
 Triton's compiler. Each pool keeps `pool_size` processes of the program started with `--prepare`: the program
 prepares itself (trusted code, no job yet), writes `READY_LINE` on its result descriptor and waits for its job
-on stdin. A run takes one ready process, gives it the run's limits (rlimits set from outside with prlimit, the
-CPU limit counted from the CPU it has used so far), hands it the job, supervises it as backend "none" does, and
+on stdin. A run takes one ready process, sends it the run's limits (a line before the job, which the process,
+still running trusted code only, applies to itself with `apply_limits`: hard rlimits it cannot raise again, the
+CPU limit counted from the CPU it has used so far; prlimit from outside would need CAP_SYS_RESOURCE, which a
+container's root may lack), hands it the job, supervises it as backend "none" does, and
 ends its session; a new process is started in the background for the next run. Nothing of a run outlives it:
 its process (GPU memory, CUDA state, loaded kernels) is gone, its scratch folder and private cache are removed.
 
@@ -20,6 +22,7 @@ It isolates no more than "none" otherwise (no namespaces, no cgroup): docs/deplo
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import resource
@@ -263,14 +266,8 @@ class PrestartedSandbox(Sandbox):
         started = self._take(pool)
         self._fill(pool)  # its successor prepares while this run goes on
         try:
-            _hand_over_limits(started.proc.pid, limits, cap_address_space=not started.cuda)
-        except OSError as exc:
-            started.discard()
-            self._release(started.uid)
-            raise SandboxError(f"could not set the run's limits on a prepared process: {exc}") from None
-        try:
             return supervise(started.proc, started.result_r, started.scratch, job_json, limits, on_message, inbox,
-                             time.monotonic())
+                             time.monotonic(), before=limits_line(limits, cap_address_space=not started.cuda))
         finally:
             if started.uid is not None:
                 _kill_uid(started.uid)  # a process that left its session is still this uid's
@@ -287,22 +284,26 @@ class PrestartedSandbox(Sandbox):
             self._release(started.uid)
 
 
-def _hand_over_limits(pid: int, limits: Limits, cap_address_space: bool) -> None:
-    """The run's rlimits on the prepared process `pid`: CPU from what it has used so far, file size, address space
-    (not where CUDA may start: its start-up reserves far more than any budget, see subprocess_backend.rlimits)."""
-    used = _cpu_seconds(pid)
-    cpu = int(used + limits.cpu_limit) + 1
-    resource.prlimit(pid, resource.RLIMIT_CPU, (cpu, cpu + 1))
-    size = limits.file_size_mb * MiB
-    resource.prlimit(pid, resource.RLIMIT_FSIZE, (size, size))
-    if cap_address_space:
-        space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB
-        resource.prlimit(pid, resource.RLIMIT_AS, (space, space))
+def limits_line(limits: Limits, cap_address_space: bool) -> bytes:
+    """The line that gives a prepared process its run's rlimits: CPU seconds, file size, and address space (not
+    where CUDA may start: its start-up reserves far more than any budget, see subprocess_backend.rlimits)."""
+    space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB if cap_address_space else None
+    return json.dumps({"limits": {"cpu_s": limits.cpu_limit, "file_bytes": limits.file_size_mb * MiB,
+                                  "address_space_bytes": space}}).encode() + b"\n"
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def apply_limits(line: bytes) -> None:
+    """In the prepared process, before its job: set the rlimits `limits_line` sent (soft = hard, so the run cannot
+    raise them), the CPU limit on top of what preparing used. ValueError for anything else."""
+    given = json.loads(line)["limits"]
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime + float(given["cpu_s"])) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    size = int(given["file_bytes"])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    if given.get("address_space_bytes"):
+        space = int(given["address_space_bytes"])
+        resource.setrlimit(resource.RLIMIT_AS, (space, space))
 
 
 def _processes_of(uid: int) -> list[int]:

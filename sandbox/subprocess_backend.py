@@ -104,9 +104,10 @@ class SubprocessSandbox(Sandbox):
 
 
 def supervise(proc: subprocess.Popen, result_r: int, scratch: str, job_json: str, limits: Limits,
-              on_message: OnMessage | None, inbox: Inbox | None, started: float) -> RunOutcome:
-    """Hand `proc` (a child of `program` waiting for its job on stdin) the job and what `inbox` carries, read its
-    streams within `limits` from `started` on, then kill what is left of its session and remove `scratch`."""
+              on_message: OnMessage | None, inbox: Inbox | None, started: float, before: bytes = b"") -> RunOutcome:
+    """Hand `proc` (a child of `program` waiting for its job on stdin) the job (after the line `before`, if any)
+    and what `inbox` carries, read its streams within `limits` from `started` on, then kill what is left of its
+    session and remove `scratch`."""
     outcome = RunOutcome()
 
     def kill():
@@ -119,7 +120,7 @@ def supervise(proc: subprocess.Popen, result_r: int, scratch: str, job_json: str
     if inbox is None:
         feed.close()
     # The job is the first line of stdin (JSON has no raw newline); what the inbox carries follows it.
-    feed.attach(os.dup(proc.stdin.fileno()), first=job_json.encode() + b"\n")
+    feed.attach(os.dup(proc.stdin.fileno()), first=before + job_json.encode() + b"\n")
     proc.stdin.close()
     try:
         pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r,
