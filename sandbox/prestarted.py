@@ -42,7 +42,7 @@ from sandbox import confine, launcher
 from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox, SandboxError
 from sandbox.compile_cache import CACHES_ON
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program
-from sandbox.subprocess_backend import child_env, cuda_possible, supervise
+from sandbox.fresh_process import child_env, cuda_possible, supervise
 
 log = logging.getLogger(__name__)
 READY_LINE = b'{"type": "prepared"}\n'  # what a prepared process writes on its result descriptor, alone
@@ -286,7 +286,7 @@ class PrestartedSandbox(Sandbox):
 
 def limits_line(limits: Limits, cap_address_space: bool) -> bytes:
     """The line that gives a prepared process its run's rlimits: CPU seconds, file size, and address space (not
-    where CUDA may start: its start-up reserves far more than any budget, see subprocess_backend.rlimits)."""
+    where CUDA may start: its start-up reserves far more than any budget, see fresh_process.rlimits)."""
     space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB if cap_address_space else None
     return json.dumps({"limits": {"cpu_s": limits.cpu_limit, "file_bytes": limits.file_size_mb * MiB,
                                   "address_space_bytes": space}}).encode() + b"\n"
