@@ -6,6 +6,9 @@ from sandbox.base import Sandbox, SandboxError
 from sandbox.limits import Program
 
 BACKENDS = ("none", "local", "bwrap", "docker", "prestarted")
+# Plain processes (of the caller's user, or of a uid of their own): a server runs them only when told it may.
+UNISOLATED = ("none", "local", "prestarted")
+SERVER_SANDBOXES = ("auto", *BACKENDS)  # what `practice serve` and `practice worker` accept (auto: bwrap if it runs)
 
 
 def unavailable_reason(name: str) -> str | None:
@@ -18,7 +21,7 @@ def unavailable_reason(name: str) -> str | None:
         from sandbox.docker_backend import available
 
         return available()
-    return None if name in ("none", "local", "prestarted") else f"unknown sandbox '{name}'"
+    return None if name in UNISOLATED else f"unknown sandbox '{name}'"
 
 
 def get_sandbox(name: str, program: Program, **options) -> Sandbox:

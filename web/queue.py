@@ -16,6 +16,7 @@ from typing import Callable
 from judge.report import ProgressEvent, Report, Verdict
 from web.events import EventHub
 from web.store import QUEUED, Store, Submission
+from web.tables import BROWSER
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,9 @@ GradeFn = Callable[[Submission, Callable[[ProgressEvent], None]], Report]
 class GradingQueue(abc.ABC):
     """Where submissions wait for a worker."""
 
-    def add(self, learner_id: str, exercise, source: str) -> Submission:
-        """Store a new submission and queue it."""
-        submission = self._store.add(learner_id, exercise.id, source)
+    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
+        """Store a new submission (sent from `origin`: browser, cli, notebook) and queue it."""
+        submission = self._store.add(learner_id, exercise.id, source, origin=origin)
         self.submit(submission.id)
         return submission
 
