@@ -16,7 +16,7 @@ from fastapi.responses import StreamingResponse
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
-from web.schemas import (ExerciseDetail, ExerciseSummary, GraderSeen, Health, HistoryItem, Solution,
+from web.schemas import (ExerciseDetail, ExerciseSummary, GraderSeen, Health, HistoryItem, LayerState, Solution,
                          SubmissionCreated, SubmissionIn, SubmissionOut)
 from web.store import DONE, Submission
 from web.tables import BROWSER, CLI, NOTEBOOK
@@ -84,12 +84,13 @@ def state_of(states: dict[str, str], exercise_id: str) -> str:
 
 @router.get("/healthz", response_model=Health, tags=["meta"])
 def healthz(request: Request) -> Health:
-    """Liveness, the queue depth and the graders seen in the last minute."""
+    """Liveness, the queue depth, the graders seen in the last minute and the compile cache layers' builds."""
     state = request.app.state
     depths = state.queue.depth()
     return Health(status="ok", exercises=len(state.course.all()), sandbox=state.sandbox_name, queue=state.queue_kind,
                   queue_depth=sum(depths.values()), queues=depths,
-                  workers=[GraderSeen(**g) for g in state.queue.graders()])
+                  workers=[GraderSeen(**g) for g in state.queue.graders()],
+                  layers={name: LayerState(**p.snapshot()) for name, p in state.layers.items()})
 
 
 @router.get("/api/exercises", response_model=list[ExerciseSummary], tags=["exercises"])

@@ -23,6 +23,7 @@ from web.join import router as join_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
 from web.queue import EmbeddedQueue, GradeFn, GradingQueue
+from web.requirements import needs_cuda
 from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
@@ -50,6 +51,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     course = Course(settings.exercises_dir, reload=settings.reload_exercises)
     store = Store(engine)
     close_grader = warm = None
+    layers: dict = {}
+    serves_gpu = kind == "embedded" and grade is not None  # a test's grade function grades anything
     if kind == "procrastinate" and queue is None:
         from web.pg_events import PgEventHub
         from web.pg_queue import ProcrastinateQueue
@@ -60,8 +63,10 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
         hub = EventHub()
     if queue is None:
         if grade is None:
-            grade, warm, close_grader = make_grade_fn(course, sandbox_name)
-        queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name)
+            grade, warm, close_grader, layers, serves_gpu = make_grade_fn(course, sandbox_name,
+                                                                             gpu_pool_size=settings.workers)
+        queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, serves_gpu=serves_gpu,
+                              needs_gpu=lambda exercise_id: needs_cuda(course.get(exercise_id)))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -84,6 +89,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.settings, app.state.course, app.state.store = settings, course, store
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
+    app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
     app.state.classes = ClassStore(engine)
     app.state.tokens = TokenStore(engine)
     app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)

@@ -68,12 +68,27 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
         "history": store.history(who, exercise.id),
         "reference": exercise.read(exercise.reference) if accepted else None,
+        **grader_notices(request, exercise),
         "boot": {"exercise_id": exercise.id, "starter": exercise.read(exercise.starter), "accepted": accepted,
                  "lang": lang,
                  "raw_output_chars": request.app.state.settings.raw_output_chars,
                  "cost_on_demand": cost_offered(exercise, request.app.state.queue_kind),
                  "style_nonce": request.state.csp_nonce},
     })
+
+
+def grader_notices(request: Request, exercise) -> dict:
+    """What the exercise page says about the graders: `no_gpu_grader` (an exercise that needs CUDA, and no grader
+    of the gpu queue was seen: submissions wait), `warming` (compile cache layers still being built, with how many
+    exercises to go), both for the exercise's kind of grader."""
+    from web.requirements import needs_cuda
+
+    gpu = needs_cuda(exercise)
+    graders = request.app.state.queue.graders()
+    progress = request.app.state.layers.get("gpu" if gpu else "cpu")
+    snapshot = progress.snapshot() if progress is not None else {"state": "off", "pending": []}
+    return {"no_gpu_grader": gpu and not any("gpu" in g["queues"] for g in graders),
+            "warming": snapshot["state"] == "building", "warming_pending": len(snapshot["pending"])}
 
 
 @router.get("/docs", response_class=HTMLResponse)
