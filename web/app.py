@@ -17,10 +17,16 @@ from web.course import Course
 from web.events import EventHub
 from web.forms import PageRefused
 from web.grading import choose_sandbox, make_grade_fn
+from web.deadlines import Deadlines
 from web.join import router as join_router
+from web.lti.grades import GradeSender
+from web.lti.launch import KeySets
+from web.lti.registry import LtiRegistry
+from web.lti.routes import router as lti_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
 from web.queue import EmbeddedQueue, GradeFn, GradingQueue
+from web.regrade import Regrades
 from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
@@ -58,7 +64,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     if queue is None:
         if grade is None:
             grade, warm, close_grader = make_grade_fn(course, sandbox_name)
-        queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name)
+        queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, listeners=[GradeSender(engine)])
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -80,6 +86,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
     app.state.classes = ClassStore(engine)
+    app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
+    app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
     app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
     app.add_exception_handler(PageRefused, refused_page)
@@ -88,4 +96,5 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.include_router(pages_router)
     app.include_router(teach_router)
     app.include_router(join_router)
+    app.include_router(lti_router)
     return app

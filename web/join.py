@@ -17,6 +17,7 @@ from web.errors import InputError
 from web.forms import PageRefused, read_form, see_other
 from web.i18n import N_, gettext_for
 from web.pages import lang_of, page
+from web.standing import learner_course
 
 router = APIRouter(include_in_schema=False)
 
@@ -68,9 +69,11 @@ async def signin(request: Request, code: str) -> Response:
 
 
 def _me(request: Request, status: int = 200, **context) -> Response:
-    memberships = request.app.state.classes.memberships(learner(request))
+    state, who = request.app.state, learner(request)
+    memberships = state.classes.memberships(who)
     defaults = {"password_error": None, "password_saved": False, "new_link": None}
-    return page(request, "me.html", {"memberships": memberships, **defaults, **context}, status=status)
+    return page(request, "me.html", {"memberships": memberships, **defaults, **learner_course(request, who),
+                                     **context}, status=status)
 
 
 @router.get("/me", response_class=HTMLResponse)

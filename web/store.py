@@ -49,12 +49,13 @@ class Submission:
     finished_at: datetime | None
     attempts: int = 0
     graded_by: str | None = None
+    fingerprint: str | None = None
 
     @classmethod
-    def of(cls, row: SubmissionRow) -> "Submission":
+    def of(cls, row) -> "Submission":
         return cls(row.id, row.learner_id, row.exercise_id, row.source, row.status, row.verdict,
                    row.report_json, _aware(row.created_at), _aware(row.finished_at), row.attempts or 0,
-                   row.graded_by)
+                   row.graded_by, row.fingerprint)
 
     def report(self) -> Report | None:
         return Report.model_validate_json(self.report_json) if self.report_json else None
@@ -113,7 +114,7 @@ class Store:
         """Store the report unless one is stored already; True when this call stored it. `also` runs in the same
         transaction when it does (a shared event log stores its `done` event there: both or neither)."""
         values = dict(status=DONE, verdict=report.verdict.value, report_json=report.model_dump_json(),
-                      finished_at=_now())
+                      finished_at=_now(), fingerprint=report.fingerprint)
         if grader is not None:
             values["graded_by"] = grader
         with self._session() as s, s.begin():
@@ -156,6 +157,21 @@ class Store:
                 else:
                     states.setdefault(exercise_id, "attempted")
             return states
+
+    def first_solved(self, learner_id: str, regraded: dict | None = None) -> dict[str, datetime]:
+        """exercise id -> when the learner's first ACCEPTED submission was made (after regrades: `regraded` maps a
+        submission id to its newest regrade)."""
+        regraded = regraded or {}
+        with self._session() as s:
+            rows = s.execute(select(SubmissionRow.id, SubmissionRow.exercise_id, SubmissionRow.verdict,
+                                    SubmissionRow.created_at).where(SubmissionRow.learner_id == learner_id)
+                             .order_by(SubmissionRow.created_at))
+            solved: dict[str, datetime] = {}
+            for sid, exercise_id, verdict, created_at in rows:
+                verdict = regraded[sid].verdict if sid in regraded else verdict
+                if verdict == Verdict.ACCEPTED.value:
+                    solved.setdefault(exercise_id, _aware(created_at))
+            return solved
 
     def has_accepted(self, learner_id: str, exercise_id: str) -> bool:
         with self._session() as s:
