@@ -112,9 +112,9 @@ class Regrades:
                 values = dict(id=uuid.uuid4().hex, submission_id=row.id, exercise_id=exercise_id,
                               fingerprint=fingerprint, reason=reason[:2000], requested_by=requested_by[:64],
                               status=QUEUED, attempts=0, created_at=_now())
-                result = conn.execute(insert(RegradeRow).values(**values).on_conflict_do_nothing(
-                    index_elements=["submission_id", "fingerprint"]))
-                if result.rowcount == 1:
+                inserted = conn.execute(insert(RegradeRow).values(**values).on_conflict_do_nothing(
+                    index_elements=["submission_id", "fingerprint"]).returning(RegradeRow.id)).first()
+                if inserted is not None:  # (psycopg gives no rowcount here)
                     regrade = Regrade.of(RegradeRow(**values, verdict=None, report_json=None, finished_at=None))
                     made.append(regrade)
                     if also is not None:

@@ -1,0 +1,217 @@
+"""Regrades after a hidden test changes: before/after on the class page and CSV, the learner told, live first.
+
+Each test runs on SQLite and on PostgreSQL, on a copy of the fixture course graded by its hidden tests as they
+are now (`tests/web/hidden_grader.py`), so tightening a test in the copy changes verdicts and the version.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import time
+from html import unescape
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import FIXTURE_COURSE, wait_done
+from tests.web.hidden_grader import HiddenTestGrader
+from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
+from web.app import create_app
+
+SUBMIT = "/api/exercises/add-one/submissions"
+EXACT = "def add_one(x):\n    return x + 1\n"
+SMALL_ONLY = "def add_one(x):\n    return x + 1 if x > -100 else x\n"  # right on the tests as shipped
+TIGHTER = "\n\ndef test_large_negative():\n    assert add_one(-1000) == -999\n"
+
+
+@pytest.fixture
+def course(tmp_path):
+    return shutil.copytree(FIXTURE_COURSE, tmp_path / "course")
+
+
+@pytest.fixture
+def grader(course):
+    return HiddenTestGrader(course)
+
+
+@pytest.fixture
+def client(settings, grader, course):
+    settings.exercises_dir = course
+    with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
+        yield c
+
+
+@pytest.fixture
+def teacher(client):
+    client.app.state.classes.add_instructor("teacher", PASSWORD)
+    t = browser(client)
+    assert sign_in(t, "teacher").status_code == 303
+    return t
+
+
+def tighten_hidden_test(course) -> None:
+    path = course / "add-one" / "tests" / "test_add_one.py"
+    path.write_text(path.read_text(encoding="utf-8") + TIGHTER, encoding="utf-8")
+
+
+def joined(client, join_path: str, name: str):
+    learner = browser(client)
+    assert learner.post(join_path, data={"display_name": name}).status_code == 303
+    return learner
+
+
+def submit(learner: TestClient, source: str) -> dict:
+    return wait_done(learner, learner.post(SUBMIT, json={"source": source}).json()["id"])
+
+
+def attr(html: str, element: str, name: str) -> str:
+    return re.search(rf'<tr data-exercise="add-one"[^>]*\b{name}="([^"]*)"', html[html.index(element):]).group(1)
+
+
+def wait_regraded(teacher: TestClient, class_path: str, timeout: float = 20.0) -> str:
+    """The class page once no regrade of the class waits (polled, as an instructor's browser would reload)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        html = teacher.get(class_path + "?lang=en").text
+        if attr(html, 'id="version-table"', "data-waiting") == "0":
+            return teacher.get(class_path + "?lang=en").text  # read after the last regrade ended
+        time.sleep(0.05)
+    raise AssertionError("regrades still waiting")
+
+
+def changes(html: str) -> list[tuple[str, str, str]]:
+    """(learner, before, after) of each row of the page's table of changed verdicts."""
+    return [(unescape(name), before, after) for before, after, name in re.findall(
+        r'<tr data-submission="\w+" data-before="(\w+)" data-after="(\w+)">\s*<td><a [^>]*>([^<]*)</a>', html)]
+
+
+def test_a_tightened_hidden_test_turns_accepted_into_wrong_answer_after_a_regrade(client, teacher, course, grader):
+    class_path, join_path = new_class(teacher)
+    ann, bob = joined(client, join_path, "Ann"), joined(client, join_path, "Bob")
+    assert submit(ann, EXACT)["verdict"] == "ACCEPTED"
+    first = submit(bob, SMALL_ONLY)
+    assert first["verdict"] == "ACCEPTED" and first["report"]["fingerprint"]
+    page = teacher.get(class_path + "?lang=en").text
+    assert attr(page, 'id="version-table"', "data-older") == "0"
+
+    tighten_hidden_test(course)
+    page = teacher.get(class_path + "?lang=en").text
+    assert attr(page, 'id="version-table"', "data-older") == "2"
+    assert "2 of the class's verdicts come from older versions" in unescape(page)
+
+    queued = teacher.post(class_path + "/regrade", data={"exercise": "add-one", "scope": "all",
+                                                          "reason": "a test for large negative numbers was added"},
+                          follow_redirects=False)
+    assert queued.status_code == 303 and "regraded=2" in queued.headers["location"]
+    page = wait_regraded(teacher, class_path)
+    assert attr(page, 'id="version-table"', "data-older") == "0"
+    rows = {r["learner"]: r["cells"]["add-one"] for r in table(page)}
+    assert rows["Bob"]["last verdict"] == "WRONG_ANSWER" and rows["Bob"]["solved"] == "no"
+    assert rows["Ann"]["last verdict"] == "ACCEPTED" and rows["Ann"]["solved"] == "yes"
+    assert re.search(r'data-learner="Bob">.*?data-before="ACCEPTED" data-changed="1"', page, re.S)
+    assert changes(page) == [("Bob", "ACCEPTED", "WRONG_ANSWER")]
+    # The first report is kept as it was; the new one is stored beside it.
+    assert bob.get(f"/api/submissions/{first['id']}").json()["verdict"] == "ACCEPTED"
+
+    progress = list(csv.DictReader(io.StringIO(teacher.get(class_path + "/progress.csv").content.decode("utf-8-sig"))))
+    by_name = {line["learner"]: line for line in progress}
+    assert by_name["Bob"]["add-one last verdict"] == "WRONG_ANSWER"
+    assert by_name["Bob"]["add-one last verdict before regrade"] == "ACCEPTED"
+    assert by_name["Bob"]["add-one verdicts changed by regrade"] == "1" and by_name["Bob"]["add-one solved"] == "no"
+    assert by_name["Ann"]["add-one last verdict before regrade"] == ""
+    [change] = csv.DictReader(io.StringIO(teacher.get(class_path + "/regrades.csv").content.decode("utf-8-sig")))
+    assert (change["learner"], change["before"], change["after"], change["submission"]) == (
+        "Bob", "ACCEPTED", "WRONG_ANSWER", first["id"])
+    assert change["reason"] == "a test for large negative numbers was added"
+
+    told = unescape(bob.get("/me?lang=en").text)
+    assert 'data-before="ACCEPTED" data-after="WRONG_ANSWER"' in told
+    assert "Reason: a test for large negative numbers was added" in told
+    assert "Reason: a test for large negative numbers" in unescape(bob.get("/exercises/add-one?lang=en").text)
+    assert 'id="my-regrades"' not in ann.get("/me").text
+    assert "原因：" in unescape(bob.get("/me?lang=zh").text)
+
+    graded = len(grader.order)
+    again = teacher.post(class_path + "/regrade", data={"exercise": "add-one", "scope": "all"}, follow_redirects=False)
+    assert "regraded=0" in again.headers["location"]  # every verdict is from this version: nothing to grade
+    assert len(grader.order) == graded
+
+
+def test_live_submissions_are_graded_before_waiting_regrades(client, teacher, course, grader):
+    class_path, join_path = new_class(teacher)
+    learners = [joined(client, join_path, name) for name in ("Ann", "Bob", "Cai")]
+    for learner in learners:
+        submit(learner, EXACT)
+    tighten_hidden_test(course)
+    grader.gate.clear()
+    grader.started.clear()
+    made = client.app.state.queue.regrade("add-one", _current(client), class_id=class_path.rsplit("/", 1)[1])
+    assert len(made) == 3
+    assert grader.started.wait(10)  # the first regrade is being graded; two wait
+    late = joined(client, join_path, "Dan")
+    live = late.post(SUBMIT, json={"source": EXACT}).json()["id"]
+    grader.gate.set()
+    assert wait_done(late, live)["verdict"] == "ACCEPTED"
+    wait_regraded(teacher, class_path)
+    assert grader.order[-4:][1] == live  # after the regrade that had started, before the two that waited
+
+
+def test_regrading_only_each_learners_latest_submission(client, teacher, course, grader):
+    class_path, join_path = new_class(teacher)
+    ann = joined(client, join_path, "Ann")
+    submit(ann, SMALL_ONLY)
+    time.sleep(0.01)  # distinct creation times order the two submissions
+    submit(ann, SMALL_ONLY)
+    tighten_hidden_test(course)
+    class_id = class_path.rsplit("/", 1)[1]
+    latest = client.app.state.queue.regrade("add-one", _current(client), class_id=class_id, latest=True)
+    assert len(latest) == 1
+    wait_regraded(teacher, class_path)
+    rest = client.app.state.queue.regrade("add-one", _current(client), class_id=class_id)
+    assert len(rest) == 1 and rest[0].submission_id != latest[0].submission_id
+
+
+def _current(client) -> str:
+    from judge.fingerprint import exercise_fingerprint
+
+    return exercise_fingerprint(client.app.state.course.get("add-one"))
+
+
+def test_regrade_jobs_wait_behind_live_jobs_in_procrastinate(postgres, tmp_path, course):
+    """On PostgreSQL the regrade jobs are deferred with a lower priority than live ones (Procrastinate takes the
+    highest first), in the transaction that stores their rows."""
+    from sqlalchemy import text
+
+    from web import db
+    from web.events import EventHub
+    from web.course import Course
+    from web.pg_queue import ProcrastinateQueue
+    from web.store import Store
+
+    url = postgres.create()
+    store = Store(db.make_engine(url))
+    queue = ProcrastinateQueue(store, EventHub(), Course(course))
+    exercise = queue._course.get("add-one")
+    first = queue.add("ann", exercise, EXACT)
+    from judge.report import Report, Verdict
+
+    store.finish(first.id, Report(exercise_id="add-one", verdict=Verdict.ACCEPTED, summary="ok", fingerprint="old"))
+    made = queue.regrade("add-one", _fingerprint(course))
+    assert len(made) == 1 and queue.regrade("add-one", _fingerprint(course)) == []
+    queue.add("bob", exercise, EXACT)
+    with store.engine.connect() as conn:
+        jobs = conn.execute(text("SELECT task_name, priority FROM procrastinate_jobs WHERE status = 'todo' "
+                                 "ORDER BY priority DESC, id")).all()
+    # Both live jobs (the first, never taken here, and the one made after the regrade) come first.
+    assert [tuple(j) for j in jobs] == [("grade_submission", 0), ("grade_submission", 0), ("regrade_submission", -10)]
+    store.close()
+
+
+def _fingerprint(course) -> str:
+    from judge.exercise import load_exercise
+    from judge.fingerprint import exercise_fingerprint
+
+    return exercise_fingerprint(load_exercise(course / "add-one"))
