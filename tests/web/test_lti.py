@@ -156,3 +156,37 @@ def test_a_login_from_an_unregistered_platform_is_refused(client, platform):
     refused = browser(client).get("/lti/login", params={"iss": "https://lms.example", "login_hint": "1"})
     assert refused.status_code == 400 and "unknown platform 'https://lms.example'" in refused.text
     assert "register it with `practice lti add-platform`" in refused.text
+
+
+def test_the_operator_registers_platform_and_deployment_from_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from web import db
+    from web.classes import ClassStore
+    from web.lti.registry import LtiRegistry
+
+    data = ["--data-dir", str(tmp_path / "data")]
+    run = CliRunner().invoke
+    platform = ["--issuer", "https://lms.example", "--client-id", "c1", "--auth-login-url", "https://lms.example/auth",
+                "--token-url", "https://lms.example/token", "--jwks-url", "https://lms.example/jwks"]
+    assert run(cli, ["lti", "add-platform", *platform, *data]).exit_code == 0
+    twice = run(cli, ["lti", "add-platform", *platform, *data])
+    assert twice.exit_code != 0 and "is registered already" in twice.output
+    bad_url = run(cli, ["lti", "add-platform", *platform[:-1], "lms.example/jwks", *data])
+    assert bad_url.exit_code != 0 and "jwks-url must be an http(s) URL" in bad_url.output
+    no_class = run(cli, ["lti", "add-deployment", "--issuer", "https://lms.example", "--deployment-id", "d1",
+                         "--class", "nope", *data])
+    assert no_class.exit_code != 0 and "No class has the id nope" in no_class.output
+    engine = db.make_engine(f"sqlite:///{tmp_path / 'data' / 'practice.db'}")
+    classes = ClassStore(engine)
+    class_ = classes.create_class(classes.add_instructor("teacher", "correct horse").id, "LMS")
+    added = run(cli, ["lti", "add-deployment", "--issuer", "https://lms.example", "--deployment-id", "d1",
+                      "--class", class_.id, *data])
+    assert added.exit_code == 0, added.output
+    registry = LtiRegistry(engine)
+    assert registry.deployment_class(registry.find_platform("https://lms.example").id, "d1") == class_.id
+    shown = run(cli, ["lti", "show", "--base-url", "https://practice.example", *data])
+    assert "https://practice.example/lti/login" in shown.output and "https://practice.example/lti/jwks" in shown.output
+    assert '"kty": "RSA"' in shown.output and "platform https://lms.example client id c1" in shown.output
+    engine.dispose()

@@ -215,3 +215,43 @@ def _fingerprint(course) -> str:
     from judge.fingerprint import exercise_fingerprint
 
     return exercise_fingerprint(load_exercise(course / "add-one"))
+
+
+@pytest.mark.postgres
+def test_practice_regrade_defers_jobs_that_a_worker_takes_after_live_ones(postgres, tmp_path, course):
+    """`practice regrade` on PostgreSQL defers the jobs; a `practice worker` grades a live submission made
+    meanwhile before the regrades that wait, and running the command again queues nothing."""
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from tests.web.test_distributed import RunningWorker, wait_until
+    from web.settings import Settings
+
+    url = postgres.create()
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=course, database_url=url, sandbox="none",
+                        allow_unsandboxed=True, workers=1, secret_key="test-secret", submissions_per_minute=50,
+                        heartbeat_seconds=0.2, stalled_after_seconds=5.0)
+    grader = HiddenTestGrader(course)
+    with TestClient(create_app(settings), base_url="http://testserver") as web, \
+            RunningWorker(settings, "w1", grader=grader):
+        learners = [browser(web) for _ in range(3)]
+        ids = [learner.post(SUBMIT, json={"source": SMALL_ONLY}).json()["id"] for learner in learners]
+        for learner, sid in zip(learners, ids):
+            assert wait_done(learner, sid, timeout=30)["verdict"] == "ACCEPTED"
+        tighten_hidden_test(course)
+        grader.gate.clear()
+        grader.started.clear()
+        args = ["regrade", "add-one", "--database-url", url, "--exercises", str(course), "--reason", "stricter"]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0 and "3 regrades of add-one queued" in result.output, result.output
+        assert grader.started.wait(20)  # the worker took the first regrade; two wait
+        late = browser(web)
+        live = late.post(SUBMIT, json={"source": EXACT}).json()["id"]
+        grader.gate.set()
+        assert wait_done(late, live, timeout=30)["verdict"] == "ACCEPTED"
+        regrades = web.app.state.regrades
+        wait_until(lambda: len(regrades.newest_done(ids)) == 3, what="three regrades done")
+        assert grader.order[-4:][1] == live
+        assert {r.verdict for r in regrades.newest_done(ids).values()} == {"WRONG_ANSWER"}
+        again = CliRunner().invoke(cli, args)
+        assert again.exit_code == 0 and "0 regrades of add-one queued" in again.output
