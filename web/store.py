@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from judge.report import Report, Verdict
 from web import db
-from web.tables import DONE, QUEUED, RUNNING, LearnerRow, SubmissionRow, now as _now
+from web.tables import DONE, QUEUED, RUNNING, LearnerRow, RegradeRow, SubmissionRow, now as _now
 
 UNFINISHED = (QUEUED, RUNNING)
 __all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission", "ensure_learner"]
@@ -145,13 +145,23 @@ class Store:
                 .order_by(SubmissionRow.created_at.desc()).limit(limit))
             return [Submission.of(r) for r in rows]
 
-    def states(self, learner_id: str) -> dict[str, str]:
-        """exercise id -> 'solved' or 'attempted' for this learner (absent: not started)."""
+    def regraded_verdicts(self, learner_id: str) -> dict[str, str]:
+        """submission id -> the verdict of its newest finished regrade, for this learner's regraded submissions."""
         with self._session() as s:
-            rows = s.execute(select(SubmissionRow.exercise_id, SubmissionRow.verdict)
+            rows = s.execute(select(RegradeRow.submission_id, RegradeRow.verdict).join(
+                SubmissionRow, SubmissionRow.id == RegradeRow.submission_id).where(
+                SubmissionRow.learner_id == learner_id, RegradeRow.status == DONE).order_by(RegradeRow.finished_at))
+            return {sid: verdict for sid, verdict in rows}
+
+    def states(self, learner_id: str) -> dict[str, str]:
+        """exercise id -> 'solved' or 'attempted' for this learner, after regrades (absent: not started)."""
+        regraded = self.regraded_verdicts(learner_id)
+        with self._session() as s:
+            rows = s.execute(select(SubmissionRow.id, SubmissionRow.exercise_id, SubmissionRow.verdict)
                              .where(SubmissionRow.learner_id == learner_id))
             states: dict[str, str] = {}
-            for exercise_id, verdict in rows:
+            for sid, exercise_id, verdict in rows:
+                verdict = regraded.get(sid, verdict)
                 if verdict == Verdict.ACCEPTED.value:
                     states[exercise_id] = "solved"
                 else:

@@ -22,7 +22,7 @@ from web.errors import InputError
 from web.forms import PageRefused, local_path, read_form, see_other
 from web.i18n import N_, gettext_for, strings
 from web.pages import lang_of, page
-from web.deadlines import parse_due
+from web.deadlines import parse_due, timing
 from web.progress import (SORTS, by_exercise, changes_csv, class_table, csv_text, exercise_stats, learner_submissions,
                           sort_rows, version_counts)
 from web.regrade import SCOPES
@@ -238,8 +238,16 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
     reports = {s.id: localized(Report.model_validate_json(s.report_json), lang).model_dump(mode="json")
                for s in submissions if s.report_json}
     course = request.app.state.course
+    changes = request.app.state.regrades.changes(class_id=class_id, learner_id=learner_id)
+    due = _due_fn(request, class_id)
+    solved = request.app.state.store.first_solved(learner_id, {c.submission.id: c.regrade for c in changes})
+    deadlines = [{"class_": class_, "exercise": e, "due_at": due(e.id, learner_id),
+                  "refuse_late": request.app.state.deadlines.of_class(class_id)[e.id].refuse_late,
+                  "timing": timing(due(e.id, learner_id), solved.get(e.id))}
+                 for e in course.all() if due(e.id, learner_id) is not None]
     return page(request, "class_learner.html", {
         "class_": class_, "member": member, "submissions": submissions, "grouped": by_exercise(submissions),
+        "changes": changes, "deadlines": deadlines,
         "exercise_id": exercise_id, "course": course, "new_link": new_link,
         "boot": {"reports": reports, "raw_output_chars": request.app.state.settings.raw_output_chars},
         "script_strings": strings(lang)})

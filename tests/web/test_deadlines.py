@@ -81,6 +81,8 @@ def test_refusing_late_submissions_and_one_learners_extension(client, teacher, k
     page = teacher.get(class_path).text
     assert timings(page) == {"Ann": "missed", "Bob": "on_time"}
     assert re.search(r'<tr data-exercise="add-one">.*?Bob: ', page, re.S)  # the extension is listed
+    bob_page = teacher.get(f"{class_path}/learners/{learner_id(client, class_path, 'Bob')}").text
+    assert 'data-timing="on_time"' in bob_page  # Bob's own (extended) deadline, on the instructor's page of Bob
     outsider = browser(client)  # in no class: no deadline applies
     assert outsider.post(SUBMIT, json={"source": CORRECT}).status_code == 202
     teacher.post(class_path + "/deadlines", data={"exercise": "add-one", "remove": "1"})

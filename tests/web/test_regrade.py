@@ -132,6 +132,12 @@ def test_a_tightened_hidden_test_turns_accepted_into_wrong_answer_after_a_regrad
     assert "Reason: a test for large negative numbers was added" in told
     assert "Reason: a test for large negative numbers" in unescape(bob.get("/exercises/add-one?lang=en").text)
     assert 'id="my-regrades"' not in ann.get("/me").text
+    assert [e["state"] for e in bob.get("/api/exercises").json()] == ["attempted"]  # no longer solved
+    assert [e["state"] for e in ann.get("/api/exercises").json()] == ["solved"]
+    bob_id = next(m.learner_id for m in client.app.state.classes.members(class_path.rsplit("/", 1)[1])
+                  if m.display_name == "Bob")
+    seen = teacher.get(f"{class_path}/learners/{bob_id}?lang=en").text
+    assert 'data-before="ACCEPTED" data-after="WRONG_ANSWER"' in seen
     assert "原因：" in unescape(bob.get("/me?lang=zh").text)
 
     graded = len(grader.order)
