@@ -44,9 +44,9 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
     if sandbox is not None:
         settings.sandbox = sandbox
     try:
-        exercise = find_exercise(settings.exercises_dir, exercise_id)
         if class_id is not None and ClassStore(engine).get_class(class_id) is None:
             raise click.ClickException(f"no class has the id {class_id}: the class page's address ends with it")
+        exercise = find_exercise(settings.exercises_dir, exercise_id)
         fingerprint = exercise_fingerprint(exercise)
         options = dict(class_id=class_id, latest=latest, reason=reason, requested_by="cli")
         if db.is_postgres(settings.resolved_database_url()):

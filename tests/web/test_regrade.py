@@ -261,3 +261,35 @@ def test_practice_regrade_defers_jobs_that_a_worker_takes_after_live_ones(postgr
         assert {r.verdict for r in regrades.newest_done(ids).values()} == {"WRONG_ANSWER"}
         again = CliRunner().invoke(cli, args)
         assert again.exit_code == 0 and "0 regrades of add-one queued" in again.output
+
+
+def test_practice_regrade_on_sqlite_grades_here_and_prints_each_change(tmp_path, course, monkeypatch):
+    """On SQLite (no workers) the command grades the regrades itself, one after another, and says which changed."""
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from web import db, grading
+    from web.store import Store
+
+    grader = HiddenTestGrader(course)
+    monkeypatch.setattr(grading, "make_grade_fn", lambda course_, sandbox: (grader, lambda: None, lambda: None))
+    monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
+    url = f"sqlite:///{tmp_path / 'data' / 'practice.db'}"
+    (tmp_path / "data").mkdir()
+    engine = db.make_engine(url)
+    db.upgrade(engine)
+    store = Store(engine)
+    for source in (EXACT, SMALL_ONLY):
+        s = store.add("learner-" + str(len(source)), "add-one", source)
+        store.finish(s.id, grader(s, lambda event: None))
+    tighten_hidden_test(course)
+    args = ["regrade", "add-one", "--database-url", url, "--exercises", str(course), "--sandbox", "none"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert "2 regrades of add-one to grade here" in result.output
+    assert "ACCEPTED -> WRONG_ANSWER (CHANGED)" in result.output and "ACCEPTED -> ACCEPTED (unchanged)" in result.output
+    again = CliRunner().invoke(cli, args)
+    assert "0 regrades of add-one to grade here" in again.output
+    unknown = CliRunner().invoke(cli, ["regrade", "add-one", "--database-url", url, "--class", "nope"])
+    assert unknown.exit_code != 0 and "no class has the id nope" in unknown.output
+    store.close()
