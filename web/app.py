@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 
 from web import db
 from web.api import router as api_router
+from web.client_api import router as client_api_router
 from web.classes import ClassStore
 from web.course import Course
 from web.events import EventHub
@@ -31,6 +32,7 @@ from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
 from web.teach import refused_page, router as teach_router
+from web.tokens import TokenStore
 
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
@@ -88,11 +90,13 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.classes = ClassStore(engine)
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
+    app.state.tokens = TokenStore(engine)
     app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
     app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
     app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)
+    app.include_router(client_api_router)
     app.include_router(pages_router)
     app.include_router(teach_router)
     app.include_router(join_router)

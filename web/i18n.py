@@ -114,6 +114,15 @@ def verdict_name(lang: str, verdict: str | None) -> str:
     return gettext_for(lang)(message) if message else (verdict or "")
 
 
+ORIGIN_NAMES = {"browser": N_("browser"), "cli": N_("command line"), "notebook": N_("notebook")}
+
+
+def origin_name(lang: str, origin: str | None) -> str:
+    """Where a submission was sent from (web.tables.ORIGINS), in `lang`."""
+    message = ORIGIN_NAMES.get(origin or "")
+    return gettext_for(lang)(message) if message else (origin or "")
+
+
 def install(env: Environment) -> None:
     """Jinja2's i18n extension, translating into the template context's `lang` (one environment, any language)."""
 

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from web.api import learner, state_of
-from web.i18n import LANGS, install, pick_lang, strings, verdict_name
+from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
 from web.render import markdown_html, pygments_css
 from web.standing import learner_course
 
@@ -39,7 +39,7 @@ def page(request: Request, name: str, context: dict, status: int = 200) -> HTMLR
     lang = lang_of(request)
     other = next(code for code in LANGS if code != lang)
     context = {"viewer": viewer(request), **context, "lang": lang, "other_lang": other, "t": strings(lang),
-               "verdict_name": lambda v: verdict_name(lang, v),
+               "verdict_name": lambda v: verdict_name(lang, v), "origin_name": lambda o: origin_name(lang, o),
                "lang_switch": str(request.url.include_query_params(lang=other).replace(scheme="", netloc=""))}
     response = templates.TemplateResponse(request, name, context, status_code=status)
     if asked in LANGS:

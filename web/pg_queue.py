@@ -19,7 +19,7 @@ from web import db
 from web.queue import GradingQueue
 from web.requirements import queue_for
 from web.store import Store, Submission
-from web.tables import GraderRow, now
+from web.tables import BROWSER, GraderRow, now
 
 log = logging.getLogger(__name__)
 TASK = "grade_submission"
@@ -107,10 +107,10 @@ class ProcrastinateQueue(GradingQueue):
             with self._store.engine.begin() as conn:
                 defer_regrade(self._app, conn, regrade_id, self._queue_of(regrade.exercise_id))
 
-    def add(self, learner_id: str, exercise, source: str) -> Submission:
+    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
         queue = queue_for(exercise)
         submission = self._store.add(learner_id, exercise.id, source,
-                                     also=lambda conn, s: defer(self._app, conn, s.id, queue))
+                                     also=lambda conn, s: defer(self._app, conn, s.id, queue), origin=origin)
         self._hub.publish(submission.id, ProgressEvent(type="queued"))
         return submission
 

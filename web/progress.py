@@ -40,6 +40,8 @@ class Cell:
     last_before: str | None = None  # the latest submission's first verdict, when a regrade changed it
     due_at: datetime | None = None
     timing: str | None = None  # web.deadlines: on_time, late, missed, open (None: no deadline)
+    last_origin: str | None = None  # browser, cli or notebook: where the latest submission was sent from
+    origins: Counter = field(default_factory=Counter)  # submissions per origin
 
     @property
     def solved(self) -> bool:
@@ -101,9 +103,9 @@ def class_table(engine: Engine, class_id: str, members: list[Member], exercise_i
     regraded = regraded or {}
     rows = {m.learner_id: Row(m, {e: Cell() for e in exercise_ids}) for m in members}
     columns = (SubmissionRow.id, SubmissionRow.learner_id, SubmissionRow.exercise_id, SubmissionRow.status,
-               SubmissionRow.verdict, SubmissionRow.created_at)
-    for sid, learner_id, exercise_id, status, first, created_at in _member_submissions(engine, class_id, None,
-                                                                                        *columns):
+               SubmissionRow.verdict, SubmissionRow.created_at, SubmissionRow.origin)
+    for sid, learner_id, exercise_id, status, first, created_at, origin in _member_submissions(
+            engine, class_id, None, *columns):
         row = rows.get(learner_id)
         if row is None or exercise_id not in row.cells:
             continue
@@ -115,6 +117,8 @@ def class_table(engine: Engine, class_id: str, members: list[Member], exercise_i
         cell.last_verdict = verdict if status == DONE else status
         cell.last_before = first if changed else None
         cell.last_at = created_at
+        cell.last_origin = origin
+        cell.origins[origin] += 1
         if verdict == ACCEPTED and cell.first_solved_at is None:
             cell.first_solved_at = created_at
     for row in rows.values():

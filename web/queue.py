@@ -20,6 +20,7 @@ from judge.report import ProgressEvent, Report, Verdict
 from web.events import EventHub
 from web.regrade import LIVE_PRIORITY, REGRADE_PRIORITY, Regrade, Regrades
 from web.store import QUEUED, Store, Submission
+from web.tables import BROWSER
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +72,9 @@ class GradingQueue(abc.ABC):
     def submit_regrade(self, regrade_id: str) -> None:
         """Queue a stored regrade, behind every live submission."""
 
-    def add(self, learner_id: str, exercise, source: str) -> Submission:
-        """Store a new submission and queue it."""
-        submission = self._store.add(learner_id, exercise.id, source)
+    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
+        """Store a new submission (sent from `origin`: browser, cli, notebook) and queue it."""
+        submission = self._store.add(learner_id, exercise.id, source, origin=origin)
         self.submit(submission.id)
         return submission
 

@@ -50,6 +50,9 @@ class ExerciseDetail(ExerciseSummary):
 
 class SubmissionIn(BaseModel):
     source: StrictStr = Field(description="The learner's Python source, UTF-8, at most 64 KiB by default.")
+    origin: Literal["cli", "notebook"] | None = Field(
+        None, description="With a token: where the submission was made (`practice submit`: cli, the notebook's "
+                          "`--submit`: notebook). Shown on the class page; a browser's is always 'browser'.")
 
 
 class SubmissionCreated(BaseModel):

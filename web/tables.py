@@ -11,6 +11,8 @@ from sqlalchemy import BigInteger, Boolean, DateTime, Float, ForeignKey, Index, 
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
+BROWSER, CLI, NOTEBOOK = "browser", "cli", "notebook"
+ORIGINS = (BROWSER, CLI, NOTEBOOK)
 # SQLite numbers only INTEGER PRIMARY KEY columns by itself.
 EventId = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -60,6 +62,8 @@ class SubmissionRow(Base):
     graded_by: Mapped[str | None] = mapped_column(String(128), nullable=True)
     # The exercise version its report was graded under (judge.fingerprint); None before versions were recorded.
     fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # Where it was sent from: 'browser' (the web page), 'cli' (`practice submit`), 'notebook' (`--submit`).
+    origin: Mapped[str] = mapped_column(String(16), default=BROWSER, server_default=BROWSER)
 
     __table_args__ = (Index("ix_learner_exercise", "learner_id", "exercise_id"), Index("ix_status", "status"))
 
@@ -275,3 +279,23 @@ class LtiGradeRow(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (Index("ix_lti_grades_learner_exercise", "learner_id", "exercise_id"),)
+class LearnerTokenRow(Base):
+    """A learner's token for `practice submit` and the notebook's `--submit` (an `Authorization: Bearer` header).
+
+    Only its SHA-256 is kept. The learner makes one on `/me` or with `practice login` and their sign-in link,
+    and revokes it there; their instructor can reissue it (every earlier token of the learner is revoked).
+    """
+
+    __tablename__ = "learner_tokens"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    learner_id: Mapped[str] = mapped_column(String(64), ForeignKey("learners.id", name="fk_learner_tokens_learner",
+                                                                   ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(100))
+    created_by: Mapped[str] = mapped_column(String(16))  # 'learner' or 'instructor'
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    __table_args__ = (Index("ix_learner_tokens_token_hash", "token_hash", unique=True),)

@@ -1,4 +1,4 @@
-"""Layers point one way: front-ends (web, cli) -> grading core (judge) -> sandbox. Parsed, not imported."""
+"""Layers point one way: front-ends (web, cli, practice) -> grading core (judge) -> sandbox. Parsed, not imported."""
 
 import ast
 from pathlib import Path
@@ -11,6 +11,7 @@ ALLOWED = {
     "sandbox": set(),
     "judge": {"sandbox"},
     "cli": {"judge", "sandbox", "web"},
+    "practice": {"cli", "judge", "sandbox", "web"},  # the Jupyter extension, a front-end like cli
     "web": {"judge", "sandbox"},
 }
 

@@ -3,15 +3,15 @@
 Existing submissions keep their reports; their `fingerprint` stays NULL (graded before versions were recorded,
 so the class page counts them as from an older version). Downgrading drops the new tables and the column.
 
-Revision ID: course_0005
-Revises: 0004
+Revision ID: 0006_course
+Revises: 0005_learner_tokens
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "course_0005"
-down_revision = "0004"
+revision = "0006_course"
+down_revision = "0005_learner_tokens"
 branch_labels = None
 depends_on = None
 
