@@ -3,7 +3,8 @@
 Joining keeps the browser's learner (the cookie's id) and so every submission made before. In another
 browser a learner signs in with the display name and password, or through a personal sign-in link (their
 instructor can reissue it; the old link then stops working). Without a class nothing changes: solo use is
-anonymous, as before.
+anonymous, as before. `/me` also makes and revokes the learner's tokens for `practice submit` and notebooks
+(web/tokens.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from web.errors import InputError
 from web.forms import PageRefused, read_form, see_other
 from web.i18n import N_, gettext_for
 from web.pages import lang_of, page
+from web.standing import learner_course
 
 router = APIRouter(include_in_schema=False)
 
@@ -68,9 +70,13 @@ async def signin(request: Request, code: str) -> Response:
 
 
 def _me(request: Request, status: int = 200, **context) -> Response:
-    memberships = request.app.state.classes.memberships(learner(request))
-    defaults = {"password_error": None, "password_saved": False, "new_link": None}
-    return page(request, "me.html", {"memberships": memberships, **defaults, **context}, status=status)
+    state, who = request.app.state, learner(request)
+    memberships = state.classes.memberships(who)
+    defaults = {"password_error": None, "password_saved": False, "new_link": None, "new_token": None}
+    tokens = state.tokens.live(who) if memberships else []
+    return page(request, "me.html", {"memberships": memberships, "tokens": tokens,
+                                     "server_url": str(request.base_url).rstrip("/"), **defaults,
+                                     **learner_course(request, who), **context}, status=status)
 
 
 @router.get("/me", response_class=HTMLResponse)
@@ -123,3 +129,20 @@ def link_page(request: Request, token: str) -> Response:
 def link_signin(request: Request, token: str) -> Response:
     learner_id, _ = _link_learner(request, token)
     return see_other("/me", request.app.state.cookies.learner_header(learner_id))
+
+
+@router.post("/me/tokens", response_class=HTMLResponse)
+async def new_token(request: Request) -> Response:
+    """A token for `practice submit` and notebooks, shown once (only its hash is kept)."""
+    if not request.app.state.classes.memberships(learner(request)):
+        raise PageRefused(403, N_("Join a class first: a token sends your local work to your classes."))
+    form = await read_form(request)
+    token = request.app.state.tokens.issue(learner(request), form.get("label", "") or "practice")
+    return _me(request, new_token=token)
+
+
+@router.post("/me/tokens/{token_id}/revoke", response_class=HTMLResponse)
+def revoke_token(request: Request, token_id: str) -> Response:
+    """Revoke one of this learner's tokens: `practice submit` with it is refused from now on (401)."""
+    request.app.state.tokens.revoke(learner(request), token_id)
+    return see_other("/me")

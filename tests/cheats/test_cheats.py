@@ -45,6 +45,7 @@ CHEATS = {
     "never_answers.py": (BOOK + "-never", {Verdict.TIME_LIMIT}),
     "read_hidden_files.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
+    "grad_off_in_graph.py": ("branchless-grad", {Verdict.FORBIDDEN}),
     "patched_session_method.py": (BOOK, {Verdict.FORBIDDEN}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
