@@ -13,8 +13,8 @@ Two layers per torch/compiler/CPU configuration (the key in their names):
 `start_build` builds whichever is missing in a background thread (a server keeps serving meanwhile: a run uses a
 layer only once it is complete); `build` does it in the caller's thread (`practice check`). What a server needs
 first is built first: the base layer (every runner's) before the full one, and the full layer's references in
-course order. A build runs at the lowest CPU priority (`BUILD_NICE`), so that a grading meanwhile takes no longer
-than one on a server without layers; `LayerProgress` says what is still being built (for /healthz and the pages).
+course order. A build runs at a low CPU priority (`BUILD_NICE`), so that a grading meanwhile takes about as long
+as one on a server without layers; `LayerProgress` says what is still being built (for /healthz and the pages).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ BASE, FULL, GPU = "base", "full", "gpu"
 LAYERED_BACKENDS = ("bwrap", "docker")  # the backends whose runs get a private view of a layer
 Log = Callable[[str], None]
 BASE_TIMEOUT_S = 600
-BUILD_NICE = 19  # a layer's build yields the CPU to every grading
+BUILD_NICE = 10  # a layer's build yields most of the CPU to gradings (19 starved it on a loaded machine)
 
 
 @dataclass

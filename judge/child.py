@@ -88,8 +88,8 @@ def prepare_fresh() -> None:
 
     if not torch.cuda.is_available():
         return
-    import torch._inductor.codegen.triton  # noqa: F401 - Inductor's Triton code generation
-    import triton  # noqa: F401
+    import torch._inductor.codegen.triton  # noqa: F401 - Inductor's Triton code generation (imports Triton)
+    import torch._inductor.runtime.triton_heuristics  # noqa: F401
 
     torch.compile(lambda x: x * 2 + 1, fullgraph=True)(torch.ones(8, device="cuda"))
     torch.cuda.synchronize()
