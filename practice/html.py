@@ -113,8 +113,9 @@ def report_html(report: Report, source: str, lang: str, *, hints: list[str] = ()
                     torch=report.torch_version, sandbox=report.sandbox), lang)
     verdict_name = text(VERDICT_NAME.get(report.verdict, T.same(report.verdict.value)), lang)
     return _ENV.get_template("report.html").render(
-        r=shown, lang=lang, checks=checks, summary_repeats=summary_repeats, verdict_name=verdict_name, hints=list(hints) if not report.accepted
-        else [], cost=_cost_rows(shown), origin=origin, footer=footer, diagnostics=diagnostics, **helpers)
+        r=shown, lang=lang, checks=checks, summary_repeats=summary_repeats, verdict_name=verdict_name,
+        hints=[] if report.accepted else list(hints), cost=_cost_rows(shown), origin=origin, footer=footer,
+        diagnostics=diagnostics, **helpers)
 
 
 def report_text(report: Report, source: str, lang: str, width: int = 100) -> str:

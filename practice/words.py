@@ -36,7 +36,8 @@ def grading(exercise: str) -> T:
 
 def submitting(server: str, exercise: str) -> T:
     return T("Submitting the cell to {server} ({exercise}); the server grades it…",
-             zh="正在把单元格提交到 {server}（{exercise}），由服务器评测…", server=server, exercise=exercise)
+             zh="正在把单元格提交到 {server}（{exercise}），由服务器评测…",
+             server=server, exercise=exercise)
 
 
 def progress(done: int, total: int, failed: int, name: str) -> T:

@@ -100,7 +100,8 @@ def main(out: Path) -> None:
                 deadline = time.monotonic() + 300
                 while True:  # the server takes a while to listen on a busy machine
                     try:
-                        page.goto(f"http://127.0.0.1:{port}/lab?token={token}")
+                        page.goto(f"http://127.0.0.1:{port}/lab?token={token}", timeout=300_000,
+                                  wait_until="domcontentloaded")
                         break
                     except Exception:
                         if time.monotonic() > deadline or lab.poll() is not None:
@@ -109,9 +110,10 @@ def main(out: Path) -> None:
                         time.sleep(2)
                 for path in notebooks:
                     page = browser.new_page(viewport={"width": 1280, "height": 1700})
-                    page.goto(f"http://127.0.0.1:{port}/lab/tree/{path.name}?token={token}&reset")
+                    page.goto(f"http://127.0.0.1:{port}/lab/tree/{path.name}?token={token}&reset", timeout=300_000,
+                              wait_until="domcontentloaded")
                     reports = page.locator(".jp-OutputArea-output .tp-report")
-                    reports.first.wait_for(timeout=120_000)
+                    reports.first.wait_for(timeout=300_000)
                     page.wait_for_timeout(2000)
                     lang = path.stem.split("-")[1]
                     page.screenshot(path=str(out / f"notebook-{lang}-lab.png"))
