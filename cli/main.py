@@ -227,22 +227,30 @@ def hint(exercise_id, exercises_dir, workspace, lang):
 @lang_option
 @click.option("--graphs", is_flag=True, help="Show what the compiler made of your code in the last grading: each "
                                              "graph Dynamo captured, recompile reasons, guards, Inductor's code.")
-def show(exercise_id, exercises_dir, workspace, lang, graphs):
-    """Show the statement of EXERCISE, your file and the hints (with --graphs: the compiler's view)."""
+@click.option("--cost", "cost", is_flag=True, help="Show what compiling bought in the last grading: ATen ops and "
+                                                  "bytes eager, kernels and Inductor's byte estimate compiled, for "
+                                                  "yours, the reference and the original.")
+def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
+    """Show the statement of EXERCISE, your file and the hints (with --graphs: the compiler's view; with --cost:
+    the cost figures)."""
+    from cli.cost_render import print_cost
     from cli.render import print_compiler_view
     from cli.showing import show_exercise
     from cli.workspace import Workspace
 
     exercise = load(exercises_dir, exercise_id, lang)
     ws = Workspace(workspace)
-    if graphs:
+    if graphs or cost:
         report = ws.last_report(exercise.id)
         if report is None:
             first = T("{exercise} has not been graded here yet: run `practice {exercise}` first.",
                       exercise=exercise.id)
             console.print(f"[yellow]{escape(text(first, lang))}[/]", soft_wrap=True)
             sys.exit(1)
-        print_compiler_view(console, report.compiler, lang)
+        if graphs:
+            print_compiler_view(console, report.compiler, lang)
+        if cost:
+            print_cost(console, report.cost, lang)
         return
     path, _ = ws.ensure(exercise)
     show_exercise(console, exercise, path, lang, ws)

@@ -121,7 +121,9 @@ class BwrapWorker(ProcessWorker, Worker):
             argv += ["--setenv", key, value]
         from sandbox.worker import bootstrap
 
-        argv += [os.path.realpath(sys.executable), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
+        # sys.executable as it was started, not its real path: a virtualenv's interpreter finds its site-packages
+        # from the pyvenv.cfg beside that path (the real path is the base interpreter, without the project's torch)
+        argv += [sys.executable, "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
                  "--program", self.sb.program.module]
         return argv
 

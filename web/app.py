@@ -17,6 +17,7 @@ from web.classes import ClassStore
 from web.course import Course
 from web.events import EventHub
 from web.forms import PageRefused
+from web.cost_api import router as cost_router
 from web.grading import choose_sandbox, make_grade_fn
 from web.join import router as join_router
 from web.middleware import LearnerMiddleware
@@ -73,6 +74,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
             queue.stop()
             if close_grader is not None:
                 close_grader()
+            if getattr(app.state, "cost_demands", None) is not None:  # web/cost_api.py
+                app.state.cost_demands.close()
             course.close()
             store.close()
 
@@ -88,6 +91,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)
+    app.include_router(cost_router)
     app.include_router(client_api_router)
     app.include_router(pages_router)
     app.include_router(teach_router)

@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from web.api import learner, state_of
+from web.cost_api import offered as cost_offered
 from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
 from web.render import markdown_html, pygments_css
 
@@ -70,6 +71,7 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "boot": {"exercise_id": exercise.id, "starter": exercise.read(exercise.starter), "accepted": accepted,
                  "lang": lang,
                  "raw_output_chars": request.app.state.settings.raw_output_chars,
+                 "cost_on_demand": cost_offered(exercise, request.app.state.queue_kind),
                  "style_nonce": request.state.csp_nonce},
     })
 
