@@ -7,6 +7,7 @@
 - a local `--watch` re-grade of the book's exercise (the `local` backend's warm workers), against fresh processes;
 - with `--cost` (only this): the Inductor exercise's grading with its cost section against the same without it,
   side by side, on the warm `local` backend (the CLI's, on the CPU): the section may add at most 15% (issue 23).
+- fuse-rmsnorm-silu's reference on a freshly started server while its layers are being built, and after.
 
     python benchmarks/latency.py [--sandbox bwrap|docker] [--runs 10] [--fresh-runs 5] [--inductor-runs 5]
                                  [--cold-runs 2]
@@ -152,6 +153,51 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
 WEB_CPU: list[float] = []  # CPU seconds per grading of each web_times call, in order
 
 
+def warmup_times(sandbox_name: str, course: Path, exercise_id: str, source: str, runs: int) -> tuple[list, list]:
+    """A server started on an empty layers folder: `source` graded through the web API while its layers are being
+    built (as many as fit in the build, at most `runs`), then `runs` times once /healthz says they are ready."""
+    import json
+    import tempfile
+
+    from fastapi.testclient import TestClient
+
+    from web.app import create_app
+    from web.settings import Settings
+
+    saved = {k: os.environ.get(k) for k in ("PRACTICE_COMPILE_CACHE", "PRACTICE_COMPILE_CACHE_DIR")}
+    with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory(dir=Path.home()) as layers:
+        os.environ.update({"PRACTICE_COMPILE_CACHE": "1", "PRACTICE_COMPILE_CACHE_DIR": str(Path(layers) / "cc")})
+        try:
+            settings = Settings(data_dir=Path(data), exercises_dir=course, sandbox=sandbox_name, workers=1,
+                                secret_key="latency", submissions_per_minute=1000)
+            during, after = [], []
+            with TestClient(create_app(settings)) as client:
+                def state() -> str:
+                    return client.get("/healthz").json()["layers"]["cpu"]["state"]
+
+                def one() -> float:
+                    started = time.perf_counter()
+                    created = client.post(f"/api/exercises/{exercise_id}/submissions", json={"source": source}).json()
+                    with client.stream("GET", created["events_url"]) as stream:
+                        for text in stream.iter_lines():
+                            if text.startswith("data: ") and (json.loads(text[6:]).get("report") or {}).get("verdict"):
+                                break
+                    return time.perf_counter() - started
+
+                while state() == "building" and len(during) < runs:
+                    during.append(one())
+                while state() == "building":
+                    time.sleep(1)  # the build reports through /healthz only
+                after = [one() for _ in range(runs)]
+            return during, after
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
 def _server_cpu() -> float:
     """CPU seconds of every run of this server so far (its cgroup counts its run cgroups, removed ones too)."""
     from sandbox.settings import SandboxSettings
@@ -240,6 +286,8 @@ def main() -> int:
     parser.add_argument("--cost", action="store_true", help="only: the Inductor exercise with and without its cost "
                                                              "section (warm local backend)")
     parser.add_argument("--cost-runs", type=int, default=3, help="--cost: gradings per solution and way")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
+                        help="skip the Inductor reference graded on a fresh server while its layers are built")
     args = parser.parse_args()
     if args.cost:
         return cost_overhead(args.cost_runs)
@@ -280,6 +328,8 @@ def main() -> int:
                          for k, v in sources.items()}
         inductor_cold = {k: web_times(args.sandbox, course, INDUCTOR_EXERCISE, v, args.cold_runs,
                                       compile_cache=False, skip_first=False) for k, v in sources.items()}
+        during_build, after_build = warmup_times(args.sandbox, course, INDUCTOR_EXERCISE, sources["reference"],
+                                                 args.cold_runs) if args.warmup else ([], [])
 
     local = Recording(make_sandbox("local"))
     try:
@@ -303,6 +353,13 @@ def main() -> int:
                  inductor_cold["other"], TARGETS["inductor_other"], "no layers", (other_cpu, other_cold_cpu)))
     print(versus(f"{EXERCISE}, local --watch re-grade", watch_times, fresh_times, TARGETS["watch"],
                  "fresh processes", (statistics.median(local.cpu) if any(local.cpu) else None, None)))
+    if during_build and after_build:
+        print(versus(f"{INDUCTOR_EXERCISE} reference, after warm-up", after_build, during_build, None,
+                     "during the layers' build"))
+        print(f"  (no layers at all: {statistics.median(inductor_cold['reference']):.3f} s; a grading during the "
+              f"build should take no longer)")
+    elif args.warmup:
+        print(f"{INDUCTOR_EXERCISE} during warm-up: the layers were built before a grading finished")
     print(line(f"{EXERCISE}, grade() on warm {args.sandbox}", warm_times, warm.cpu))
     print(line(f"{EXERCISE}, fresh processes", fresh_times))
     print(f"single-process grader (replaced), warm median: {SINGLE_PROCESS_WARM_MEDIAN_S:.3f} s; "
