@@ -26,6 +26,7 @@ STATE_TEXT = {"solved": T("solved"), "failing": T("failing"), "not started": T("
 SELF_CHECKED = T("self-checked exercise:")
 SELF_CHECKED_WHY = T("part of this verdict rests on what your code's own process reported (see `docs/security.md`).")
 WARNING = T("warning:")
+LEARNER_PROCESS = T("rests on your code's own process:")
 SAME_FAILURE = T("(same failure as above)")
 PROGRAM_OUTPUT = T("your program's output (truncated):")
 DYNAMO_REASON = T("Dynamo's reason (raw):")
@@ -65,6 +66,8 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
         mark = "[green]✓[/]" if check.passed else "[red]✗[/]"
         title = f" — {escape(check.title)}" if check.title else ""
         console.print(f" {mark} {escape(check.name)}{title}")
+        if check.learner_process:
+            console.print(f"     [yellow]{say(LEARNER_PROCESS, lang)}[/] {escape(check.learner_process)}")
         if check.passed:
             continue
         if check.message in shown:
@@ -77,6 +80,9 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
     if report.stdout.strip() and not report.accepted:
         console.print(f"[dim]{say(PROGRAM_OUTPUT, lang)}[/]")
         console.print(escape(report.stdout[-1500:]), style="dim")
+    from cli.cost_render import print_cost_line  # the cost section's one line (cli/cost_render.py)
+
+    print_cost_line(console, report.cost, lang)
     footer = T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=format(report.duration_s, ".1f"),
                torch=report.torch_version, sandbox=report.sandbox)
     console.print(f"[dim]{say(footer, lang)}[/]")

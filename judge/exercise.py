@@ -25,6 +25,7 @@ from pathlib import Path
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from judge.cost_spec import CostSpec
 from judge.report import Verdict
 from sandbox.limits import Limits  # the [limits] table of the format
 
@@ -103,6 +104,10 @@ class Contract(_Strict):
     examples: int = Field(60, ge=1, le=500, description="Search budget: examples tried per submission.")
     shapes: int = Field(2, ge=1, le=8, description="Distinct shapes (and so runner round trips) per dtype.")
     seed: int = Field(0, description="Search seed (shown with a counterexample; the same seed finds the same).")
+    thresholds: list[float] = Field([], description="Input values where the original's behaviour changes (a "
+                                    "branch at `x > 1e-3`): the boundary check (judge/checks/contract.py: "
+                                    "boundary_cases) tries each one and its neighbours one ulp away in every dtype, "
+                                    "beside zeros of both signs, subnormals, the smallest normal and huge values.")
 
     @field_validator("dtypes")
     @classmethod
@@ -170,6 +175,8 @@ class Exercise(_Strict):
     needs_cuda: bool = Field(False, description="Graded only where a CUDA GPU is present.")
     contract: Contract | None = Field(None, description="Optional [contract]: input shapes, ranges and dtypes, "
                                       "what the outputs keep; checked generically (see Contract).")
+    cost: CostSpec | None = Field(None, description="Optional [cost]: the inputs every report's cost figures "
+                                  "(ops, bytes, kernels, time) are measured on; see judge/cost_spec.py.")
     root: Path = Field(exclude=True)
 
     @field_validator("format_version")
@@ -206,6 +213,9 @@ class Exercise(_Strict):
         if not self.test_files():
             raise ValueError("no hidden tests: add tests/test_*.py or list them in 'tests'")
         return self
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
 
     def read(self, rel: str) -> str:
         return (self.root / rel).read_text(encoding="utf-8")

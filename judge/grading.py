@@ -55,15 +55,18 @@ def make_sandbox(name: str = "none", **options) -> Sandbox:
 
 
 def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on_event: OnEvent | None = None,
-          filename: str = "solution.py", stop_after_first_failure: bool = False) -> Report:
+          filename: str = "solution.py", stop_after_first_failure: bool = False,
+          measure_cost: bool | None = None) -> Report:
     """Grade `source` against `exercise` and return the report; a failing submission is a normal report.
 
     `sandbox` is a `sandbox.Sandbox` made by `make_sandbox` (default: the unsandboxed subprocess backend, for
     local use); `on_event` receives live ProgressEvents ("running", one "check" per finished check, "done").
     `stop_after_first_failure`: the verifier ends at the first failing check (proofs of wrong solutions only).
+    `measure_cost`: None gives the report a cost section where the exercise declares [cost]; True also measures one
+    from its [contract] (on demand: judge.cost_spec.spec_for); False never.
     """
     sandbox = sandbox or make_sandbox("none")
-    emit = on_event or (lambda event: None)
+    emit = _stamped(exercise, on_event or (lambda event: None))
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         report = _rejected(exercise, T("Your file is larger than {kib} KiB; shorten it.",
                                        kib=MAX_SOURCE_BYTES // 1024))
@@ -73,10 +76,12 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     started = time.monotonic()
     try:
         try:
-            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
+                                         measure_cost)
         except SandboxError:
             # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
-            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
+                                         measure_cost)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox_label(sandbox),
                         summary=T("Internal error: the sandbox failed before your code ran; please submit again."),
@@ -92,8 +97,23 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     return report
 
 
-def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False) -> tuple[RunOutcome, tuple]:
-    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure)
+def _stamped(exercise: Exercise, emit: OnEvent) -> OnEvent:
+    """`emit`, with the exercise's fingerprint set on the report of the `done` event (every path ends there)."""
+    from judge.fingerprint import exercise_fingerprint
+
+    fingerprint = exercise_fingerprint(exercise)
+
+    def stamped(event: ProgressEvent) -> None:
+        if event.type == "done" and event.report is not None:
+            event.report.fingerprint = fingerprint
+        emit(event)
+
+    return stamped
+
+
+def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False,
+              measure_cost=None) -> tuple[RunOutcome, tuple]:
+    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost)
     to_runner, to_verifier = Inbox(), Inbox()
 
     def from_runner(message: dict) -> None:
@@ -113,8 +133,9 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
             check = parse_check(message)
             if check is not None:
                 emit(ProgressEvent(type="check", check=check))
-        elif kind in (VerifierSays.DONE, VerifierSays.RUNNER_NOT_LOADED, VerifierSays.INTERNAL_ERROR):
-            to_runner.close()
+        elif kind in (VerifierSays.DONE, VerifierSays.RUNNER_NOT_LOADED, VerifierSays.INTERNAL_ERROR,
+                      VerifierSays.RUNNER_RELEASED):
+            to_runner.close()  # runner_released: the verifier needs no more answers (its cost section's own work)
 
     result: dict = {}
 

@@ -15,7 +15,16 @@ from pydantic import ValidationError
 
 from judge.i18n import T, in_code
 from judge.protocol import RunnerEnd, RunnerSays, VerifierSays, kind_of
-from judge.report import VERDICT_TEXT, CheckResult, CompilerView, ErrorDiagnostic, Report, SourceLocation, Verdict
+from judge.report import (
+    VERDICT_TEXT,
+    CheckResult,
+    CompilerView,
+    CostSection,
+    ErrorDiagnostic,
+    Report,
+    SourceLocation,
+    Verdict,
+)
 from sandbox.base import RunOutcome
 
 
@@ -89,6 +98,12 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
     if compiler is not None:  # display only: a malformed view is left out, never a reason to fail
         try:
             report.compiler = CompilerView.model_validate(compiler.get("view"))
+        except ValidationError:
+            pass
+    cost = verified.said(VerifierSays.COST)
+    if cost is not None:  # display only, as the compiler's view
+        try:
+            report.cost = CostSection.model_validate(cost.get("section"))
         except ValidationError:
             pass
     verdict, summary = _verdict(exercise.limits, verified, verifier, runner, report)

@@ -14,6 +14,7 @@ import pytest
 from judge.checks.breaks import graph_break_from_exception, graph_break_message
 from judge.checks.failures import CheckFailure
 from judge.checks.locations import learner_location_from_traceback
+from judge.checks.trust import reason_of
 from judge.i18n import T, in_code
 from judge.learner_errors import kind_of
 from judge.protocol import ErrorKind, RunnerEnd
@@ -104,6 +105,9 @@ class Collector:
         report = outcome.get_result()
         title = title_of(getattr(item, "function", None))
         result = self.results.setdefault(item.nodeid, CheckResult(name=item.name, title=title, passed=True))
+        reason = reason_of(getattr(item, "function", None))
+        if reason is not None and not result.learner_process:
+            result.set_text("learner_process", reason)
         result.duration_s += call.duration
         for key, value in list(getattr(item, "user_properties", []))[:MAX_PROPERTIES]:
             if isinstance(value, (int, float, str)) and not isinstance(value, bool):

@@ -41,6 +41,8 @@ class VerifierSays(Kind):
     RUNNER_REQUEST = "runner_request", ("request",)  # a Request, relayed to the runner as is
     RUNNER_NOT_LOADED = "runner_not_loaded"  # the runner reported a load error or ended before loading
     COMPILER = "compiler", ("view",)  # the compiler's view (judge.compiler_view), display only
+    COST = "cost", ("section",)  # the report's cost section (judge.cost_section), display only
+    RUNNER_RELEASED = "runner_released"  # the verifier needs no more answers: the runner may end
     INTERNAL_ERROR = "internal_error", ("message", "traceback")
     DONE = "done"
 
@@ -52,10 +54,12 @@ class RunnerSays(Kind):
     LOADED = "loaded"
     LOAD_ERROR = "load_error", ("verdict", "message", "message_zh", "location", "traceback")
     RESPONSE = "response", ("id", "error")  # the answer to request `id`: `error`, or the request's own fields
+    NOTE = "note", ("id", "value")  # data the learner's code hands the judge while request `id` runs (tell_verifier)
     INTERNAL_ERROR = "internal_error", ("message",)
 
 
-RELAYED = frozenset({RunnerSays.RESPONSE, RunnerSays.LOADED, RunnerSays.LOAD_ERROR})  # test with kind_of()
+# test a message with kind_of() before asking whether it is relayed
+RELAYED = frozenset({RunnerSays.RESPONSE, RunnerSays.NOTE, RunnerSays.LOADED, RunnerSays.LOAD_ERROR})
 
 
 class TrustedSays(Kind):

@@ -29,6 +29,7 @@ from judge.protocol import ErrorKind, Request, RunnerEnd, RunnerSays, TrustedSay
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
 
 MAX_LINE = 16 * 1024 * 1024
+MAX_NOTES = 256  # notes one request's answer may carry (judge.runner.tell_verifier)
 
 
 class RunnerGone(CheckFailure):
@@ -138,6 +139,7 @@ class RunnerClient:
         self._next += 1
         ident = self._next
         self._send(VerifierSays.RUNNER_REQUEST, request={"id": ident, "op": Request(op).value, **fields})
+        notes: list = []
         while True:
             message = self._read()
             kind = message.get("type")
@@ -147,7 +149,14 @@ class RunnerClient:
             if kind in (RunnerSays.LOADED, RunnerSays.LOAD_ERROR):
                 self.loaded = message
                 continue
+            if kind == RunnerSays.NOTE and message.get("id") == ident:
+                if len(notes) >= MAX_NOTES:
+                    raise Protocol(T("your code called the judge's objects more than {n} times in one request",
+                                     n=MAX_NOTES))
+                notes.append(message.get("value"))
+                continue
             if kind == RunnerSays.RESPONSE and message.get("id") == ident:
+                message["notes"] = notes  # what arrived as notes, never a field of the runner's answer
                 return message
             # anything else (an answer to an earlier request that timed out) is dropped
 
@@ -350,6 +359,7 @@ class EagerResult:
     printed: str = ""
     kept: Ref | None = None
     type_name: str = ""  # the runner's name for the result's type when it came back as a Ref (not data)
+    notes: list = field(default_factory=list)  # what the judge's objects sent while the call ran, in order
 
 
 def call_printing(target: Ref, *args, what=YOUR_FUNCTION, keep: bool = False, **kwargs) -> EagerResult:
@@ -365,7 +375,8 @@ def call_printing(target: Ref, *args, what=YOUR_FUNCTION, keep: bool = False, **
     kept = Ref({"handle": str(answer["handle"])}) if keep and isinstance(answer.get("handle"), str) else None
     result = answer.get("result")
     type_name = str(result.get("type", ""))[:80] if isinstance(result, dict) and "handle" in result else ""
-    return EagerResult(_result_with_type(result), str(answer.get("printed", ""))[:20000], kept, type_name)
+    return EagerResult(_result_with_type(result), str(answer.get("printed", ""))[:20000], kept, type_name,
+                       list(answer.get("notes", [])))
 
 
 def call(target: Ref, *args, what=YOUR_FUNCTION, **kwargs):

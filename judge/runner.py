@@ -14,6 +14,10 @@ Requests (each has an "id"; the response echoes it):
   load_state  load tensors into a module held under a handle
   keep     keep a value the verifier sends under a handle (later requests pass that same object, e.g. a
            tensor the learner's code marks dynamic before it is served)
+While answering a request, an object the exercise hands the learner (public.py) may send `note`s: each one a
+value, sent as it happens and collected by the verifier for that request's answer (`tell_verifier`). It is how a
+step the verifier holds is called: a call of warmup-no-recompile's `step_fn` is a note, which the verifier's own
+compiled step receives; nothing of it stays in this process to be rewritten afterwards.
 Targets and arguments may name {"entry": true} (the entry point), {"learner": name} (another attribute of
 the learner's module), {"public": name} (the exercise's public module), {"handle": h} (a result kept
 from an earlier request) and {"graph": IR} (a graph the verifier sends, e.g. for an FX pass).
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
 
 MAX_RESPONSE_BYTES = 12 * 1024 * 1024
 MAX_HANDLES = 256
+SERVING: list = []  # [the Runner, the id of the request it is answering]: where `tell_verifier` sends a note
 
 
 class Runner:
@@ -71,7 +76,7 @@ class Runner:
 
     def load(self) -> bool:
         for name in RUNNER_MODULES:  # a module missing from the judge's environment fails here, not the learner
-            importlib.import_module(name)
+            importlib.import_module(name)  # (and before the tamper snapshot: their classes' methods are watched)
         from judge import tamper
         from judge.checks.locations import learner_location_from_traceback, location, register_learner_file
         from judge.loaded import load_module, load_source
@@ -82,7 +87,7 @@ class Runner:
         register_learner_file(str(path), filename)
         if self.job.get("public"):
             self.public = load_source("exercise_public", self.job["public"])
-        snapshot = tamper.Snapshot()
+        snapshot = tamper.Snapshot(watch={"judge.runner.Runner": self})
 
         def fail(verdict, message: T, exc=None, loc=None):
             self.send(protocol.message(RunnerSays.LOAD_ERROR, verdict=verdict, **said(message),
@@ -189,8 +194,12 @@ class Runner:
                 self.send(protocol.message(RunnerSays.RESPONSE, id=None,
                                            error={"kind": ErrorKind.PROTOCOL, "message": str(exc)}))
                 continue
-            # the answer's fields are the request's own (judge.protocol.Request; documented above)
-            self.send({"type": RunnerSays.RESPONSE.value, "id": request.get("id"), **self.answer(request)})
+            SERVING[:] = [self, request.get("id")]
+            try:
+                answer = self.answer(request)
+            finally:
+                SERVING.clear()
+            self.send({"type": RunnerSays.RESPONSE.value, "id": request.get("id"), **answer})
 
     def answer(self, request: dict) -> dict:
         from judge import wire
@@ -289,6 +298,15 @@ class Runner:
         """What the learner's code has changed in global state so far (for explaining a failure)."""
         changed = self.snapshot.changed()[:10]
         return {"changes": [c.render("en") for c in changed], "changes_zh": [c.render("zh") for c in changed]}
+
+
+def tell_verifier(value) -> None:
+    """Send `value` (plain data: dicts, lists, strings, numbers) to the verifier now, as a note of the request being
+    answered. Raises RuntimeError outside a request (at import, or in the verifier)."""
+    if not SERVING:
+        raise RuntimeError("the judge's objects can only be called while the judge is asking for something")
+    runner, ident = SERVING
+    runner.send(protocol.message(RunnerSays.NOTE, id=ident, value=value))
 
 
 # Every module the runner's requests use, imported before the learner's file: once it is imported, a failure is the

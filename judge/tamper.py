@@ -1,6 +1,15 @@
-"""Detect a submission that changes global compiler state or replaces the functions the judge relies on."""
+"""Detect a submission that changes global compiler state or replaces the functions the judge relies on.
+
+Watched: compiler configs and stance, process-wide state, a few torch functions, and every function and class of
+the judge's modules and the hidden tests, together with each method (plain, static, class, property) of those
+classes, e.g. `judge.compiling.Session.call` or `judge.runner.Runner.op_compile`, and the methods of the live
+objects handed to `Snapshot(watch=...)` (a method set on the running `Runner` itself). In the runner all this
+can only explain a failure: the learner's process may patch this module too.
+"""
 
 from __future__ import annotations
+
+import types
 
 import torch
 
@@ -24,7 +33,11 @@ def _configs():
 class Snapshot:
     """Compiler config values and the identity of key functions, taken before the learner's code runs."""
 
-    def __init__(self):
+    def __init__(self, watch: dict | None = None):
+        """`watch`: {name: object} live objects whose own attributes must not come to shadow their class's
+        methods (e.g. {"judge.runner.Runner": the runner})."""
+        self.watched = dict(watch or {})
+        self.shadowing = {name: _shadowing(obj) for name, obj in self.watched.items()}
         self.configs = {name: _plain_config(mod) for name, mod in _configs().items()}
         self.functions = {(owner.__name__, attr): getattr(owner, attr) for owner, attr in _GUARDED_FUNCTIONS}
         self.stance = _stance()
@@ -58,6 +71,10 @@ class Snapshot:
         for name, fn in self.judge.items():
             if now.get(name) is not fn:
                 found.append(T("`{name}` was replaced", name=name))
+        for owner, obj in self.watched.items():
+            for attr, value in sorted(_shadowing(obj).items()):
+                if self.shadowing[owner].get(attr) is not value:
+                    found.append(T("`{name}` was replaced", name=f"{owner}.{attr}"))
         return found
 
 
@@ -67,8 +84,12 @@ def _change(name: str, before, after, quote: bool = True) -> T:
     return T.same(f"{name}: {shown(before)} -> {shown(after)}")
 
 
+_METHOD_KINDS = (types.FunctionType, staticmethod, classmethod, property)
+
+
 def _judge_functions() -> dict:
-    """Every function and class defined in the judge's modules and the hidden tests, by qualified name."""
+    """Every function and class defined in the judge's modules and the hidden tests, and every method of those
+    classes (as stored in the class: a function, staticmethod, classmethod or property), by qualified name."""
     import sys
 
     found = {}
@@ -79,7 +100,21 @@ def _judge_functions() -> dict:
         for attr, value in list(vars(module).items()):
             if callable(value) and (hidden_test or getattr(value, "__module__", None) == module_name):
                 found[f"{module_name}.{attr}"] = value
+                if isinstance(value, type) and value.__module__ == module_name:
+                    found.update(_methods(value, f"{module_name}.{value.__qualname__}"))
     return found
+
+
+def _methods(cls: type, prefix: str) -> dict:
+    """`prefix.name` -> the method object stored in `cls` itself (inherited ones are their own class's)."""
+    return {f"{prefix}.{name}": value for name, value in list(vars(cls).items()) if isinstance(value, _METHOD_KINDS)}
+
+
+def _shadowing(obj) -> dict:
+    """Attributes of `obj` itself that hide a method of its class (a patched `runner.op_call = ...`)."""
+    own = getattr(obj, "__dict__", {})
+    return {name: value for name, value in list(own.items())
+            if callable(value) and isinstance(getattr(type(obj), name, None), _METHOD_KINDS)}
 
 
 def process_globals() -> dict:

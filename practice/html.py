@@ -43,13 +43,14 @@ _ENV.filters.update(prose=_prose, markdown=_markdown)
 
 def _words(lang: str, report: Report) -> dict:
     from cli import render as cli
+    from cli.cost_render import COST_TITLE
 
     said = {name: text(value, lang) for name, value in {
         "self_checked": cli.SELF_CHECKED, "self_checked_why": cli.SELF_CHECKED_WHY, "warning": cli.WARNING,
         "same_failure": cli.SAME_FAILURE, "program_output": cli.PROGRAM_OUTPUT,
         "dynamo_reason": cli.DYNAMO_REASON, "guard_failures": cli.GUARD_FAILURES, "details": cli.DETAILS,
         "graph": cli.GRAPH, "compiler_view": cli.COMPILER_VIEW, "recompiles": cli.RECOMPILES,
-        "guards": cli.GUARDS, "no_view": cli.NO_VIEW, "hints": words.HINTS, "cost": words.COST}.items()}
+        "guards": cli.GUARDS, "no_view": cli.NO_VIEW, "hints": words.HINTS, "cost": COST_TITLE}.items()}
     graphs = report.compiler.graphs if report.compiler else []
     said["graph_n"] = [text(T("Graph {n}", n=i), lang) for i in range(1, len(graphs) + 1)]
     said["from_lines"] = [text(T("from your lines {lines}", lines=", ".join(map(str, g.learner_lines))), lang)
@@ -59,16 +60,32 @@ def _words(lang: str, report: Report) -> dict:
     return said
 
 
-def _cost_rows(report: Report) -> list[tuple[str, str]]:
-    """The report's cost section as (name, value) rows, where the report has one (read by name: a report of
-    a judge without the section renders without it)."""
-    cost = getattr(report, "cost", None)
-    if cost is None:
-        return []
-    data = cost.model_dump(mode="json", exclude_none=True) if hasattr(cost, "model_dump") else dict(cost)
-    data.pop("translations", None)
-    return [(k.replace("_", " "), v if isinstance(v, str) else str(v)) for k, v in data.items()
-            if not isinstance(v, (dict, list)) or v]
+def _cost_html(report: Report, lang: str) -> Markup:
+    """The report's cost section as a table (the rows `practice show ID --cost` prints), or nothing."""
+    if getattr(report, "cost", None) is None:
+        return Markup("")
+    from cli.cost_render import COLUMNS, GPU_COLUMNS
+    from judge import cost_view
+
+    rows = cost_view.rows(report.cost)
+    timed = any(r.gpu_time for r in rows)
+    columns = COLUMNS + (GPU_COLUMNS if timed else ())
+    head = Markup("").join(Markup("<th>{}</th>").format(text(c, lang)) for c in columns)
+    body = []
+    for row in rows:
+        if row.unavailable is not None:
+            cells = [text(row.label, lang), text(row.unavailable, lang)] + [""] * (len(columns) - 2)
+        else:
+            cells = [text(row.label, lang), row.eager_ops, row.eager_bytes, row.kernels, row.compiled_bytes,
+                     row.saving] + ([row.gpu_time, row.cpu_per_step] if timed else [])
+        body.append(Markup("<tr data-who=\"{}\">{}</tr>").format(
+            row.who, Markup("").join(Markup("<td>{}</td>").format(c) for c in cells)))
+    names = Markup("").join(Markup("<p class=\"tp-muted\"><b>{}</b>: {}</p>").format(text(r.label, lang),
+                                                                                    r.kernel_names)
+                            for r in rows if r.kernel_names)
+    note = Markup("<p class=\"tp-muted\">{}</p>").format(text(cost_view.note(report.cost), lang))
+    return Markup("<table class=\"tp-cost\"><tr>{}</tr>{}</table>{}{}").format(head, Markup("").join(body), names,
+                                                                               note)
 
 
 def report_html(report: Report, source: str, lang: str, *, hints: list[str] = (), origin: str = "") -> str:
@@ -113,8 +130,9 @@ def report_html(report: Report, source: str, lang: str, *, hints: list[str] = ()
                     torch=report.torch_version, sandbox=report.sandbox), lang)
     verdict_name = text(VERDICT_NAME.get(report.verdict, T.same(report.verdict.value)), lang)
     return _ENV.get_template("report.html").render(
-        r=shown, lang=lang, checks=checks, summary_repeats=summary_repeats, verdict_name=verdict_name, hints=list(hints) if not report.accepted
-        else [], cost=_cost_rows(shown), origin=origin, footer=footer, diagnostics=diagnostics, **helpers)
+        r=shown, lang=lang, checks=checks, summary_repeats=summary_repeats, verdict_name=verdict_name,
+        hints=[] if report.accepted else list(hints), cost=_cost_html(shown, lang), origin=origin, footer=footer,
+        diagnostics=diagnostics, **helpers)
 
 
 def report_text(report: Report, source: str, lang: str, width: int = 100) -> str:

@@ -5,7 +5,6 @@ from judge.i18n import T
 
 HINTS = T("Hints (gentle to explicit)", zh="提示（由浅入深）")
 LAST_HINT = T("That was the last hint; here it is again.", zh="这已经是最后一条提示，再显示一次。")
-COST = T("Cost", zh="开销")
 LOCAL_VERDICT = T("Graded on this machine: it does not count in a class (use --submit for that).",
                   zh="在本机评测：不计入班级成绩（要计入请加 --submit）。")
 NEEDS_CELL = T("`%%practice EXERCISE` grades the cell below it: write your solution under that line.",
@@ -36,7 +35,8 @@ def grading(exercise: str) -> T:
 
 def submitting(server: str, exercise: str) -> T:
     return T("Submitting the cell to {server} ({exercise}); the server grades it…",
-             zh="正在把单元格提交到 {server}（{exercise}），由服务器评测…", server=server, exercise=exercise)
+             zh="正在把单元格提交到 {server}（{exercise}），由服务器评测…",
+             server=server, exercise=exercise)
 
 
 def progress(done: int, total: int, failed: int, name: str) -> T:

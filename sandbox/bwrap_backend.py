@@ -14,14 +14,13 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 from sandbox import cgroups, launcher
 from sandbox.base import SandboxError
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
-from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots, worker_env
+from sandbox.mounts import CODE_DIR, CODE_ROOT, interpreter, packages, python_roots, worker_env
 from sandbox.settings import SandboxSettings
 from sandbox.warm import ProcessWorker, RunWatch, WarmSandbox, Worker
 
@@ -120,9 +119,7 @@ class BwrapWorker(ProcessWorker, Worker):
             argv += ["--setenv", key, value]
         from sandbox.worker import bootstrap
 
-        # sys.executable as it was started, not its real path: a virtualenv's interpreter finds its site-packages
-        # from the pyvenv.cfg beside that path (the real path is the base interpreter, without the project's torch)
-        argv += [sys.executable, "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
+        argv += [interpreter(), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
                  "--program", self.sb.program.module]
         return argv
 

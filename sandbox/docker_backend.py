@@ -14,7 +14,6 @@ import os
 import secrets
 import shutil
 import socket
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ from sandbox import cgroups
 from sandbox.base import SandboxError
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
-from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots, worker_env
+from sandbox.mounts import CODE_DIR, CODE_ROOT, interpreter, packages, python_roots, worker_env
 from sandbox.settings import SandboxSettings
 from sandbox.warm import READY_TIMEOUT_S, RunWatch, WarmSandbox, Worker
 
@@ -113,7 +112,7 @@ class DockerWorker(Worker):
         os.chmod(path, 0o666)
         listener.listen(1)
         limits = Limits()
-        python = "python3" if self.sb.settings.docker_self_contained else os.path.realpath(sys.executable)
+        python = "python3" if self.sb.settings.docker_self_contained else interpreter()
         try:
             self.container = self.sb.client.containers.run(
                 self.sb.settings.docker_image,

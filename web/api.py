@@ -21,6 +21,7 @@ from web.schemas import (
     GraderSeen,
     Health,
     HistoryItem,
+    LayerState,
     Solution,
     SubmissionCreated,
     SubmissionIn,
@@ -92,12 +93,13 @@ def state_of(states: dict[str, str], exercise_id: str) -> str:
 
 @router.get("/healthz", response_model=Health, tags=["meta"])
 def healthz(request: Request) -> Health:
-    """Liveness, the queue depth and the graders seen in the last minute."""
+    """Liveness, the queue depth, the graders seen in the last minute and the compile cache layers' builds."""
     state = request.app.state
     depths = state.queue.depth()
     return Health(status="ok", exercises=len(state.course.all()), sandbox=state.sandbox_name, queue=state.queue_kind,
                   queue_depth=sum(depths.values()), queues=depths,
-                  workers=[GraderSeen(**g) for g in state.queue.graders()])
+                  workers=[GraderSeen(**g) for g in state.queue.graders()],
+                  layers={name: LayerState(**p.snapshot()) for name, p in state.layers.items()})
 
 
 @router.get("/api/exercises", response_model=list[ExerciseSummary], tags=["exercises"])
@@ -149,6 +151,7 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     body = await read_body(request, settings.max_source_bytes * 6 + 4096)
     source = parse_source(body, settings.max_source_bytes)
     store = request.app.state.store
+    check_deadline(request.app.state.deadlines, who, exercise.id)
     check_rate(store, who, settings.submissions_per_minute)
     submission = request.app.state.queue.add(who, exercise, source, origin=origin_of(request, body))
     return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",
@@ -187,6 +190,14 @@ def parse_source(body: bytes, max_bytes: int) -> str:
     if size > max_bytes:
         raise HTTPException(413, f"source is {size} bytes; the limit is {max_bytes} bytes")
     return source
+
+
+def check_deadline(deadlines, learner_id: str, exercise_id: str) -> None:
+    """403 when the learner's class refuses late submissions and the learner's own due time has passed."""
+    passed = deadlines.refusal(learner_id, exercise_id)
+    if passed is not None:
+        raise HTTPException(403, f"the deadline for this exercise was {passed.strftime('%Y-%m-%d %H:%M')} UTC and your "
+                                 "class does not take late submissions; ask your instructor for an extension")
 
 
 def check_rate(store, learner_id: str, per_minute: int) -> None:

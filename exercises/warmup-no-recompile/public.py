@@ -1,10 +1,13 @@
-"""Handed to `warmup` as `step_fn`: the grader's decode step, compiled with torch.compile.
+"""Handed to `warmup` as `step_fn`: the grader's decode step, compiled with torch.compile, in the grader's process.
 
-It also notes what each call looks like (the inputs' shapes, dtypes, strides and dynamic marks, and the grad
-mode), because the grader repeats your warm-up on its own copy of the step and serves from that copy.
+Each call is sent to the grader as it happens (the inputs' shapes, dtypes, strides and dynamic marks, and the grad
+mode): the step that compiles is the grader's own, which serves afterwards. Here a call only computes the decode
+step's value eagerly, for a warm-up that looks at it.
 """
 
 import torch
+
+from judge.runner import tell_verifier
 
 MARKS = {  # what torch._dynamo's mark_* functions leave on a tensor
     "dynamic": "_dynamo_dynamic_indices", "weak_dynamic": "_dynamo_weak_dynamic_indices",
@@ -37,19 +40,11 @@ def describe(value) -> dict:
 
 
 class DecodeStep:
-    """The compiled decode step; `calls` lists what each call looked like."""
-
-    def __init__(self):
-        self.calls = []
-        self.compiled = torch.compile(decode_step, backend="eager")
+    """The grader's compiled decode step, reached through its calls (each one goes to the grader)."""
 
     def __call__(self, *args, **kwargs):
-        self.calls.append({
+        tell_verifier({
             "args": [describe(a) for a in args], "kwargs": {str(k): describe(v) for k, v in kwargs.items()},
             "grad": torch.is_grad_enabled(), "inference": torch.is_inference_mode_enabled(),
             "autocast": torch.is_autocast_enabled("cpu")})
-        return self.compiled(*args, **kwargs)
-
-
-def calls_of(step: DecodeStep) -> list:
-    return step.calls
+        return decode_step(*args, **kwargs)

@@ -22,11 +22,12 @@ from judge.checks.provided import Provided, assert_result_flows_through
 from judge.checks.recompiles import CompileCounter, assert_compiles, recompile_log
 from judge.checks.sealed import run_sealed
 from judge.checks.symbols import unbacked_symbols
+from judge.checks.trust import rests_on_learner_process
 
 __all__ = [
     "Captured", "CheckFailure", "CompileCounter", "CompileError", "Forbidden", "GraphBreak", "Recompile", "Provided",
     "RecordingBackend", "WrongAnswer", "assert_compiles", "assert_no_host_sync", "assert_result_flows_through",
     "assert_same", "assert_same_result", "call_targets", "compile_one_graph", "cpp_kernel_names", "describe_tensor",
     "expected_first", "find_graph_breaks", "graph_code", "inductor_code", "once", "pristine", "recompile_log",
-    "run_sealed", "unbacked_symbols",
+    "rests_on_learner_process", "run_sealed", "unbacked_symbols",
 ]

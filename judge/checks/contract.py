@@ -6,6 +6,9 @@ already seen reuse it without a runner round trip, so a search prefers few shape
 
 - `check_dtypes`: one call per allowed dtype; every tensor output keeps the inputs' dtype.
 - `check_inputs_unchanged`: the graph run here leaves the verifier's inputs as they were.
+- `boundary_cases`: the boundary classes of every dtype the contract allows (zeros of both signs, subnormals, the
+  smallest normal `torch.finfo(dtype).tiny`, huge magnitudes, the contract's `thresholds` and their neighbours one
+  ulp away), the same cases on every grading.
 - `search`: property-based differential testing with Hypothesis; inputs drawn from the contract (shapes,
   dtypes, magnitudes incl. zero, tiny, huge, negative and exact ties); a failure is shrunk to a minimal
   counterexample, shown with the seed that finds it again.
@@ -157,6 +160,54 @@ def _in_range(t: torch.Tensor, item: dict, plan: dict, dtype: torch.dtype) -> to
     big = torch.finfo(dtype).max
     lo, hi = _bounds(item, plan, -big, big)
     return t.clamp(min=max(lo, -big), max=min(hi, big)).to(dtype)
+
+
+def boundary_values(dtype: torch.dtype, thresholds=()) -> list[float]:
+    """The values where floating-point code most often goes wrong in `dtype`: zeros of both signs, the smallest
+    subnormal and one in the middle of the subnormals, the smallest normal (`finfo.tiny`), huge magnitudes
+    (`sqrt(max)`, `max / 16`: a sum of a few of them stays finite, as the contract's inputs are), each with both
+    signs; then each threshold and its neighbours one ulp away in `dtype`."""
+    info = torch.finfo(dtype)
+    found = [0.0, -0.0]
+    for v in (info.tiny * info.eps, info.tiny / 2, info.tiny, info.max ** 0.5, info.max / 16):
+        found += [v, -v]
+    for t in thresholds:
+        at = torch.tensor(float(t), dtype=dtype)
+        for toward in (float("-inf"), float("inf")):
+            found.append(float(torch.nextafter(at, torch.tensor(toward, dtype=dtype))))
+        found.append(float(at))
+    return [float(torch.tensor(v, dtype=torch.float64).to(dtype)) for v in found]  # each exact in `dtype`
+
+
+def _filled(item: dict, plan: dict, dtype: torch.dtype, values: list[float], start: int = 0) -> torch.Tensor:
+    """An input of the plan's shape whose elements are `values`, cycled from `start`, clamped to the input's range."""
+    shape = shape_of(item, plan)
+    numel = 1
+    for n in shape:
+        numel *= n
+    flat = [values[(start + i) % len(values)] for i in range(numel)]
+    return _in_range(torch.tensor(flat, dtype=torch.float64).reshape(shape), item, plan, dtype)
+
+
+def boundary_cases(spec: dict, plan: dict, dtype: torch.dtype) -> list[list[torch.Tensor]]:
+    """Inputs made of boundary values (`boundary_values`, with the contract's `thresholds`): for each value, every
+    floating input filled with it, and (with several floating inputs) each one alone filled with it, the others
+    ordinary; then every floating input cycling through all the values. Deterministic: the same on every grading."""
+    values = boundary_values(dtype, spec.get("thresholds", ()))
+    base = fixed_inputs(spec, plan, dtype)
+    floating = [i for i, item in enumerate(spec["inputs"]) if not item.get("dtype")]
+    cases = []
+
+    def case(filled: dict[int, torch.Tensor]) -> list[torch.Tensor]:
+        return [filled[i] if i in filled else t.clone() for i, t in enumerate(base)]
+
+    for v in values:
+        cases.append(case({i: _filled(spec["inputs"][i], plan, dtype, [v]) for i in floating}))
+        if len(floating) > 1:
+            cases += [case({i: _filled(spec["inputs"][i], plan, dtype, [v])}) for i in floating]
+    cases.append(case({i: _filled(spec["inputs"][i], plan, dtype, values, start=n)
+                       for n, i in enumerate(floating)}))
+    return cases
 
 
 def tensor_strategy(st, shape, dtype, item: dict, plan: dict):

@@ -37,3 +37,20 @@ def test_contract_search(entry, record_property):
     record_property("examples", int(spec.get("examples", 60)))
     stats = c.search(run, spec)
     record_property("tried", stats["examples"])
+
+
+def test_contract_boundaries(entry, record_property):
+    """Boundary values of every dtype the contract allows: zeros of both signs, subnormals, the smallest normal, huge
+    magnitudes and the contract's thresholds; outputs equal the original
+    zh: 契约允许的每种 dtype 的边界值：正负零、次正规数、最小正规数、极大的数值以及契约声明的阈值；输出与原函数相等
+    """
+    spec, run = _run(entry)
+    # The same cases on every grading; the seed is that of the ordinary values beside them.
+    record_property("seed", int(spec.get("seed", 0)))
+    plan = c.shape_plans(spec, int(spec.get("seed", 0)))[0]  # the shape test_contract_dtypes compiled: replayed
+    tried = 0
+    for dtype in c.dtypes(spec):
+        for args in c.boundary_cases(spec, plan, dtype):
+            tried += 1
+            run.compare(args, case=T("boundary values: {inputs}", inputs=c.describe_inputs(spec, args)))
+    record_property("examples", tried)

@@ -46,7 +46,10 @@ CHEATS = {
     "read_hidden_files.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
     "grad_off_in_graph.py": ("branchless-grad", {Verdict.FORBIDDEN}),
+    "patched_session_method.py": (BOOK, {Verdict.FORBIDDEN}),
 }
+# cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
+NAMED = {"patched_session_method.py": "judge.compiling.Session.call"}
 # Through the CLI command: a cheat that forges what the CLI prints, with the CLI's default backend for one file
 # (None: fresh processes), and, since the unisolated backends run the learner's code as the user next to the
 # exercises folder (reference included) by design, a cheat that reads files, graded with the CLI's --sandbox bwrap.
@@ -84,6 +87,7 @@ def test_cheat_through_the_clis_backend(name, course, local):
     report = grade(load_exercise(course / exercise), (HERE / name).read_text(encoding="utf-8"), sandbox=local)
     assert report.verdict is not Verdict.ACCEPTED
     assert report.verdict in allowed, (report.verdict, report.summary)
+    assert NAMED.get(name, "") in report.summary, report.summary
 
 
 @pytest.mark.parametrize("name", sorted(CLI_SANDBOX))
@@ -141,4 +145,5 @@ def test_cheat_through_the_web(name, web):
     report = read_events(web, created.json()["events_url"])[-1]["report"]
     assert report["verdict"] != "ACCEPTED"
     assert Verdict(report["verdict"]) in allowed, (report["verdict"], report["summary"])
+    assert NAMED.get(name, "") in report["summary"], report["summary"]
     assert web.get(f"/api/exercises/{exercise}/solution").status_code == 403

@@ -103,3 +103,57 @@ def test_process_wide_state_left_changed_is_reported(change, restore, shown):
     finally:
         restore()
     assert snapshot.changes() == []
+
+
+def boundaries(run, contract):
+    """What test_contract_boundaries does, on a local run: every boundary case of every dtype."""
+    plan = c.shape_plans(contract, contract["seed"])[0]
+    for dtype in c.dtypes(contract):
+        for args in c.boundary_cases(contract, plan, dtype):
+            run.compare(args, case="boundary")
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16, torch.float16])
+def test_boundary_values_reach_every_class_of_the_dtype(dtype):
+    info = torch.finfo(dtype)
+    values = c.boundary_values(dtype, thresholds=[1e-3])
+    as_dtype = torch.tensor(values, dtype=torch.float64).to(dtype)
+    assert torch.equal(as_dtype.double(), torch.tensor(values, dtype=torch.float64))  # each one exact in dtype
+    signs = {(v, str(v).startswith("-")) for v in values if v == 0}
+    assert signs == {(0.0, False), (0.0, True)}  # +0 and -0
+    subnormal = [v for v in values if 0 < abs(v) < info.tiny]
+    assert info.tiny * info.eps in subnormal and info.tiny in values and info.max / 16 in values
+    above = float(torch.nextafter(torch.tensor(1e-3, dtype=dtype), torch.tensor(1.0, dtype=dtype)))
+    assert above in values and float(torch.tensor(1e-3, dtype=dtype)) in values
+
+
+def test_boundary_cases_are_the_same_every_time():
+    contract = spec(dtypes=["float32", "bfloat16"])
+    plan = c.shape_plans(contract, 0)[0]
+    first, again = c.boundary_cases(contract, plan, torch.bfloat16), c.boundary_cases(contract, plan, torch.bfloat16)
+    assert len(first) == len(again) > 14 and all(torch.equal(a, b) for x, y in zip(first, again) for a, b in zip(x, y))
+    assert all(a.dtype == torch.bfloat16 for case in first for a in case)
+
+
+def test_a_threshold_at_the_smallest_normal_is_found_at_the_boundaries_and_not_by_the_search():
+    def tiny_threshold(x, w):
+        h = x @ w
+        return torch.relu(torch.where(h.sum() > torch.finfo(h.dtype).tiny, h * 2, h))
+
+    contract = spec()
+    c.search(LocalRun(contract, tiny_threshold), contract)  # the random search does not reach a subnormal sum
+    with pytest.raises(WrongAnswer, match="output differs"):
+        boundaries(LocalRun(contract, tiny_threshold), contract)
+    boundaries(LocalRun(contract, original), contract)  # and the original agrees with itself on every case
+
+
+def test_a_float32_promotion_is_found_in_half_precision_at_the_boundaries():
+    contract = spec(dtypes=["float32", "bfloat16", "float16"])
+    with pytest.raises(WrongAnswer, match="output 0 is float32, but the inputs are bfloat16"):
+        boundaries(LocalRun(contract, lambda x, w: original(x.float(), w.float())), contract)
+
+
+def test_thresholds_are_declared_as_numbers():
+    assert Contract(**{**STEP, "thresholds": [0.5, 1e-3]}).thresholds == [0.5, 1e-3]
+    with pytest.raises(ValidationError):
+        Contract(**{**STEP, "thresholds": ["eps"]})

@@ -132,3 +132,24 @@ def test_a_report_from_an_unverified_torch_says_so():
     print_report(console, Report(exercise_id="x", verdict=Verdict.ACCEPTED, summary="ok",
                                  version_warning="x: verified on torch 2.11.0, running 2.13.0; re-check"))
     assert "warning: x: verified on torch 2.11.0, running 2.13.0; re-check" in console.export_text()
+
+
+def test_a_check_that_rests_on_the_learners_process_says_so_in_both_languages():
+    from rich.console import Console
+
+    from cli.render import print_report
+    from judge.i18n import T
+    from judge.report import CheckResult, Report, Verdict
+
+    check = CheckResult(name="test_prints", passed=True)
+    check.set_text("learner_process", T("what an eager call printed", zh="eager 调用打印的内容"))
+    report = Report(exercise_id="x", verdict=Verdict.ACCEPTED, summary="ok",
+                    checks=[check, CheckResult(name="test_numbers", passed=True)])
+    for lang, label, reason in [("en", "rests on your code's own process:", "what an eager call printed"),
+                                ("zh", "依据的是你的代码自己的进程所报告的事实：", "eager 调用打印的内容")]:
+        console = Console(record=True, width=200)
+        print_report(console, report, lang=lang)
+        lines = console.export_text().splitlines()
+        at = next(i for i, line in enumerate(lines) if "test_prints" in line)
+        assert lines[at + 1].strip() == f"{label} {reason}"
+        assert sum(label in line for line in lines) == 1  # test_numbers is decided here: no label

@@ -63,8 +63,8 @@ def test_submit_without_login_says_how_to_log_in(tmp_path):
 
 @pytest.mark.slow
 def test_login_with_a_link_then_submit_counts_in_the_class(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), sandbox="none",
-                        allow_unsandboxed=True, workers=1, secret_key="submit-e2e",
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path, time_factor=4),
+                        sandbox="none", allow_unsandboxed=True, workers=1, secret_key="submit-e2e",
                         database_url=f"sqlite:///{tmp_path / 'practice.db'}", queue="embedded")
     app = create_app(settings)
     classes, tokens = app.state.classes, app.state.tokens

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # The project's packages, and the learner's file as an old-style hidden test imports it.
 OWN = {"judge", "cli", "web", "sandbox", "practice", "tests", "benchmarks", "exercises", "submission"}
 # Import names that a declared distribution provides under another top-level name.
-PROVIDED_BY = {"_pytest": "pytest", "functorch": "torch", "torchgen": "torch"}
+# triton comes with torch's CUDA builds and is imported only where CUDA is (the prestarted GPU graders).
+PROVIDED_BY = {"_pytest": "pytest", "functorch": "torch", "torchgen": "torch", "triton": "torch"}
 
 
 def declared(*extras: str) -> set[str]:

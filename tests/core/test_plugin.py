@@ -36,3 +36,33 @@ def test_an_assertion_is_a_wrong_answer_with_its_message_as_code():
     exc, tb = _raised(lambda: (_ for _ in ()).throw(AssertionError("values differ\nmore detail")))
     verdict, message, _ = classify(exc, tb)
     assert verdict is Verdict.WRONG_ANSWER and text(message, "en").startswith("a check failed: `values differ")
+
+
+def test_a_marked_test_carries_its_reason_onto_its_check_result(tmp_path):
+    import pytest
+
+    from judge.plugin import Collector
+
+    (tmp_path / "test_marked.py").write_text(
+        "from judge.checks import rests_on_learner_process\n"
+        "from judge.i18n import T\n\n"
+        "@rests_on_learner_process(T('what an eager call printed', zh='eager 调用打印的内容'))\n"
+        "def test_marked():\n    pass\n\n"
+        "def test_plain():\n    pass\n", encoding="utf-8")
+    sent = []
+    collector = Collector(sent.append, lambda names: True, lambda: [])
+    pytest.main([str(tmp_path / "test_marked.py"), "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)],
+                plugins=[collector])
+    results = {r.name: r for r in sent}
+    assert results["test_marked"].learner_process == "what an eager call printed"
+    assert text(results["test_marked"].text("learner_process"), "zh") == "eager 调用打印的内容"
+    assert results["test_plain"].learner_process == ""
+
+
+def test_a_reason_must_come_in_both_languages():
+    import pytest
+
+    from judge.checks import rests_on_learner_process
+
+    with pytest.raises(TypeError, match="zh and en"):
+        rests_on_learner_process("printed text")

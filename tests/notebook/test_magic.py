@@ -13,6 +13,7 @@ import pytest
 from judge.report import Report, localized
 from practice.magic import REPORT_MIME
 from tests.notebook.conftest import execute
+from tests.web.real_course import book_course
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = ROOT / "exercises" / "graph-break-step"
@@ -29,7 +30,9 @@ def checks_in(html: str) -> list[str]:
 
 
 @pytest.mark.slow
-def test_the_book_exercise_solved_through_the_magic(kernel_name, tmp_path):
+def test_the_book_exercise_solved_through_the_magic(kernel_name, tmp_path, monkeypatch):
+    # the book's exercise alone, with a longer time limit: a busy machine must not make it TIME_LIMIT here
+    monkeypatch.setenv("PRACTICE_EXERCISES_DIR", str(book_course(tmp_path, time_factor=4)))
     starter, fixed = (BOOK / "starter.py").read_text(), (BOOK / "solutions" / "reference.py").read_text()
     broken_cell, fixed_cell = f"{MAGIC} --lang en\n{starter}", f"{MAGIC} --lang zh\n{fixed}"
     nb = execute(["%load_ext practice", broken_cell, fixed_cell, "%practice hint graph-break-step --lang en",
@@ -63,5 +66,6 @@ def test_the_book_exercise_solved_through_the_magic(kernel_name, tmp_path):
 
     assert "Hint 1/" in last_output(hint)["text/plain"]
     assert re.search(r"graph-break-step\s+.*solved", last_output(listing)["text/plain"])
+    assert len(last_output(listing)["text/plain"].splitlines()) == 1  # the course of PRACTICE_EXERCISES_DIR
     said = "".join(o.text for o in no_cell.outputs if o.output_type == "stream" and o.name == "stderr")
     assert "UsageError" in said and "grades the cell below it" in said  # IPython's usage error: no traceback

@@ -34,6 +34,7 @@
       if (report.checks.length) parts.push(el("ol", {class: "checks"},
         report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
       report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));
+      if (report.cost && window.PracticeCost) parts.push(window.PracticeCost.panel(report.cost, T, el, fmt));
       if (report.compiler) parts.push(compilerView(report.compiler));
       parts.push(rawOutput(report));
       return {parts, marks};
@@ -49,9 +50,13 @@
         el("span", {class: "muted small"}, check.duration_s.toFixed(2) + " s"),
         seed(check.properties));
       const item = el("li", {class: "check " + (check.passed ? "passed" : "failed")});
-      if (!full || check.passed) { item.append(head); return item; }
+      // A check that rests on what the learner's own process reported says so, passed or not.
+      const trust = check.learner_process ? el("p", {class: "trust small"}, el("strong", {}, T.learner_process),
+                                               " ", prose(check.learner_process)) : null;
+      if (!full || check.passed) { item.append(head); if (trust) item.append(trust); return item; }
       const body = [check.message ? el("p", {class: "message"}, prose(check.message)) : null,
                     ...check.diagnostics.map((d) => diagnostic(d, marks, check.message))].filter(Boolean);
+      if (trust) body.unshift(trust);
       if (folded) item.append(el("details", {}, el("summary", {}, head), body));
       else item.append(head, ...body);
       return item;

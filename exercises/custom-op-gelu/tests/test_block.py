@@ -18,6 +18,7 @@ from judge.checks import (Forbidden, Provided, WrongAnswer, assert_result_flows_
                           compile_one_graph, describe_tensor)
 from judge.checks.custom_ops import OPCHECK_MEANING, assert_calls_custom_op
 from judge.i18n import T
+from judge.checks.trust import rests_on_learner_process
 from judge.loaded import LOADED
 from judge.report import GraphDiagnostic
 
@@ -170,6 +171,11 @@ def test_one_graph_with_ext_op(entry):
     ext_node(entry, torch.randn(4, 8), torch.randn(8, 8))
 
 
+@rests_on_learner_process(T(
+    "the output shape and dtype your fake implementation gave while Dynamo traced, as recorded in your process: "
+    "the fake exists only there (`torch.library.opcheck`, also run there, can only fail the check)",
+    zh="Dynamo 追踪时你的 fake 实现给出的输出形状和 dtype，记录在你的进程里：fake 只存在于那里"
+       "（同样在那里运行的 `torch.library.opcheck` 只能让检查失败）"))
 def test_opcheck(entry):
     """torch.library.opcheck passes for the ext op on float32, float64, an empty and a 3-d input
     zh: ext 算子在 float32、float64、空张量和 3 维输入上都通过 torch.library.opcheck

@@ -23,6 +23,7 @@ from judge.checks.fx_passes import (
     op_counts,
 )
 from judge.i18n import T
+from judge.checks.trust import rests_on_learner_process
 
 SILU, SIGMOID, MUL = "aten.silu.default", "aten.sigmoid.default", "aten.mul.Tensor"
 WATCHED = (SILU, SIGMOID, MUL)
@@ -130,6 +131,12 @@ def test_other_muls_untouched(entry):
     expect_same(after, args, model, x, code("sigmoid(h) * 2.0 + h * 0.5 + h * h"))
 
 
+@rests_on_learner_process(T(
+    "which operations the module your pass returned executed when run in your process: whether `gm.forward` was "
+    "regenerated (`gm.recompile()`) is a property of that Python object, not of its graph (the graph, run here, "
+    "must hold the rewrite)",
+    zh="你的 pass 返回的模块在你的进程里运行时执行了哪些运算：`gm.forward` 是否重新生成（`gm.recompile()`）"
+       "是那个 Python 对象的性质，不是它的图的性质（图在本方运行，必须包含改写）"))
 def test_rewritten_graph_runs(entry):
     """The module your pass returns runs the rewritten graph (2 silu, no stale code)
     zh: 你的 pass 返回的模块运行的是改写后的图（2 个 silu，没有过期的代码）

@@ -12,7 +12,8 @@ import io
 import torch
 
 from judge import remote
-from judge.checks import WrongAnswer, assert_same_result, compile_one_graph
+from judge.checks import WrongAnswer, assert_same, assert_same_result, compile_one_graph
+from judge.checks.trust import rests_on_learner_process
 from judge.i18n import T
 
 CASES = [
@@ -63,15 +64,21 @@ def test_same_numbers(entry, starter):
         assert_same_result(compiled, _quietly(starter.f), x, case=case)
 
 
-def test_eager_call_still_prints(entry):
-    """Called without torch.compile, f still prints the debug line
-    zh: 不经 torch.compile 直接调用时，f 仍打印调试行
+@rests_on_learner_process(T(
+    "the text an eager call of `f` printed, as your process captured it: printing is the eager path's side effect, "
+    "which no graph shows (the line must carry the mean of a fresh x that this side computes)",
+    zh="eager 调用 `f` 时打印的文字，由你的进程截获后报告：打印是 eager 路径的副作用，任何图都看不到它"
+       "（这一行必须带着本方从一个新的 x 算出的均值）"))
+def test_eager_call_still_prints(entry, starter):
+    """Called without torch.compile, f still prints the debug line and returns the same values
+    zh: 不经 torch.compile 直接调用时，f 仍打印调试行，返回值也相同
     """
     for case, make in PRINT_CASES:
         x = make()
-        expected = _debug_line(x)
+        expected, expected_value = _debug_line(x), _quietly(starter.f)(x.clone())  # before x leaves this side
         what = T("`f(x)` called eagerly", zh="eager 调用的 `f(x)`")
-        lines = remote.call_printing(entry, x, what=what).printed.splitlines()
+        answer = remote.call_printing(entry, x, what=what)
+        lines = answer.printed.splitlines()
         if expected not in lines:
             shown = T.same("\n  ".join(lines[:5])) if lines else T("(nothing)", zh="（什么也没有）")
             raise WrongAnswer(T("calling `f(x)` eagerly with {case} should print the line\n  {expected}\n"
@@ -80,6 +87,9 @@ def test_eager_call_still_prints(entry):
                                 zh="用 {case} eager 调用 `f(x)` 应当打印这一行\n  {expected}\n"
                                    "但它打印的是：\n  {shown}\n调试输出要留给 eager 运行；只有编译后的运行可以跳过它。",
                                 case=case, expected=expected, shown=shown))
+        # The value the eager call returned (your process's word: it can only fail the check).
+        assert_same(answer.value, expected_value, case=T("{case}, `f(x)` called eagerly", zh="{case}，eager 调用 `f(x)`",
+                                                       case=case))
 
 
 def test_inductor_compile(entry, starter):

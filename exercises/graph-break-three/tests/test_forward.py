@@ -14,6 +14,7 @@ import torch
 from judge.checks import (GraphBreak, assert_no_host_sync, assert_same_result, compile_one_graph, describe_tensor,
                           find_graph_breaks)
 from judge.i18n import T
+from judge.checks.trust import rests_on_learner_process
 
 EXACTLY_10 = T("max |x @ w| exactly 10", zh="max |x @ w| 恰好为 10")
 
@@ -54,6 +55,11 @@ def case_of(x, w, note):
              note=note)
 
 
+@rests_on_learner_process(T(
+    "Dynamo's graph-break log of a compile without fullgraph, as your process reported it: a break skipped "
+    "there leaves no graph behind (the fullgraph checks, run on a graph here, say the same)",
+    zh="不用 fullgraph 编译时 Dynamo 的 graph break 日志，由你的进程报告：在那里被跳过的断点不会留下图"
+       "（用 fullgraph 的检查在本方的图上给出同样的结论）"))
 def test_no_graph_breaks(entry):
     """Dynamo's graph-break log shows no break at all (the print on the first line included)
     zh: Dynamo 的 graph break 日志里一个断点也没有（包括第一行的 print）

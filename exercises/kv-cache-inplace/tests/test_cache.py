@@ -7,6 +7,7 @@ this side's own cache. The runner's compile count can only fail a check: every n
 through all twelve positions and requires that a single captured graph, run here, served them all.
 """
 
+import pytest
 import torch
 
 from judge import remote
@@ -68,7 +69,7 @@ def _tracing_failure(exc: remote.CheckFailure) -> GraphBreak | None:
 def one_graph(entry):
     cache, (pos, k) = new_cache(), step_inputs(3)
     try:
-        return compile_one_graph(entry, cache, pos, k, what=WHAT)
+        return compile_one_graph(entry, cache, pos, k, what=WHAT, mutates_args=(0,))  # the cache is updated
     except GraphBreak as exc:
         diag = exc.diagnostics[0] if exc.diagnostics else None
         if diag is None or diag.location is None or "data-dependent" not in diag.reason:
@@ -190,6 +191,14 @@ def test_float64(entry, starter):
     zh: float64 的缓存和 key 同样正确
     """
     run_steps(session(entry), starter, check_both, dtype=torch.float64)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16], ids=["bfloat16", "float16"])
+def test_half_precision(entry, starter, dtype):
+    """bfloat16 and float16 caches and keys work the same, and the result keeps the cache's dtype
+    zh: bfloat16 和 float16 的缓存和 key 同样正确，结果保持缓存的 dtype
+    """
+    run_steps(session(entry), starter, check_both, dtype=dtype)
 
 
 def test_other_sizes(entry, starter):

@@ -12,6 +12,7 @@ from judge import remote
 from judge.checks import GraphBreak, WrongAnswer, assert_compiles, assert_same, expected_first
 from judge.checks.shapes import input_shapes
 from judge.i18n import T
+from judge.checks.trust import rests_on_learner_process
 
 EXAMPLE_T = 12
 SERVED_T = [2, 5, 17, 31, 64, 100, 257]  # served after the example; 0 and 1 are always specialised
@@ -66,6 +67,11 @@ def test_compiles_once(entry):
                            zh="在序列长度 {lengths} 上服务时，`attn_scores`", lengths=lengths_text()))
 
 
+@rests_on_learner_process(T(
+    "which dims of the graph's input Dynamo recorded as symbolic in your process: the recorded shape of the one "
+    "graph (that graph must still serve every length here, and a dim recorded as a constant refuses other sizes)",
+    zh="你的进程里 Dynamo 把图输入的哪几维记为符号：这是那一张图的记录形状"
+       "（这张图仍须在本方服务每个长度，记为常量的维度不接受别的大小）"))
 def test_batch_static_sequence_dynamic(entry):
     """The one graph takes x of shape [8, s, 16]: only the sequence length is symbolic
     zh: 这张图的输入 x 形状为 [8, s, 16]：只有序列长度是符号

@@ -12,6 +12,7 @@ from judge import remote
 from judge.checks import CompileError, Recompile, WrongAnswer, assert_no_host_sync, assert_same, expected_first
 from judge.checks.serving import short_guard
 from judge.i18n import T
+from judge.checks.trust import rests_on_learner_process
 from judge.report import RecompileDiagnostic
 
 STEPS = 20
@@ -106,6 +107,11 @@ def test_compiles_once(entry):
                     [RecompileDiagnostic(compiles=session.frame_count, limit=1, guard_failures=guards[:10])])
 
 
+@rests_on_learner_process(T(
+    "the keys and values of `state_dict()` and what `load_state_dict` loaded, as your process reported them: "
+    "module bookkeeping, not a graph (the step counted here, by the graph run here, must agree)",
+    zh="`state_dict()` 的键和值以及 `load_state_dict` 加载的内容，由你的进程报告：这是模块自己的记录，不是图"
+       "（必须与本方运行图所数出的步数一致）"))
 def test_step_in_state_dict(entry):
     """After 20 compiled steps, state_dict()['step'] is a one-element tensor equal to 20
     zh: 编译后跑完 20 步，state_dict()['step'] 是等于 20 的单元素张量
@@ -142,6 +148,11 @@ def test_input_unchanged(entry):
                                       shape=list(SHAPE), i=i), what=T.same("x"))
 
 
+@rests_on_learner_process(T(
+    "the starting parameters and buffers of your `EMADecay()` as your process reported them: a module's state is "
+    "module bookkeeping, not a graph (the graph then advances this side's copy of it)",
+    zh="你的 `EMADecay()` 的初始参数和 buffer，由你的进程报告：模块的状态是模块自己的记录，不是图"
+       "（之后由图在本方推进这份副本）"))
 def test_same_outputs(entry, starter):
     """Each of 20 compiled steps (backend aot_eager) equals the original module
     zh: 编译后的 20 步（backend aot_eager）每一步都与原模块相同
@@ -154,6 +165,11 @@ def test_same_outputs(entry, starter):
                                              shape=list(SHAPE)))
 
 
+@rests_on_learner_process(T(
+    "the keys and values of `state_dict()` and what `load_state_dict` loaded, as your process reported them: "
+    "module bookkeeping, not a graph (the step counted here, by the graph run here, must agree)",
+    zh="`state_dict()` 的键和值以及 `load_state_dict` 加载的内容，由你的进程报告：这是模块自己的记录，不是图"
+       "（必须与本方运行图所数出的步数一致）"))
 def test_resumes_from_state_dict(entry, starter):
     """A fresh module loaded from the state_dict saved after 20 steps computes step 21 like the original
     zh: 新模块加载 20 步后保存的 state_dict，第 21 步的结果与原模块相同
@@ -173,6 +189,11 @@ def test_resumes_from_state_dict(entry, starter):
                                          zh="加载了该 `state_dict` 的新 `EMADecay` 的第 {n} 步", n=STEPS + 1))
 
 
+@rests_on_learner_process(T(
+    "the starting parameters and buffers of your `EMADecay()` as your process reported them: a module's state is "
+    "module bookkeeping, not a graph (the graph then advances this side's copy of it)",
+    zh="你的 `EMADecay()` 的初始参数和 buffer，由你的进程报告：模块的状态是模块自己的记录，不是图"
+       "（之后由图在本方推进这份副本）"))
 def test_instances_are_independent(entry, starter):
     """Two modules count their own steps
     zh: 两个模块各自计数

