@@ -56,9 +56,11 @@ class Runner:
         self.public = None
         self.handles: dict[str, object] = {}
         self.sessions: dict[str, Session] = {}
-        self.handlers = {Request.CALL: self.op_call, Request.COMPILE: self.op_compile, Request.EXPLAIN: self.op_explain,
-                         Request.STATE: self.op_state, Request.LOAD_STATE: self.op_load_state,
-                         Request.KEEP: self.op_keep, Request.RESET: self.op_reset, Request.TAMPER: self.op_tamper}
+
+    @property
+    def handlers(self) -> dict:
+        """Request -> the method answering it (`op_<request>`), looked up when asked (as the tamper check sees it)."""
+        return {request: getattr(self, f"op_{request.value}") for request in Request}
 
     # ------------------------------------------------------------ channel
 
@@ -206,8 +208,8 @@ class Runner:
 
         op = request.get("op")
         try:
-            handler = self.handlers[Request(op)]
-        except (ValueError, KeyError):
+            handler = getattr(self, f"op_{Request(op).value}")
+        except (ValueError, TypeError, AttributeError):
             return {"error": {"kind": ErrorKind.PROTOCOL, "message": f"unknown request {op!r}"}}
         try:
             return handler(request)
