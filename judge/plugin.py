@@ -47,6 +47,13 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
                                     detail=in_code(_first_lines(error.message))), [error]
 
 
+def explained(diagnostics: list) -> list:
+    """A failure's diagnostics with PyTorch's words for each graph break and the origin of each failed guard."""
+    from judge import breaks, guard_origin
+
+    return guard_origin.enrich(breaks.enrich(list(diagnostics)))
+
+
 def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
     text = "".join(traceback.format_exception(type(exc), exc, tb))
     if len(text) > MAX_TRACEBACK:
@@ -105,7 +112,7 @@ class Collector:
                 Verdict.INTERNAL_ERROR, T("the check failed without an exception"), [])
             if call.when == "teardown" and verdict is Verdict.WRONG_ANSWER:
                 verdict = Verdict.RUNTIME_ERROR
-            result.passed, result.verdict, result.diagnostics = False, verdict, diagnostics
+            result.passed, result.verdict, result.diagnostics = False, verdict, explained(diagnostics)
             result.set_text("message", message)
 
     def pytest_runtest_logfinish(self, nodeid, location):
