@@ -54,6 +54,18 @@ def explained(diagnostics: list) -> list:
     return guard_origin.enrich(breaks.enrich(list(diagnostics)))
 
 
+def with_guard_origin(message, diagnostics: list):
+    """A RECOMPILE's message, followed by the learner's line that added its failing guard where that is known."""
+    from judge.report import RecompileDiagnostic
+
+    origin = next((d.origin for d in diagnostics if isinstance(d, RecompileDiagnostic) and d.origin), None)
+    if origin is None or origin.location is None:
+        return message
+    return T.join([message, T("The guard that failed was added at line {line} (`{code}`): {explanation}",
+                              line=origin.location.line, code=in_code(origin.location.text, 200),
+                              explanation=origin.text("explanation"))])
+
+
 def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:
     text = "".join(traceback.format_exception(type(exc), exc, tb))
     if len(text) > MAX_TRACEBACK:
@@ -113,7 +125,7 @@ class Collector:
             if call.when == "teardown" and verdict is Verdict.WRONG_ANSWER:
                 verdict = Verdict.RUNTIME_ERROR
             result.passed, result.verdict, result.diagnostics = False, verdict, explained(diagnostics)
-            result.set_text("message", message)
+            result.set_text("message", with_guard_origin(message, result.diagnostics))
 
     def pytest_runtest_logfinish(self, nodeid, location):
         result = self.results.get(nodeid)

@@ -29,6 +29,7 @@ class Proof:
     expected_check: str | None
     report: Report
     expected_break: str | None = None
+    break_pin_required: bool = True  # False where no id was proven yet (a GPU exercise proven on a CPU machine)
 
     @property
     def break_ids(self) -> list[str]:
@@ -43,7 +44,9 @@ class Proof:
             return ""
         found = self.break_ids
         if self.expected_break is None:
-            return f"{self.path}: reports {found[0]}; pin it with break_id = \"{found[0]}\"" if found else ""
+            if found and self.break_pin_required:
+                return f"{self.path}: reports {found[0]}; pin it with break_id = \"{found[0]}\""
+            return ""
         if self.expected_break not in found:
             return (f"{self.path}: expected graph-break id {self.expected_break}, the report names "
                     f"{', '.join(found) or 'none'} (torch classifies this break otherwise now)")
@@ -156,7 +159,7 @@ def prove(exercise: Exercise, *, sandbox=None, on_proof: Callable[[Proof], None]
         # A failing proof needs only its first failing check (the verdict and the pinned check are that one's).
         report = grade(exercise, exercise.read(path), sandbox=sandbox, filename=path.rsplit("/", 1)[-1],
                        stop_after_first_failure=kind in ("starter", "wrong"))
-        proof = Proof(kind, path, expected, check, report, expected_break(exercise, path))
+        proof = Proof(kind, path, expected, check, report, expected_break(exercise, path), not exercise.needs_cuda)
         proofs.append(proof)
         if on_proof:
             on_proof(proof)

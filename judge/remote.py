@@ -510,6 +510,7 @@ class RemoteCompiled:
         view = CLIENT.get("view")
         if view is not None:
             view.add_recompiles(new_reasons)
+            _record_call(view, args, kwargs, answer, new_reasons)
             if isinstance(answer.get("guards"), str):
                 view.add_guards(answer["guards"])
         if answer.get("error"):
@@ -640,6 +641,16 @@ class RemoteCompiled:
                                 detail=in_code(_first(str(exc), 2)))) from None
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         return _assemble(output_spec, flat, args, self.what)
+
+
+def _record_call(view, args, kwargs, answer: dict, reasons: list[str]) -> None:
+    """The call in the compiler's view's timeline, with where its failed guards came from (shown only)."""
+    from judge import guard_origin
+    from judge.compiler_view import describe_inputs
+
+    graphs = answer.get("graphs")
+    view.add_call(describe_inputs(args, kwargs), len(graphs) if isinstance(graphs, list) else 0,
+                  guard_origin.from_runner(answer.get("guard_origins")), reasons)
 
 
 def _at_path(value, path, what):
