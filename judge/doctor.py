@@ -149,17 +149,17 @@ def with_calls(source: str, calls: list[str], *, inductor: bool = True) -> str:
             f"__practice__ = {{\"function\": {name!r}, \"calls\": \"practice_calls\", \"inductor\": {inductor}}}\n")
 
 
-def make_jobs(source: str, form: dict, filename: str) -> tuple[RunnerJob, VerifierJob]:
+def make_jobs(source: str, form: dict, filename: str, limits: Limits = LIMITS) -> tuple[RunnerJob, VerifierJob]:
     """The playground's two jobs: the user's file for the runner, one generated check for the verifier."""
     runner = RunnerJob(entry_point=form["function"], source=source, filename=filename)
     check = CHECK.format(config=json.dumps(form))
     verifier = VerifierJob(exercise_id=PLAYGROUND_ID, entry_point=form["function"], filename=filename,
                            files={"tests/test_playground.py": check, "starter.py": "", "solutions/reference.py": ""},
-                           tests=["tests/test_playground.py"], runner_seconds=LIMITS.time_seconds)
+                           tests=["tests/test_playground.py"], runner_seconds=limits.time_seconds)
     return runner, verifier
 
 
-def doctor(source: str, *, sandbox=None, filename: str = "playground.py",
+def doctor(source: str, *, sandbox=None, filename: str = "playground.py", limits: Limits = LIMITS,
            on_event: Callable | None = None) -> DoctorReport:
     """Compile the file's function on its example calls in `sandbox` (a grading's sandbox, limits and isolation)
     and describe what Dynamo did. A file not of the form gets a report that says what to write."""
@@ -171,19 +171,19 @@ def doctor(source: str, *, sandbox=None, filename: str = "playground.py",
     try:
         form = read_form(source)
     except FormError as exc:
-        return _stopped(T("The file is not of the playground's form: {error}", error=str(exc)))
+        return _stopped(T("The file is not of the playground's form: `{error}`", error=str(exc)))
     sandbox = sandbox or make_sandbox("none")
-    runner_job, verifier_job = make_jobs(source, form, filename)
+    runner_job, verifier_job = make_jobs(source, form, filename, limits)
     emit = on_event or (lambda event: None)
     try:
         try:
-            runner, (job, verifier) = run_jobs(runner_job, verifier_job, LIMITS, sandbox, emit)
+            runner, (job, verifier) = run_jobs(runner_job, verifier_job, limits, sandbox, emit)
         except SandboxError:  # before any code ran (a stale warm worker): safe to run once more
-            runner, (job, verifier) = run_jobs(runner_job, verifier_job, LIMITS, sandbox, emit)
+            runner, (job, verifier) = run_jobs(runner_job, verifier_job, limits, sandbox, emit)
     except SandboxError as exc:
         return _stopped(T("Internal error: the sandbox failed before your code ran; please run it again."),
                         ErrorDiagnostic(exc_type="SandboxError", message=str(exc)[:2000]))
-    graded = build_report(SimpleNamespace(trust="verified", limits=LIMITS), job, verifier, runner, sandbox.describe())
+    graded = build_report(SimpleNamespace(trust="verified", limits=limits), job, verifier, runner, sandbox.describe())
     report = _from_findings(form, graded, _findings(job.nonce, verifier.messages))
     report.duration_s = round(time.monotonic() - started, 3)
     report.torch_version, report.sandbox = torch_version(), sandbox.describe()

@@ -20,6 +20,7 @@ from web.grading import choose_sandbox, make_grade_fn
 from web.join import router as join_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
+from web.playground import close as close_playground, router as playground_router
 from web.queue import EmbeddedQueue, GradeFn, GradingQueue
 from web.sessions import Cookies
 from web.settings import Settings
@@ -71,6 +72,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
             queue.stop()
             if close_grader is not None:
                 close_grader()
+            close_playground(_app)
             course.close()
             store.close()
 
@@ -86,6 +88,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)
     app.include_router(pages_router)
+    app.include_router(playground_router)
     app.include_router(teach_router)
     app.include_router(join_router)
     return app
