@@ -88,8 +88,9 @@ def _sandbox(runs: PlaygroundRuns, name: str):
 
 def starter_form(exercise) -> str:
     """An exercise's starter with a `__practice__` block to fill in (example inputs from its contract)."""
-    calls = "()  # the arguments of one call"
+    calls, note = "()", "  # each call: a tuple of the arguments, e.g. (torch.randn(4, 8),)"
     if exercise.contract:
+        note = ""
         sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in exercise.contract.dims.items()}
         args = []
         for spec in exercise.contract.inputs:
@@ -99,7 +100,7 @@ def starter_form(exercise) -> str:
                         else f"torch.rand({shape}) > 0.5" if dtype else f"torch.randn({shape})")
         calls = "(" + "".join(a + ", " for a in args) + ")"
     return (exercise.read(exercise.starter).rstrip("\n") + "\n\n\ndef example_calls():\n    return [" + calls
-            + "]\n\n\n__practice__ = {\"function\": " + repr(exercise.entry_point)
+            + "]" + note + "\n\n\n__practice__ = {\"function\": " + repr(exercise.entry_point)
             + ", \"calls\": \"example_calls\", \"inductor\": True}\n")
 
 

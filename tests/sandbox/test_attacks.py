@@ -293,8 +293,9 @@ def test_submission_is_confined(sandbox, run_attack):
 
 
 # The playground (judge/doctor.py) runs the user's own file in the same two sandboxed processes as a grading:
-# every attack above, given the playground's form, must stop the run (no finding is trusted), leak nothing,
-# leave the host unchanged and the pool able to run the next honest file.
+# every attack above, given the playground's form, must be stopped by the limit a grading names (where it names
+# one), leak nothing, leave the host unchanged and the pool able to run the next honest file. (There is no verdict
+# to forge: an attack that also defines a working `f` may simply be reported.)
 PLAYGROUND_FORM = ("\n\ndef example_calls():\n    return [(torch.ones(3),)]\n\n\n"
                    "__practice__ = {'function': 'f', 'calls': 'example_calls', 'inductor': False}\n")
 HONEST_PLAYGROUND = "import torch\n\n\ndef f(x):\n    return x + 1\n" + PLAYGROUND_FORM
@@ -312,9 +313,8 @@ def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server
                     limits=limits)
     shown = report.stdout + report.stderr + report.summary + report.model_dump_json()
 
-    assert report.problem is not None, (name, report.summary)  # the run stopped: nothing it found is shown as found
-    if allowed != NOT_ACCEPTED:  # the limit that ended it, as a grading names it
-        assert report.problem.exc_type in {v.value for v in allowed}, (report.problem, report.summary)
+    if allowed != NOT_ACCEPTED:  # the limit or crash that ended it, as a grading names it
+        assert report.problem is not None and report.problem.exc_type in {v.value for v in allowed}, report.summary
     assert "ESCAPED" not in shown, shown[-3000:]
     assert server_secret not in shown
     assert len(report.stdout) + len(report.stderr) <= 64 * 1024 + 1024
