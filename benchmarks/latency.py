@@ -76,8 +76,8 @@ class Recording(Sandbox):
         pairs = [self.runs[i:i + 2] for i in range(0, len(self.runs) - 1, 2)]
         return [sum(p) for p in pairs if all(c is not None for c in p)] or [0.0]
 
-    def describe(self) -> str:
-        return self.inner.describe()
+    def facts(self):
+        return self.inner.facts()
 
 
 def timed(sandbox, exercise, source: str, runs: int) -> list[float]:

@@ -28,7 +28,7 @@ from rich.markup import escape
 from judge.exercise import ExerciseError, find_exercise, load_course
 from judge.i18n import LANGS, T, text
 from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
-from sandbox.backends import BACKENDS
+from sandbox.backends import BACKENDS, SERVER_SANDBOXES
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -300,8 +300,9 @@ def new(exercise_id, exercises_dir):
 @click.option("--port", default=8000, show_default=True, type=int, envvar="PRACTICE_PORT")
 @click.option("--data-dir", type=click.Path(path_type=Path), default=None, envvar="PRACTICE_DATA_DIR",
               help="Where the database lives (default: ./data).")
-@click.option("--sandbox", "sandbox_name", type=click.Choice(BACKENDS), default=None, envvar="PRACTICE_SANDBOX",
-              help="How submissions run (default: bwrap).")
+@click.option("--sandbox", "sandbox_name", type=click.Choice(SERVER_SANDBOXES), default=None,
+              envvar="PRACTICE_SANDBOX", help="How submissions run (default auto: bwrap when it runs here; none and "
+                                              "local need PRACTICE_ALLOW_UNSANDBOXED=1).")
 @click.option("--reload-exercises", is_flag=True, help="Pick up edits to exercises/ without a restart.")
 @click.option("--database-url", default=None, envvar="PRACTICE_DATABASE_URL",
               help="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:5432/DB (default: SQLite in the data dir).")
@@ -323,8 +324,9 @@ def serve(host, port, data_dir, sandbox_name, reload_exercises, database_url, qu
               help="Queue to serve; repeat for both (default: cpu; gpu needs a CUDA device).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=None, envvar="PRACTICE_WORKERS",
               help="Submissions graded at once (default: the number of CPUs).")
-@click.option("--sandbox", type=click.Choice(["auto", *BACKENDS]), default=None, envvar="PRACTICE_SANDBOX",
-              help="How submissions run (default auto: bwrap; none needs PRACTICE_ALLOW_UNSANDBOXED=1).")
+@click.option("--sandbox", type=click.Choice(SERVER_SANDBOXES), default=None, envvar="PRACTICE_SANDBOX",
+              help="How submissions run (default auto: bwrap when it runs here; none and local need "
+                   "PRACTICE_ALLOW_UNSANDBOXED=1).")
 @click.option("--name", default=None, envvar="PRACTICE_WORKER_NAME", help="Worker name (default: HOST-PID).")
 @click.option("--exercises", "exercises_dir", type=click.Path(path_type=Path), default=None,
               envvar="PRACTICE_EXERCISES_DIR", help="Folder of exercises (the same course as the web's).")

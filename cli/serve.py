@@ -17,11 +17,10 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     from web.app import create_app
     from web import db
     from web.errors import StartupError
-    from web.settings import Settings
+    from cli.worker import settings_from
 
-    overrides = {"host": host, "port": port, "data_dir": data_dir, "sandbox": sandbox, "database_url": database_url,
-                 "queue": queue}
-    settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+    settings = settings_from(host=host, port=port, data_dir=data_dir, sandbox=sandbox, database_url=database_url,
+                             queue=queue)
     if reload_exercises:
         settings.reload_exercises = True
     try:

@@ -9,10 +9,24 @@ import click
 
 
 def settings_from(**options):
-    """`web.settings.Settings` with the options that were given (None: the setting's env var or default)."""
+    """`web.settings.Settings` with the options that were given (None: the setting's env var or default); a value
+    that is not allowed is one line naming the setting, where it came from and what it accepts, not a traceback."""
+    from pydantic import ValidationError
+
     from web.settings import Settings
 
-    return Settings(**{k: v for k, v in options.items() if v not in (None, ())})
+    given = {k: v for k, v in options.items() if v not in (None, ())}
+    try:
+        return Settings(**given)
+    except ValidationError as exc:
+        raise click.UsageError("; ".join(_setting_problem(error, given) for error in exc.errors())) from None
+
+
+def _setting_problem(error: dict, given: dict) -> str:
+    name = str(error["loc"][0]) if error.get("loc") else "?"
+    source = f"--{name.replace('_', '-')}" if name in given else f"PRACTICE_{name.upper()}"
+    message = error.get("msg", "").removeprefix("Value error, ")
+    return f"{source}={error.get('input')!r}: {message}"
 
 
 def run_worker(database_url: str | None, queues: tuple[str, ...], concurrency: int | None, sandbox: str | None,

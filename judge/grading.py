@@ -19,7 +19,7 @@ from judge.installed import torch_version
 from judge.job import make_jobs, verifier_limits
 from judge.outcome import build_report, parse_checks
 from judge.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
-from sandbox.backends import get_sandbox
+from sandbox.backends import UNISOLATED, get_sandbox
 from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError
 
 MAX_SOURCE_BYTES = 64 * 1024
@@ -27,12 +27,28 @@ MAX_RELAYED_BYTES = 16 * 1024 * 1024
 OnEvent = Callable[[ProgressEvent], None]
 
 
-UNISOLATED = ("none", "local")  # share one C++ build cache (sandbox.limits.inductor_cache_dir), no layers
+
+
+def sandbox_label(sandbox: Sandbox) -> T:
+    """The backend as a report names it, in the learner's language (`Sandbox.facts()` fills it in)."""
+    facts = {key: "?" for key in ("version", "pool", "cgroup", "uids", "cpus", "image", "runs")} | sandbox.facts()
+    if sandbox.name == "none":
+        return T("none (fresh processes, no isolation)")
+    if sandbox.name == "local":
+        return T("local (warm forked processes, no isolation, {pool} per pool)", **facts)
+    if sandbox.name == "bwrap":
+        return T("bwrap (bubblewrap {version}, {pool} warm workers, cgroup v{cgroup}, uids {uids}+, {cpus} CPU each)",
+                 **facts)
+    if sandbox.name == "docker":
+        return T("docker (image {image}, {pool} warm containers, recycled after {runs} runs, uids {uids}+, "
+                 "{cpus} CPU each)", **facts)
+    return T.same(sandbox.describe())
 
 
 def make_sandbox(name: str = "none", **options) -> Sandbox:
     """The sandbox backend `name` set up to run the judge's program."""
     program = PROGRAM
+    # Unisolated backends share one C++ build cache (sandbox.limits.inductor_cache_dir) and have no layers.
     if name in UNISOLATED and not options.get("compile_cache"):  # a layer's build says it for itself
         program = PROGRAM.model_copy(update={"env": {**PROGRAM.env, **vec_isa.skip_check_env()}})
     return get_sandbox(name, program, **options)
@@ -62,14 +78,14 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
             # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
     except SandboxError as exc:
-        report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox.describe(),
+        report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox_label(sandbox),
                         summary=T("Internal error: the sandbox failed before your code ran; please submit again."),
                         diagnostics=[ErrorDiagnostic(exc_type="SandboxError", message=str(exc)[:2000])])
         emit(ProgressEvent(type="done", report=report))
         return report
     runner_outcome, verifier_job, verifier_outcome = runner, verifier[0], verifier[1]
     verifier_outcome.duration_s = verifier_outcome.duration_s or time.monotonic() - started
-    report = build_report(exercise, verifier_job, verifier_outcome, runner_outcome, sandbox.describe())
+    report = build_report(exercise, verifier_job, verifier_outcome, runner_outcome, sandbox_label(sandbox))
     report.torch_version = torch_version()
     from judge.proving import version_warning  # proving imports this module
 

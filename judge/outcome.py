@@ -50,7 +50,7 @@ def _runner_messages(outcome: RunOutcome) -> dict:
     return found
 
 
-def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbox_name: str = "") -> Report:
+def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbox_name: T | str = "") -> Report:
     """The report of one grading: the runner's limits and load errors first, then the verifier's checks."""
     checks, other = parse_checks(job.nonce, verifier.messages)
     report = Report(exercise_id=job.exercise_id, verdict=Verdict.INTERNAL_ERROR, summary="", checks=checks,

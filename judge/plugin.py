@@ -26,6 +26,8 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
     """(verdict, learner message, diagnostics) for an exception raised by a hidden test."""
     if isinstance(exc, CheckFailure):
         return exc.verdict, exc.message, exc.diagnostics
+    if isinstance(exc, ImportError):  # the verifier runs no learner code: its own environment is incomplete
+        return Verdict.INTERNAL_ERROR, missing_module_message(exc), [_error_diagnostic(exc, tb)]
     if isinstance(exc, AssertionError):
         first = _first_lines(str(exc))
         return Verdict.WRONG_ANSWER, T("a check failed: `{detail}`", detail=in_code(first)) if first else \
@@ -64,6 +66,13 @@ def with_guard_origin(message, diagnostics: list):
     return T.join([message, T("The guard that failed was added at line {line} (`{code}`): {explanation}",
                               line=origin.location.line, code=in_code(origin.location.text, 200),
                               explanation=origin.text("explanation"))])
+
+
+def missing_module_message(exc: ImportError) -> T:
+    """The judge's words for a module of its own (or a dependency) that its process cannot import."""
+    return T("the judge is broken here, not your code: the verifier cannot import `{module}` (`{detail}`); the "
+             "judge's environment lacks one of its declared dependencies", module=in_code(exc.name or "?"),
+             detail=in_code(_first_lines(str(exc))))
 
 
 def _error_diagnostic(exc: BaseException, tb) -> ErrorDiagnostic:

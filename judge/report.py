@@ -301,7 +301,7 @@ class CheckResult(Localized):
 
 
 class Report(Localized):
-    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("summary",)
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("summary", "sandbox")
     schema_version: int = REPORT_SCHEMA_VERSION
     exercise_id: str
     verdict: Verdict

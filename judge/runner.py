@@ -22,6 +22,7 @@ from an earlier request) and {"graph": IR} (a graph the verifier sends, e.g. for
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -57,6 +58,8 @@ class Runner:
     # ------------------------------------------------------------ loading
 
     def load(self) -> bool:
+        for name in RUNNER_MODULES:  # a module missing from the judge's environment fails here, not the learner
+            importlib.import_module(name)
         from judge import tamper
         from judge.checks.locations import learner_location_from_traceback, location, register_learner_file
         from judge.loaded import load_module, load_source
@@ -273,6 +276,12 @@ class Runner:
         """What the learner's code has changed in global state so far (for explaining a failure)."""
         changed = self.snapshot.changed()[:10]
         return {"changes": [c.render("en") for c in changed], "changes_zh": [c.render("zh") for c in changed]}
+
+
+# Every module the runner's requests use, imported before the learner's file: once it is imported, a failure is the
+# learner's, so a module missing from the judge's own environment must fail before that (INTERNAL_ERROR).
+RUNNER_MODULES = ("judge.compiling", "judge.ir", "judge.wire", "judge.tamper", "judge.loaded", "judge.checks.graphs",
+                  "judge.checks.locations", "judge.checks.logs", "judge.checks.recompiles")
 
 
 def said(message) -> dict:

@@ -17,7 +17,7 @@ from pathlib import Path
 from judge import remote
 from judge.checks.logs import artifact_log
 from judge.compiler_view import ViewBuilder
-from judge.i18n import T
+from judge.i18n import T, in_code
 
 
 class Channel:
@@ -30,6 +30,17 @@ class Channel:
         data = memoryview((json.dumps({"nonce": self.nonce, "type": type_, **fields}) + "\n").encode())
         while data:
             data = data[os.write(self.fd, data):]
+
+
+def tamper_problems(answer: dict) -> list[T]:
+    """The global changes a runner's `tamper` answer lists (untrusted data: at most five, each cut short); a change
+    without its Chinese text is shown in both languages as the raw text in a code span."""
+    changes, zh = answer.get("changes", []), answer.get("changes_zh")
+    if not isinstance(changes, list):
+        return [T("(malformed answer)")]
+    zh = zh if isinstance(zh, list) and len(zh) == len(changes) else [None] * len(changes)
+    return [T("{en}", zh="{said}", en=str(c)[:300], said=str(z)[:300]) if isinstance(z, str)
+            else T("`{change}`", change=in_code(str(c)[:300])) for c, z in zip(changes[:5], zh)]
 
 
 def run(job, result_fd: int, scratch: Path, stdin) -> None:
@@ -84,12 +95,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
             answer = client.request("tamper")
         except remote.CheckFailure:
             return []
-        changes, zh = answer.get("changes", []), answer.get("changes_zh")
-        if not isinstance(changes, list):
-            return [T("(malformed answer)")]
-        zh = zh if isinstance(zh, list) and len(zh) == len(changes) else [None] * len(changes)
-        return [T("{en}", zh="{said}", en=str(c)[:300], said=str(z)[:300]) if isinstance(z, str)
-                else T("`{change}`", change=remote.code(str(c)[:300])) for c, z in zip(changes[:5], zh)]
+        return tamper_problems(answer)
 
     def send_check(result) -> None:
         channel.send("check", check=result.model_dump(mode="json"))

@@ -6,6 +6,8 @@ from sandbox.base import Sandbox, SandboxError
 from sandbox.limits import Program
 
 BACKENDS = ("none", "local", "bwrap", "docker")
+UNISOLATED = ("none", "local")  # plain processes of the caller's user: a server runs them only when told it may
+SERVER_SANDBOXES = ("auto", *BACKENDS)  # what `practice serve` and `practice worker` accept (auto: bwrap if it runs)
 
 
 def unavailable_reason(name: str) -> str | None:
@@ -18,7 +20,7 @@ def unavailable_reason(name: str) -> str | None:
         from sandbox.docker_backend import available
 
         return available()
-    return None if name in ("none", "local") else f"unknown sandbox '{name}'"
+    return None if name in UNISOLATED else f"unknown sandbox '{name}'"
 
 
 def get_sandbox(name: str, program: Program, **options) -> Sandbox:

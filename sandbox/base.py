@@ -102,8 +102,14 @@ class Sandbox(abc.ABC):
         the run (runs from different pools never wait for each other's workers).
         """
 
+    def facts(self) -> dict[str, str | int | float]:
+        """What a report says of this backend besides its name (pool size, versions, ...); the judge words it."""
+        return {}
+
     def describe(self) -> str:
-        return self.name
+        """This backend in one line of English, for logs (reports word it in the learner's language)."""
+        facts = ", ".join(f"{key} {value}" for key, value in self.facts().items())
+        return f"{self.name} ({facts})" if facts else self.name
 
     def close(self) -> None:
         """Stop workers; the default has none."""

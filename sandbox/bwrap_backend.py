@@ -188,9 +188,9 @@ class BwrapSandbox(WarmSandbox):
         self.base_cgroup = self.settings.base_cgroup()
         self.etc_dir = self.settings.etc_dir()
 
-    def describe(self) -> str:
-        return (f"bwrap (bubblewrap {self.settings.bwrap_version()}, {self.pool_size} warm workers, "
-                f"cgroup v{self.base_cgroup.version}, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
+    def facts(self) -> dict[str, str | int | float]:
+        return {"version": self.settings.bwrap_version(), "pool": self.pool_size, "cgroup": self.base_cgroup.version,
+                "uids": self.settings.uid_base, "cpus": f"{self.settings.cpus:g}"}
 
     def worker_env(self) -> dict[str, str]:
         return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}

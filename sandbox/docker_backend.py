@@ -192,9 +192,9 @@ class DockerSandbox(WarmSandbox):
         self.settings.docker_runtime_dir.mkdir(parents=True, exist_ok=True, mode=0o755)
         _remove_stale(self.client)
 
-    def describe(self) -> str:
-        return (f"docker (image {self.settings.docker_image}, {self.pool_size} warm containers, "
-                f"recycled after {self.max_runs} runs, uids {self.settings.uid_base}+, {self.settings.cpus:g} CPU each)")
+    def facts(self) -> dict[str, str | int | float]:
+        return {"image": self.settings.docker_image, "pool": self.pool_size, "runs": self.max_runs,
+                "uids": self.settings.uid_base, "cpus": f"{self.settings.cpus:g}"}
 
     def worker_env(self) -> dict[str, str]:
         return {**self.program.environment(), "PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}

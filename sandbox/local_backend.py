@@ -106,8 +106,8 @@ class LocalSandbox(WarmSandbox):
         return {"TORCHINDUCTOR_CACHE_DIR": str(self.compile_cache.build), **CACHES_ON,
                 **dict(self.compile_cache.build_env)}
 
-    def describe(self) -> str:
-        return f"local (warm forked processes, no isolation, {self.pool_size} per pool)"
+    def facts(self) -> dict[str, str | int | float]:
+        return {"pool": self.pool_size}
 
     def new_worker(self, slot: int) -> Worker:
         return LocalWorker(slot, self)

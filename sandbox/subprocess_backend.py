@@ -79,9 +79,6 @@ class SubprocessSandbox(Sandbox):
         self.program = program
         self.python = python
 
-    def describe(self) -> str:
-        return "none (plain subprocess, no isolation)"
-
     def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None, *,
             inbox: Inbox | None = None, pool: str = "default") -> RunOutcome:
         outcome = RunOutcome()

@@ -11,7 +11,7 @@
 #   scripts/i18n.sh compile    compile only
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-PYBABEL="${PYTHON:-python3} -m babel.messages.frontend"
+PYBABEL="${PYTHON:-${PRACTICE_VENV:-.venv}/bin/python} -m babel.messages.frontend"
 EXTRACT="extract --no-default-keywords --no-location --sort-output --project torch-practice --version 1"
 UPDATE="--no-fuzzy-matching --ignore-obsolete"
 if [ "${1:-}" != "compile" ]; then

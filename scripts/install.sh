@@ -1,24 +1,19 @@
 #!/usr/bin/env bash
-# Install everything torch-practice needs on a fresh Debian machine. Idempotent.
-#   scripts/install.sh          Python packages + bubblewrap (enough to serve with the bwrap sandbox)
-#   scripts/install.sh --test   also chromium and a Chinese font (browser tests and their screenshots of the Chinese
-#                               pages), postgresql (database tests), docker.io + a running
+# Install everything torch-practice needs on a fresh Debian machine, into the project's own virtualenv. Idempotent.
+#   scripts/install.sh          .venv (torch==2.13.0 first, then the project and its declared dependencies)
+#                               + bubblewrap: enough to serve with the bwrap sandbox
+#   scripts/install.sh --test   also the test extra, chromium and a Chinese font (browser tests and their
+#                               screenshots of the Chinese pages), postgresql (database tests), docker.io + a running
 #                               dockerd + the worker image
+# The virtualenv is PRACTICE_VENV (default: .venv in this checkout); it is made with PYTHON (default: python3) and
+# holds only what pyproject.toml declares, so a missing declaration fails here and in CI, not on a user's machine.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-PYTHON="${PYTHON:-python3}"
+BASE_PYTHON="${PYTHON:-python3}"
+VENV="${PRACTICE_VENV:-.venv}"
+PY="$VENV/bin/python"
+TEST=0; [ "${1:-}" = "--test" ] && TEST=1
 say() { echo "install: $*"; }
-
-# torch first, pinned: an open range before torch is installed would pull a multi-GB CUDA build.
-if ! "$PYTHON" -c 'import torch, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
-  say "torch==2.13.0"
-  "$PYTHON" -m pip install -q torch==2.13.0
-fi
-if ! "$PYTHON" -c 'import judge, fastapi, xdist, playwright, argon2, babel' 2>/dev/null || [ pyproject.toml -nt .install-stamp ]; then
-  say "the project and its Python dependencies"
-  "$PYTHON" -m pip install -q -e '.[test]'
-  touch .install-stamp
-fi
 
 apt_install() {
   local missing=()
@@ -30,15 +25,38 @@ apt_install() {
   for attempt in 1 2 3 4 5; do
     apt-get update -qq >/tmp/practice-apt.log 2>&1 &&
       apt-get install -y -qq --no-install-recommends "${missing[@]}" >>/tmp/practice-apt.log 2>&1 && return 0
-    sleep 10
+    sleep 10  # another apt-get may hold the lock
   done
   tail -20 /tmp/practice-apt.log >&2
   return 1
 }
 
+if [ ! -x "$PY" ]; then
+  say "virtualenv $VENV (from $("$BASE_PYTHON" -c 'import sys; print(sys.executable)'))"
+  if ! "$BASE_PYTHON" -m venv "$VENV" >/tmp/practice-venv.log 2>&1; then
+    # Debian's own Python makes virtualenvs only with python3-venv (its ensurepip) installed.
+    rm -rf "$VENV"
+    apt_install python3-venv || { cat /tmp/practice-venv.log >&2; say "cannot make a virtualenv: install python3-venv"; exit 1; }
+    "$BASE_PYTHON" -m venv "$VENV"
+  fi
+fi
+
+# torch first, pinned: an open range before torch is installed would pull a multi-GB CUDA build.
+if ! "$PY" -c 'import torch, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
+  say "torch==2.13.0 into $VENV"
+  "$PY" -m pip install -q torch==2.13.0
+fi
+extra=""; [ "$TEST" = 1 ] && extra="[test]"
+stamp="$VENV/.install-stamp$extra"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || ! "$PY" -c 'import judge' 2>/dev/null; then
+  say "the project and its declared dependencies into $VENV (pip install -e '.$extra')"
+  "$PY" -m pip install -q -e ".$extra"
+  touch "$stamp" "$VENV/.install-stamp"  # the test extra's install is also the plain one
+fi
+
 apt_install bubblewrap || say "bubblewrap unavailable: serve with --sandbox docker, or none for local use"
-if [ "${1:-}" = "--test" ]; then
+if [ "$TEST" = 1 ]; then
   apt_install chromium fonts-wqy-microhei  # without a CJK font the Chinese pages' screenshots show boxes
   apt_install postgresql  # the tests start a server of their own (scripts/postgres.sh); no service is used
-  bash sandbox/setup_ci.sh "$PYTHON"
+  bash sandbox/setup_ci.sh "$PY"
 fi

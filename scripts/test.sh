@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/install.sh --test
+# The project's virtualenv first on PATH, as `source .venv/bin/activate` does: `practice` is its command.
+export VIRTUAL_ENV="$(cd "${PRACTICE_VENV:-.venv}" && pwd)"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
 # install.sh --test set up bubblewrap and Docker: a sandbox test may not skip for want of them.
 export PRACTICE_REQUIRE_SANDBOXES="${PRACTICE_REQUIRE_SANDBOXES:-1}"
 # A PostgreSQL server of this run's own (Debian's package, from install.sh --test): the web and store tests
@@ -22,6 +25,6 @@ export PRACTICE_COMPILE_CACHE="${PRACTICE_COMPILE_CACHE:-0}"
 started=$(date +%s)
 # not exec: the EXIT trap stops the PostgreSQL server
 status=0
-"${PYTHON:-python3}" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup --durations=25 "$@" || status=$?
+"$VIRTUAL_ENV/bin/python" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup --durations=25 "$@" || status=$?
 echo "test.sh: the suite took $(( $(date +%s) - started )) s"
 exit $status

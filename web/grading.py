@@ -8,7 +8,7 @@ from typing import Callable
 
 from judge.report import ProgressEvent, Report
 from sandbox import Sandbox
-from sandbox.backends import unavailable_reason
+from sandbox.backends import UNISOLATED, unavailable_reason
 from web.course import Course
 from web.errors import StartupError
 from web.queue import GradeFn, internal_error
@@ -30,9 +30,9 @@ def choose_sandbox(settings: Settings) -> str:
                                "PRACTICE_ALLOW_UNSANDBOXED=1 to run submissions unsandboxed (never on a shared server)")
         log.warning("bwrap unavailable (%s): grading unsandboxed, as PRACTICE_ALLOW_UNSANDBOXED allows", reason)
         return "none"
-    if name == "none" and not settings.allow_unsandboxed:
-        raise StartupError("sandbox 'none' runs submissions as this user; set PRACTICE_ALLOW_UNSANDBOXED=1 "
-                           "to allow it (never on a shared server)")
+    if name in UNISOLATED and not settings.allow_unsandboxed:
+        raise StartupError(f"sandbox '{name}' runs submissions as this user, unisolated; set "
+                           "PRACTICE_ALLOW_UNSANDBOXED=1 to allow it (never on a shared server)")
     reason = unavailable_reason(name)
     if reason is not None:
         raise StartupError(f"sandbox '{name}' is unavailable: {reason}")

@@ -6,10 +6,11 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from judge.paths import EXERCISES_DIR
+from sandbox.backends import SERVER_SANDBOXES
 
 
 class Settings(BaseSettings):
@@ -36,10 +37,12 @@ class Settings(BaseSettings):
         30.0, gt=0, description="A job whose worker has been silent this long is given to another worker.")
     exercises_dir: Path = Field(EXERCISES_DIR, description="The course: one folder per exercise.")
     reload_exercises: bool = Field(False, description="Pick up edits to the exercises folder without a restart.")
-    sandbox: Literal["auto", "bwrap", "docker", "none"] = Field(
-        "auto", description="Sandbox backend: auto (bwrap when available) | bwrap | docker | none.")
+    sandbox: str = Field(
+        "auto", description=f"Sandbox backend: {' | '.join(SERVER_SANDBOXES)} (auto: bwrap when available; none "
+                            "and local need allow_unsandboxed).")
     allow_unsandboxed: bool = Field(
-        False, description="Allow sandbox 'none' (runs submissions as this user); for tests and local use only.")
+        False, description="Allow sandbox 'none' or 'local' (runs submissions as this user); for tests and local "
+                           "use only.")
     workers: int = Field(
         default_factory=lambda: os.cpu_count() or 1, ge=0, description="Submissions graded at once.")
     max_source_bytes: int = Field(64 * 1024, ge=1, description="Largest accepted source, in bytes (UTF-8).")
@@ -48,6 +51,13 @@ class Settings(BaseSettings):
         None, description="Signs learner cookies; default: a random key kept in <data_dir>/secret_key.")
     cookie_secure: bool = Field(False, description="Send cookies only over HTTPS (set behind a TLS proxy).")
     raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
+
+    @field_validator("sandbox")
+    @classmethod
+    def _known_sandbox(cls, name: str) -> str:
+        if name not in SERVER_SANDBOXES:
+            raise ValueError(f"unknown sandbox {name!r}; choose one of: {', '.join(SERVER_SANDBOXES)}")
+        return name
 
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.data_dir / 'practice.db').resolve()}"

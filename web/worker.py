@@ -91,6 +91,10 @@ class Worker:
             reason = cuda_missing()
             if reason:
                 raise StartupError(f"--queue gpu needs a CUDA device: {reason}; serve --queue cpu on this machine")
+        if grade is None:  # a sandbox that cannot be used here is a settings error: said before connecting
+            from web.grading import choose_sandbox
+
+            sandbox = choose_sandbox(settings)
         self.settings = settings
         self.name = settings.worker_name or f"{socket.gethostname()}-{os.getpid()}"
         self.engine = db.make_engine(url)
@@ -100,9 +104,8 @@ class Worker:
         self._main_task: asyncio.Task | None = None
         if grade is None:
             from web.course import Course
-            from web.grading import choose_sandbox, make_grade_fn
+            from web.grading import make_grade_fn
 
-            sandbox = choose_sandbox(settings)
             course = Course(settings.exercises_dir, reload=settings.reload_exercises)
             grade, warm, self._close_grader = make_grade_fn(course, sandbox)
             warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker

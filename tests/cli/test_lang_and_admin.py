@@ -46,18 +46,19 @@ OTHER = {"zh": "en_US.UTF-8", "en": "zh_CN.UTF-8"}  # a locale saying the other 
 # What the CLI itself prints around a WRONG_ANSWER report with mismatches (not the judge's messages, which
 # other catalogs translate), and the hidden tests' check titles, in each language.
 GRADED = {
-    "zh": ["答案错误 · WRONG_ANSWER", "中最先不一致的元素：", "：应为 ", "，实际为 ", " 秒 · torch ", " · 沙箱 ",
+    "zh": ["答案错误 · WRONG_ANSWER", "中最先不一致的元素：", "：应为 ", "，实际为 ", " 秒 · torch ",
+           " · 沙箱 none（每次新起进程，无隔离）",
            "✗ test_sum_exactly_zero — h.sum() 恰好为 0 而 h 不全为 0 时，编译后的 step 与原函数相同",
            "✓ test_one_graph — torch.compile(step, fullgraph=True) 只捕获一张图"],
     "en": ["Wrong answer · WRONG_ANSWER", "first mismatches of ", ": expected ", ", got ", " s · torch ",
-           " · sandbox ",
+           " · sandbox none (fresh processes, no isolation)",
            "✗ test_sum_exactly_zero — The compiled step equals the original when h.sum() is exactly zero but h is not",
            "✓ test_one_graph — torch.compile(step, fullgraph=True) captures exactly one graph"],
 }
 # The CLI's own English labels, none of which may be left in a Chinese report (": expected " and ", got " may:
 # the judge's own messages say them until their catalog is translated).
 ENGLISH_LABELS = ["Wrong answer", "first mismatches", " s · torch", "· sandbox", "(same failure as above)",
-                  "Dynamo's reason", "details (raw)", "error:"]
+                  "Dynamo's reason", "details (raw)", "error:", "no isolation"]
 
 
 def learner(lang: str, *args: str, exercises: Path | None = None, workspace: Path):

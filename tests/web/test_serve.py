@@ -49,3 +49,20 @@ def test_broken_course_is_a_click_error(ran, tmp_path, monkeypatch):
     monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
     with pytest.raises(click.ClickException, match="exercise.toml"):
         serve(port=8126, data_dir=tmp_path, sandbox="none")
+
+
+@pytest.mark.parametrize("name", ["none", "local"])
+def test_every_unisolated_choice_of_the_help_serves_when_allowed(name, ran, tmp_path, monkeypatch):
+    """`practice serve --sandbox local` was listed by the help and ended in a ValidationError traceback."""
+    monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
+    serve(port=8127, data_dir=tmp_path, sandbox=name)
+    (app, _), = ran
+    assert app.state.sandbox_name == name
+
+
+@pytest.mark.parametrize("name", ["none", "local"])
+def test_an_unisolated_choice_without_permission_says_how_to_allow_it(name, ran, tmp_path, monkeypatch):
+    monkeypatch.delenv("PRACTICE_ALLOW_UNSANDBOXED", raising=False)
+    with pytest.raises(click.ClickException, match=f"sandbox '{name}' .*PRACTICE_ALLOW_UNSANDBOXED=1"):
+        serve(port=8128, data_dir=tmp_path, sandbox=name)
+    assert ran == []
