@@ -77,20 +77,21 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
     console.print(f"[dim]{say(footer, lang)}[/]")
 
 
-def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name: str, as_json: bool,
-                lang: str) -> int:
-    """Run the playground on `path`: 0 when it ran, 1 when the run stopped early (the report says why)."""
+def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as_json: bool, lang: str) -> int:
+    """Run the playground on `path` in the sandbox backend `sandbox_name` (or a Sandbox made already): 0 when it
+    ran, 1 when the run stopped early (the report says why)."""
     from judge.doctor import doctor, with_calls
     from judge.grading import make_sandbox
 
     source = path.read_text(encoding="utf-8", errors="surrogateescape")
     if calls:
         source = with_calls(source, calls)  # FormError: the caller's usage error
-    sandbox = make_sandbox(sandbox_name)
+    sandbox = make_sandbox(sandbox_name) if isinstance(sandbox_name, str) else sandbox_name
     try:
         report = doctor(source, sandbox=sandbox, filename=path.name)
     finally:
-        sandbox.close()
+        if isinstance(sandbox_name, str):
+            sandbox.close()
     if as_json:
         console.print_json(json.dumps(report.model_dump(mode="json")))
     else:

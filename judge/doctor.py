@@ -88,6 +88,8 @@ class DoctorReport(Localized):
                                                               "in the code, a limit), if it did.")
     compiler: CompilerView | None = None
     notes: list[str] = []
+    cost: dict | None = Field(None, description="The run's cost section, where the grading's report has one "
+                                                "(passed through as it is).")
     stdout: str = ""
     stderr: str = ""
     duration_s: float = 0.0
@@ -213,6 +215,9 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
                           notes=[str(n)[:300] for n in findings.get("notes", [])[:10]]
                           if isinstance(findings.get("notes"), list) else [],
                           stdout=graded.stdout, stderr=graded.stderr)
+    cost = getattr(graded, "cost", None)  # the cost section of a grading's report, where the judge has one
+    if cost is not None:
+        report.cost = cost.model_dump(mode="json") if hasattr(cost, "model_dump") else dict(cost)
     error = findings.get("error")
     if graded.verdict is not Verdict.ACCEPTED:  # the run itself stopped: a load error, a limit, a crash
         report.problem = graded.diagnostics[0] if graded.diagnostics else ErrorDiagnostic(

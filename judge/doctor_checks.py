@@ -85,6 +85,13 @@ def _compile_each(entry: remote.Ref, calls: list[tuple], config: dict, findings:
 
 def _inductor(session: remote.RemoteCompiled, index: int, args: tuple, findings: dict) -> None:
     """Compile graph `index` here with Inductor on the call's own arguments (its code goes to the view)."""
+    reads_state = any(isinstance(spec, dict) and spec.get("kind") == "state" and spec.get("owner") == "target"
+                      for spec in session.graphs[index].inputs)
+    if reads_state and "target" not in session.state:  # a module's parameters and buffers, copied here once
+        try:
+            session.state["target"] = remote.state(session.target, graph_inputs=True)
+        except CheckFailure:
+            return
     try:
         values = session.bind(index, args, {})
     except CheckFailure:
@@ -99,6 +106,8 @@ def run(config: dict) -> None:
     """The playground's one check: what Dynamo does with the user's function on the user's inputs."""
     findings: dict = {"calls": 0, "breaks": [], "origins": [], "notes": [], "error": None}
     remote.CLIENT["doctor"] = findings
+    if remote.CLIENT.get("view") is not None:
+        remote.CLIENT["view"].start_test("")  # the timeline's calls are the user's, not a test's
     entry = remote.entry_ref()
     try:
         calls = _calls(config)

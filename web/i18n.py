@@ -92,6 +92,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "playground_stopped": N_("The run stopped early"),
     "playground_running": N_("Compiling your function on its example calls…"),
     "playground_notes": N_("Notes"),
+    "playground_cost": N_("Cost"),
 }
 
 def pick_lang(value: str | None) -> str:

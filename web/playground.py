@@ -25,10 +25,9 @@ EXAMPLE = '''import torch
 
 
 def step(x, n):
-    h = x * 2
-    for i in range(n):
-        if h.sum() > 0:          # a Python branch on a tensor's value
-            h = h - 1
+    h = x * n                    # a Python int: Dynamo makes it a constant of the graph
+    if h.sum() > 0:              # a Python branch on a tensor's value
+        h = h - 1
     return torch.relu(h)
 
 

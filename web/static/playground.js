@@ -34,7 +34,11 @@
   });
 
   const status = $("status"), box = $("report"), button = $("run");
-  function say(text, cls) { status.textContent = text; status.className = "status" + (cls ? " " + cls : ""); }
+  function say(text, cls) {
+    status.textContent = text;
+    status.className = "status" + (cls ? " " + cls : "");
+    status.hidden = !text;
+  }
 
   function section(title, items, empty) {
     return el("section", {class: "pg-section"}, el("h3", {}, title),
@@ -55,6 +59,8 @@
       view.open = true;
       parts.push(view);
     }
+    if (report.cost) parts.push(el("details", {class: "cost"}, el("summary", {}, T.playground_cost),
+                                   el("pre", {class: "code"}, JSON.stringify(report.cost, null, 2))));
     parts.push(R.rawOutput(report));
     box.replaceChildren(...parts);
     editor.setMarks(marks);

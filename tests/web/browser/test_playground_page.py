@@ -21,8 +21,21 @@ RUN_MS = 300_000  # a cold torch import plus compiles on a busy 2-core machine
 def live(tmp_path):
     settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), sandbox="none",
                         allow_unsandboxed=True, workers=1, secret_key="browser")
-    with LiveServer(create_app(settings)) as server:
+    app = create_app(settings)
+    with LiveServer(app) as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def warm_playground(live, local):
+    """The playground's runs fork from the session's warm local sandbox (a cold torch import per run is slow)."""
+    from web.playground import PlaygroundRuns
+
+    app = live.server.config.app
+    app.state.playground = PlaygroundRuns(6, 1)
+    app.state.playground.sandbox = local
+    yield
+    app.state.playground.sandbox = None  # the session's, not the app's to close
 
 
 @pytest.mark.parametrize("lang, link, breaks, pytorch", [
