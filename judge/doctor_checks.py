@@ -61,6 +61,7 @@ def _compile_each(entry: remote.Ref, calls: list[tuple], config: dict, findings:
     client, view = remote.client(), remote.CLIENT.get("view")
     session = remote.RemoteCompiled(entry, {"dynamic": config.get("dynamic")})  # holds the rebuilt graphs
     client.reset()
+    todo: list[tuple[int, tuple]] = []  # (graph, the call that made it): compiled here by Inductor at the end
     for args in calls:
         answer = client.request("compile", session=session.session, target=entry.spec,
                                 options={"dynamic": config.get("dynamic")}, args=remote._encode_arg(args),
@@ -78,20 +79,25 @@ def _compile_each(entry: remote.Ref, calls: list[tuple], config: dict, findings:
         findings["origins"] += [o.model_dump(mode="json") for o in origins]
         if answer.get("error"):
             remote.raise_learner_error(answer["error"], remote.YOUR_FUNCTION)
-        if config.get("inductor", True):
-            for index in range(before, min(len(session.graphs), MAX_INDUCTOR_GRAPHS)):
-                _inductor(session, index, args, findings)
+        for index in range(before, min(len(session.graphs), MAX_INDUCTOR_GRAPHS)):
+            todo.append((index, args))
+    if not config.get("inductor", True) or not todo:
+        return
+    reads_state = any(isinstance(spec, dict) and spec.get("kind") == "state" and spec.get("owner") == "target"
+                      for index, _ in todo for spec in session.graphs[index].inputs)
+    if reads_state:  # a module's parameters and buffers, copied here once
+        try:
+            session.state["target"] = remote.state(session.target, graph_inputs=True)
+        except CheckFailure:
+            pass
+    # Nothing more is asked of the runner: let it end, so that Inductor's compiles here do not use its time.
+    client.release_runner()
+    for index, args in todo:
+        _inductor(session, index, args, findings)
 
 
 def _inductor(session: remote.RemoteCompiled, index: int, args: tuple, findings: dict) -> None:
     """Compile graph `index` here with Inductor on the call's own arguments (its code goes to the view)."""
-    reads_state = any(isinstance(spec, dict) and spec.get("kind") == "state" and spec.get("owner") == "target"
-                      for spec in session.graphs[index].inputs)
-    if reads_state and "target" not in session.state:  # a module's parameters and buffers, copied here once
-        try:
-            session.state["target"] = remote.state(session.target, graph_inputs=True)
-        except CheckFailure:
-            return
     try:
         values = session.bind(index, args, {})
     except CheckFailure:

@@ -123,7 +123,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
             checks, _ = parse_checks(verifier_job.nonce, [message])
             if checks:
                 emit(ProgressEvent(type="check", check=checks[0]))
-        elif kind in ("done", "runner_not_loaded", "internal_error"):
+        elif kind in ("done", "runner_not_loaded", "internal_error", "runner_released"):
             to_runner.close()
 
     result: dict = {}

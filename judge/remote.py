@@ -79,6 +79,12 @@ class RunnerClient:
                 return False
         return self.loaded.get("type") == "loaded"
 
+    def release_runner(self) -> None:
+        """Nothing more will be asked of the runner: the trusted side closes its input and it ends (its time limit
+        stops counting); a later request fails as if it had ended."""
+        self._send("runner_released")
+        self.gone = T("your code's process was released")
+
     def reset(self) -> None:
         """A fresh compiler state in the runner, sent with the first request that reaches it."""
         self.needs_reset, self.sent_since_reset = True, False

@@ -99,7 +99,7 @@ def test_call_writes_the_form_for_a_file_without_one(tmp_path, local):
 
     path = tmp_path / "mine.py"
     path.write_text("import torch\n\ndef f(x, n):\n    return x * n\n")
-    console = Console(record=True, width=200)
+    console = Console(record=True, width=10_000)  # JSON lines unwrapped
     status = doctor_file(console, path, ["f(torch.randn(3), 2)", "f(torch.randn(3), 5)"], local, True, "en")
     report = json.loads(console.export_text())
     assert status == 0, report["summary"]
