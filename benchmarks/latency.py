@@ -4,10 +4,14 @@
   beside the figure of the single-process grader this replaced; and `judge.grade` on the warm bwrap pools;
 - an Inductor exercise (`fuse-rmsnorm-silu`): its reference and a differently written correct solution through the
   web API with the trusted compile cache layers (sandbox/compile_cache.py), against the same without them;
-- a local `--watch` re-grade of the book's exercise (the `local` backend's warm workers), against fresh processes.
+- a local `--watch` re-grade of the book's exercise (the `local` backend's warm workers), against fresh processes;
+- with `--cost` (only this): the Inductor exercise's grading with its cost section against the same without it,
+  side by side, on the warm `local` backend (the CLI's, on the CPU): the section may add at most 15% (issue 23).
+- fuse-rmsnorm-silu's reference on a freshly started server while its layers are being built, and after.
 
     python benchmarks/latency.py [--sandbox bwrap|docker] [--runs 10] [--fresh-runs 5] [--inductor-runs 5]
                                  [--cold-runs 2]
+    python benchmarks/latency.py --cost [--cost-runs 3]     # small mode, as the suite runs it: --cost-runs 1
 
 Every verdict must be ACCEPTED; each line prints the median wall time and the target. A grading is two processes
 (runner and verifier); CPU is summed over both. The warm pools are filled and the compile cache layers built
@@ -38,6 +42,7 @@ INDUCTOR_EXERCISE = "fuse-rmsnorm-silu"
 OTHER_SOLUTION = "solutions/functional_rms_norm.py"  # correct, written differently: its kernels are not cached
 # Targets on a 2-core machine (issue 9); the Inductor figures were 16 s before the compile cache layers.
 TARGETS = {"book_web": 1.0, "inductor_reference": 3.0, "inductor_other": 4.0, "watch": 1.0}
+COST_TARGET = 0.15  # the cost section adds at most this fraction to a grading of the Inductor exercise (CPU)
 # The single-process grader (learner code and hidden tests in one process), warm bwrap median measured on
 # this 2-core machine at commit 114bc1b; the runner/verifier split replaced it.
 SINGLE_PROCESS_WARM_MEDIAN_S = 0.683
@@ -148,6 +153,51 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
 WEB_CPU: list[float] = []  # CPU seconds per grading of each web_times call, in order
 
 
+def warmup_times(sandbox_name: str, course: Path, exercise_id: str, source: str, runs: int) -> tuple[list, list]:
+    """A server started on an empty layers folder: `source` graded through the web API while its layers are being
+    built (as many as fit in the build, at most `runs`), then `runs` times once /healthz says they are ready."""
+    import json
+    import tempfile
+
+    from fastapi.testclient import TestClient
+
+    from web.app import create_app
+    from web.settings import Settings
+
+    saved = {k: os.environ.get(k) for k in ("PRACTICE_COMPILE_CACHE", "PRACTICE_COMPILE_CACHE_DIR")}
+    with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory(dir=Path.home()) as layers:
+        os.environ.update({"PRACTICE_COMPILE_CACHE": "1", "PRACTICE_COMPILE_CACHE_DIR": str(Path(layers) / "cc")})
+        try:
+            settings = Settings(data_dir=Path(data), exercises_dir=course, sandbox=sandbox_name, workers=1,
+                                secret_key="latency", submissions_per_minute=1000)
+            during, after = [], []
+            with TestClient(create_app(settings)) as client:
+                def state() -> str:
+                    return client.get("/healthz").json()["layers"]["cpu"]["state"]
+
+                def one() -> float:
+                    started = time.perf_counter()
+                    created = client.post(f"/api/exercises/{exercise_id}/submissions", json={"source": source}).json()
+                    with client.stream("GET", created["events_url"]) as stream:
+                        for text in stream.iter_lines():
+                            if text.startswith("data: ") and (json.loads(text[6:]).get("report") or {}).get("verdict"):
+                                break
+                    return time.perf_counter() - started
+
+                while state() == "building" and len(during) < runs:
+                    during.append(one())
+                while state() == "building":
+                    time.sleep(1)  # the build reports through /healthz only
+                after = [one() for _ in range(runs)]
+            return during, after
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
 def _server_cpu() -> float:
     """CPU seconds of every run of this server so far (its cgroup counts its run cgroups, removed ones too)."""
     from sandbox.settings import SandboxSettings
@@ -182,6 +232,48 @@ def versus(label: str, warm: list[float], cold: list[float], target: float | Non
             f"warm min {min(warm):.3f} max {max(warm):.3f}, {len(warm)} vs {len(cold)} runs{cpus}")
 
 
+def timed_cost(sandbox, exercise, source: str, runs: int, measure_cost: bool) -> list[float]:
+    """Wall times of `runs` gradings with (`measure_cost` None: the exercise's [cost]) or without the section."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        report = grade(exercise, source, sandbox=sandbox, measure_cost=None if measure_cost else False)
+        times.append(time.perf_counter() - started)
+        if report.verdict is not Verdict.ACCEPTED or (report.cost is None) == measure_cost:
+            raise SystemExit(f"expected ACCEPTED {'with' if measure_cost else 'without'} a cost section, got "
+                             f"{report.verdict.value}: {report.summary}\n{report.stderr[-2000:]}")
+    return times
+
+
+def cost_overhead(runs: int) -> int:
+    """The Inductor exercise graded with and without its cost section, alternating, on the warm local backend."""
+    inductor = load_exercise(EXERCISES_DIR / INDUCTOR_EXERCISE)
+    sources = {"reference": inductor.read(inductor.reference), "other": inductor.read(OTHER_SOLUTION)}
+    sandbox = make_sandbox("local")
+    try:
+        sandbox.warm_up(pools=("runner", "verifier"))
+        for source in sources.values():  # not counted: the first gradings build the C++ kernels both ways share
+            timed_cost(sandbox, inductor, source, 1, True)
+        with_cost = {k: [] for k in sources}
+        without = {k: [] for k in sources}
+        for _ in range(runs):
+            for name, source in sources.items():
+                without[name] += timed_cost(sandbox, inductor, source, 1, False)
+                with_cost[name] += timed_cost(sandbox, inductor, source, 1, True)
+    finally:
+        sandbox.close()
+    print(f"cost section, {INDUCTOR_EXERCISE} on the warm local backend; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    for name in sources:
+        a, b = statistics.median(with_cost[name]), statistics.median(without[name])
+        extra = a / b - 1
+        print(f"{INDUCTOR_EXERCISE} {name:<10} with cost {a:7.3f} s | without {b:7.3f} s | {extra:+6.1%} "
+              f"(target +{COST_TARGET:.0%}: {'met' if extra <= COST_TARGET else 'MISSED'}); {runs} runs each, "
+              f"with min {min(with_cost[name]):.3f} max {max(with_cost[name]):.3f}, "
+              f"without min {min(without[name]):.3f} max {max(without[name]):.3f}")
+    return 0
+
+
 def main() -> int:
     import tempfile
 
@@ -191,7 +283,14 @@ def main() -> int:
     parser.add_argument("--fresh-runs", type=int, default=5, help="book exercise: graded in fresh processes")
     parser.add_argument("--inductor-runs", type=int, default=5, help="Inductor exercise: warm gradings per solution")
     parser.add_argument("--cold-runs", type=int, default=2, help="Inductor exercise: gradings without the layers")
+    parser.add_argument("--cost", action="store_true", help="only: the Inductor exercise with and without its cost "
+                                                             "section (warm local backend)")
+    parser.add_argument("--cost-runs", type=int, default=3, help="--cost: gradings per solution and way")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
+                        help="skip the Inductor reference graded on a fresh server while its layers are built")
     args = parser.parse_args()
+    if args.cost:
+        return cost_overhead(args.cost_runs)
 
     from judge import cache_layers
     from judge.exercise import load_course
@@ -229,6 +328,8 @@ def main() -> int:
                          for k, v in sources.items()}
         inductor_cold = {k: web_times(args.sandbox, course, INDUCTOR_EXERCISE, v, args.cold_runs,
                                       compile_cache=False, skip_first=False) for k, v in sources.items()}
+        during_build, after_build = warmup_times(args.sandbox, course, INDUCTOR_EXERCISE, sources["reference"],
+                                                 args.cold_runs) if args.warmup else ([], [])
 
     local = Recording(make_sandbox("local"))
     try:
@@ -252,6 +353,13 @@ def main() -> int:
                  inductor_cold["other"], TARGETS["inductor_other"], "no layers", (other_cpu, other_cold_cpu)))
     print(versus(f"{EXERCISE}, local --watch re-grade", watch_times, fresh_times, TARGETS["watch"],
                  "fresh processes", (statistics.median(local.cpu) if any(local.cpu) else None, None)))
+    if during_build and after_build:
+        print(versus(f"{INDUCTOR_EXERCISE} reference, after warm-up", after_build, during_build, None,
+                     "during the layers' build"))
+        print(f"  (no layers at all: {statistics.median(inductor_cold['reference']):.3f} s; a grading during the "
+              f"build should take no longer)")
+    elif args.warmup:
+        print(f"{INDUCTOR_EXERCISE} during warm-up: the layers were built before a grading finished")
     print(line(f"{EXERCISE}, grade() on warm {args.sandbox}", warm_times, warm.cpu))
     print(line(f"{EXERCISE}, fresh processes", fresh_times))
     print(f"single-process grader (replaced), warm median: {SINGLE_PROCESS_WARM_MEDIAN_S:.3f} s; "

@@ -11,6 +11,9 @@
     practice worker --database-url U  a grader for `practice serve` on PostgreSQL (any machine)
     practice db upgrade               migrate the database schema
     practice admin add-instructor U   an instructor account for classes in the web UI
+    practice login LINK               sign in to your class's server (your personal sign-in link)
+    practice submit EXERCISE [FILE]   send FILE to that server: graded there, it counts in your class
+    practice logout                   revoke the token and forget it
 
 Exit codes: 0 accepted (or success), 1 not accepted, 2 usage or exercise error.
 """
@@ -247,22 +250,30 @@ def hint(exercise_id, exercises_dir, workspace, lang):
 @lang_option
 @click.option("--graphs", is_flag=True, help="Show what the compiler made of your code in the last grading: each "
                                              "graph Dynamo captured, recompile reasons, guards, Inductor's code.")
-def show(exercise_id, exercises_dir, workspace, lang, graphs):
-    """Show the statement of EXERCISE, your file and the hints (with --graphs: the compiler's view)."""
+@click.option("--cost", "cost", is_flag=True, help="Show what compiling bought in the last grading: ATen ops and "
+                                                  "bytes eager, kernels and Inductor's byte estimate compiled, for "
+                                                  "yours, the reference and the original.")
+def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
+    """Show the statement of EXERCISE, your file and the hints (with --graphs: the compiler's view; with --cost:
+    the cost figures)."""
+    from cli.cost_render import print_cost
     from cli.render import print_compiler_view
     from cli.showing import show_exercise
     from cli.workspace import Workspace
 
     exercise = load(exercises_dir, exercise_id, lang)
     ws = Workspace(workspace)
-    if graphs:
+    if graphs or cost:
         report = ws.last_report(exercise.id)
         if report is None:
             first = T("{exercise} has not been graded here yet: run `practice {exercise}` first.",
                       exercise=exercise.id)
             console.print(f"[yellow]{escape(text(first, lang))}[/]", soft_wrap=True)
             sys.exit(1)
-        print_compiler_view(console, report.compiler, lang)
+        if graphs:
+            print_compiler_view(console, report.compiler, lang)
+        if cost:
+            print_cost(console, report.cost, lang)
         return
     path, _ = ws.ensure(exercise)
     show_exercise(console, exercise, path, lang, ws)
@@ -403,6 +414,94 @@ def admin_set_password(username, password_stdin, database_url, data_dir):
     from cli.admin import set_password
 
     set_password(username, password_stdin, database_url, data_dir)
+
+
+@cli.command()
+@click.argument("url")
+@click.option("--token", default=None, envvar="PRACTICE_TOKEN",
+              help="A token made on your /me page (then URL is the server's address, e.g. https://host/).")
+@lang_option
+def login(url, token, lang):
+    """Sign in to your class's server with your personal sign-in link (or the server's address and --token)."""
+    from cli.submitting import SubmitError, login as sign_in
+
+    try:
+        credentials, classes = sign_in(url, token)
+    except SubmitError as exc:
+        fail(exc.message, lang)
+    where = ", ".join(T("{class_name} (as {name})", class_name=c["name"], name=c["display_name"]).render(lang)
+                      for c in classes)
+    done = T("Signed in to {server}: {classes}. `practice submit EXERCISE [FILE]` now counts in your class.",
+             server=credentials.server, classes=where)
+    console.print(escape(text(done, lang)), soft_wrap=True)
+
+
+@cli.command()
+@lang_option
+def logout(lang):
+    """Revoke the stored token on its server and forget it."""
+    from cli.submitting import logout as sign_out
+
+    said = T("Signed out: the token is revoked and forgotten.") if sign_out() else T("You were not signed in.")
+    console.print(escape(text(said, lang)))
+
+
+@cli.command()
+@click.argument("exercise_id", metavar="EXERCISE")
+@click.argument("file", required=False, type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the server's report as JSON.")
+@exercises_option
+@workspace_option
+@lang_option
+def submit(exercise_id, file, as_json, exercises_dir, workspace, lang):
+    """Send FILE (default: your copy in the workspace) to your class's server, which grades it: the report shown
+    is the server's, and the submission counts in your class (`practice login` first)."""
+    from cli.submitting import SubmitError, load_credentials, submit_source
+
+    if file is None:
+        from cli.workspace import Workspace
+
+        file, _ = Workspace(workspace).ensure(load(exercises_dir, exercise_id, lang))
+    elif not file.is_file():
+        fail(T("{path}: no such file", path=str(file)), lang)
+    try:
+        source = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        fail(T("{path} is not UTF-8 text", path=str(file)), lang)
+    try:
+        credentials = load_credentials()
+        if as_json:
+            report = submit_source(credentials, exercise_id, source, origin="cli")
+            print(report.model_dump_json(indent=2))
+        else:
+            report = _submit_live(credentials, exercise_id, source, file, lang)
+    except SubmitError as exc:
+        fail(exc.message, lang)
+    sys.exit(0 if report.accepted else 1)
+
+
+def _submit_live(credentials, exercise_id: str, source: str, file: Path, lang: str):
+    """Submit, showing each check as the server reports it, then the server's report."""
+    from cli.render import print_report
+    from cli.submitting import submit_source
+
+    sent = T("Sent {file} to {server} ({exercise}); its graders are grading it…", file=file.name,
+             server=credentials.server, exercise=exercise_id)
+    console.print(f"[dim]{escape(text(sent, lang))}[/]", soft_wrap=True)
+
+    def on_event(event) -> None:
+        if event.type == "check" and event.check is not None:
+            check = event.check
+            mark = "[green]✓[/]" if check.passed else "[red]✗[/]"
+            title = f" — {escape(check.title)}" if check.title else ""  # the stream is in `lang` already
+            console.print(f" {mark} {escape(check.name)}{title}")
+
+    report = submit_source(credentials, exercise_id, source, origin="cli", lang=lang, on_event=on_event)
+    console.print()
+    print_report(console, report, file, lang=lang)
+    counted = T("Graded by {server}: this submission counts in your class.", server=credentials.server)
+    console.print(f"[dim]{escape(text(counted, lang))}[/]", soft_wrap=True)
+    return report
 
 
 def main() -> None:

@@ -78,6 +78,9 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
     if report.stdout.strip() and not report.accepted:
         console.print(f"[dim]{say(PROGRAM_OUTPUT, lang)}[/]")
         console.print(escape(report.stdout[-1500:]), style="dim")
+    from cli.cost_render import print_cost_line  # the cost section's one line (cli/cost_render.py)
+
+    print_cost_line(console, report.cost, lang)
     footer = T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=format(report.duration_s, ".1f"),
                torch=report.torch_version, sandbox=report.sandbox)
     console.print(f"[dim]{say(footer, lang)}[/]")

@@ -11,15 +11,21 @@ Two layers per torch/compiler/CPU configuration (the key in their names):
   finds the precompiled header and needs no ISA probe.
 
 `start_build` builds whichever is missing in a background thread (a server keeps serving meanwhile: a run uses a
-layer only once it is complete); `build` does it in the caller's thread (`practice check`).
+layer only once it is complete); `build` does it in the caller's thread (`practice check`). What a server needs
+first is built first: the base layer (every runner's) before the full one, and the full layer's references in
+course order. A build runs at the lowest CPU priority (`BUILD_NICE`), so that a grading meanwhile takes no longer
+than one on a server without layers; `LayerProgress` says what is still being built (for /healthz and the pages).
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import logging
 import threading
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable, Iterable
 
 from judge.child import PROGRAM
@@ -30,10 +36,39 @@ from sandbox.compile_cache import CompileCache, Layer, LayerBuild, config_key
 from sandbox.settings import SandboxSettings
 
 log = logging.getLogger(__name__)
-BASE, FULL = "base", "full"
+BASE, FULL, GPU = "base", "full", "gpu"
 LAYERED_BACKENDS = ("bwrap", "docker")  # the backends whose runs get a private view of a layer
 Log = Callable[[str], None]
 BASE_TIMEOUT_S = 600
+BUILD_NICE = 19  # a layer's build yields the CPU to every grading
+
+
+@dataclass
+class LayerProgress:
+    """What a server's layer build has done: `state` is "building", "ready", "failed" or "off" (no layers for
+    this backend); `layer` the kind being built; `pending` the exercises whose references the full layer still
+    lacks, in the order they will be graded into it."""
+
+    state: str = "building"
+    layer: str | None = BASE
+    pending: list[str] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def update(self, **changes) -> None:
+        with self._lock:
+            for key, value in changes.items():
+                setattr(self, key, value)
+
+    def snapshot(self) -> dict:
+        """A copy for readers of another thread: state, layer, pending."""
+        with self._lock:
+            return {"state": self.state, "layer": self.layer, "pending": list(self.pending)}
+
+    def building(self) -> bool:
+        """Whether layers are still being built (a run uses one only once it is complete: Inductor gradings
+        compile as if there were no layers meanwhile)."""
+        with self._lock:
+            return self.state == "building"
 
 # Run by a trusted subprocess in the base layer's build folder: the ISA Inductor picks, and with "compile" one
 # compile of a function of no exercise (it makes the precompiled header the kernels of every run include).
@@ -105,28 +140,39 @@ def for_backend(sandbox_name: str, exercises: Iterable[Exercise],
     return cache
 
 
-def build(cache: CompileCache, exercises: list[Exercise], say: Log = log.info) -> bool:
+def build(cache: CompileCache, exercises: list[Exercise], say: Log = log.info,
+          progress: LayerProgress | None = None) -> bool:
     """Build the base layer, then this course's full layer, where missing. True when both are complete."""
+    progress = progress or LayerProgress()
+    exercises = sorted(exercises, key=lambda e: (e.order, e.id))  # what learners open first, first
     base, full = cache.pools["runner"][0], cache.pools["verifier"][0]
+    progress.update(state="building", layer=BASE, pending=[e.id for e in exercises])
     if cache.ready(base) is None:
         _build_base(cache, base, say)
     info = cache.ready(base)
     if info is None:
+        progress.update(state="failed", layer=None)
         return False
+    progress.update(layer=FULL)
     if cache.ready(full) is None:
         # On top of the closest full layer, if any: what its references compiled is found in the cache again.
         closest = [layer for layer, _ in _closest(cache, base.name, exercises) if layer != full]
-        _build_full(cache, closest[0] if closest else base, full, info, exercises, say)
-    return cache.ready(full) is not None
+        _build_full(cache, closest[0] if closest else base, full, info, exercises, say, progress)
+    ready = cache.ready(full) is not None
+    progress.update(state="ready" if ready else "failed", layer=None, pending=[] if ready else progress.pending)
+    return ready
 
 
-def start_build(cache: CompileCache, exercises: list[Exercise], say: Log = log.info) -> threading.Thread:
+def start_build(cache: CompileCache, exercises: list[Exercise], say: Log = log.info,
+                progress: LayerProgress | None = None) -> threading.Thread:
     """`build` in a daemon thread; failures are logged (runs simply go on without a layer)."""
+    progress = progress or LayerProgress()
 
     def run() -> None:
         try:
-            build(cache, exercises, say)
+            build(cache, exercises, say, progress)
         except Exception:  # noqa: BLE001 - a missing layer only costs time
+            progress.update(state="failed", layer=None)
             log.exception("building the compile cache layers failed")
 
     thread = threading.Thread(target=run, name="compile-cache-build", daemon=True)
@@ -159,11 +205,12 @@ def _build_base(cache: CompileCache, layer: Layer, say: Log) -> None:
 def _base_step(folder, mode: str, vec_isa_ok: bool) -> dict:
     env = {**PROGRAM.environment(), "TORCHINDUCTOR_CACHE_DIR": str(folder), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
            "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", **({"TORCHINDUCTOR_VEC_ISA_OK": "1"} if vec_isa_ok else {})}
-    return run_probe_script(BASE_SCRIPT, [mode], env, BASE_TIMEOUT_S, f"the base layer's {mode} step")
+    return run_probe_script(BASE_SCRIPT, [mode], env, BASE_TIMEOUT_S, f"the base layer's {mode} step",
+                            nice=BUILD_NICE)
 
 
 def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict, exercises: list[Exercise],
-                say: Log) -> None:
+                say: Log, progress: LayerProgress) -> None:
     from judge.grading import grade, make_sandbox
 
     building = LayerBuild(cache, layer).start(base=below)
@@ -171,13 +218,15 @@ def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict
         return
     started = time.monotonic()
     env = (("TORCHINDUCTOR_VEC_ISA_OK", "1"),) if base_info.get("vec_isa_ok") else ()
-    sandbox = make_sandbox("local", compile_cache=CompileCache(root=cache.root, build=building.dir, build_env=env))
+    sandbox = make_sandbox("local", compile_cache=CompileCache(root=cache.root, build=building.dir, build_env=env),
+                           nice=BUILD_NICE)
     verdicts = {}
     try:
         for exercise in exercises:
             report = grade(exercise, exercise.read(exercise.reference), sandbox=sandbox,
                            filename=exercise.reference.rsplit("/", 1)[-1])
             verdicts[exercise.id] = report.verdict.value
+            progress.update(pending=[e.id for e in exercises if e.id not in verdicts])
         path = building.commit({key: base_info.get(key) for key in ("vec_isa", "vec_isa_ok", "vec_isa_loaded")}
                                | {"references": verdicts})
     except BaseException:
@@ -187,3 +236,64 @@ def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict
         sandbox.close()
     say(f"compile cache: full layer {path} built in {time.monotonic() - started:.0f} s "
         f"from {len(verdicts)} reference solutions (on {below.kind}/{below.name})")
+
+
+# ---- the GPU layer: the references' Triton kernels, for the prestarted GPU graders' verifiers ---------------------
+
+def gpu_key() -> str:
+    """What a Triton kernel depends on besides config_key(): the driver and the GPUs."""
+    parts = []
+    for path in ["/proc/driver/nvidia/version", *sorted(glob.glob("/proc/driver/nvidia/gpus/*/information"))]:
+        try:
+            parts.append(Path(path).read_text())
+        except OSError:
+            parts.append(path)
+    try:
+        import torch
+
+        parts += [torch.version.cuda or "", *(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))]
+    except Exception:  # noqa: BLE001 - no CUDA: the key still names the driver files
+        pass
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:8]
+
+
+def gpu_layer(exercises: Iterable[Exercise], settings: SandboxSettings | None = None) -> tuple[CompileCache, Layer]:
+    """The layers root and the GPU layer of these (CUDA) exercises on this machine."""
+    settings = settings or SandboxSettings()
+    exercises = list(exercises)
+    layer = Layer(GPU, f"{config_key()}-{gpu_key()}-{course_key(exercises)}")
+    return CompileCache(root=settings.compile_cache_dir, pools={"verifier": (layer,)}), layer
+
+
+def build_gpu(cache: CompileCache, layer: Layer, exercises: list[Exercise], say: Log = log.info,
+              progress: LayerProgress | None = None) -> bool:
+    """Grade each CUDA exercise's reference in prestarted processes that share the layer's build folder (trusted
+    code only), then seal it. True when the layer is complete."""
+    from judge.grading import grade, make_sandbox
+
+    progress = progress or LayerProgress(layer=GPU)
+    exercises = sorted(exercises, key=lambda e: (e.order, e.id))
+    progress.update(state="building", layer=GPU, pending=[e.id for e in exercises])
+    if cache.ready(layer) is None:
+        building = LayerBuild(cache, layer).start()
+        if building is not None:
+            started, verdicts = time.monotonic(), {}
+            sandbox = make_sandbox("prestarted", build=building.dir)
+            try:
+                for exercise in exercises:
+                    report = grade(exercise, exercise.read(exercise.reference), sandbox=sandbox,
+                                   filename=exercise.reference.rsplit("/", 1)[-1])
+                    verdicts[exercise.id] = report.verdict.value
+                    progress.update(pending=[e.id for e in exercises if e.id not in verdicts])
+                path = building.commit({"references": verdicts})
+            except BaseException:
+                building.discard()
+                progress.update(state="failed", layer=None)
+                raise
+            finally:
+                sandbox.close()
+            say(f"compile cache: GPU layer {path} built in {time.monotonic() - started:.0f} s "
+                f"from {len(verdicts)} reference solutions")
+    ready = cache.ready(layer) is not None
+    progress.update(state="ready" if ready else "failed", layer=None, pending=[] if ready else progress.pending)
+    return ready

@@ -17,6 +17,7 @@ import traceback
 from pathlib import Path
 
 from sandbox.limits import Program
+from sandbox.prestarted import PREPARE_FLAG, READY_LINE, apply_limits
 
 PROGRAM = Program(module="judge.child")
 
@@ -76,6 +77,25 @@ def prepare_worker() -> None:
 
     ir.allowed_functions()
     _skip_guard_latency_probe()
+
+
+def prepare_fresh() -> None:
+    """Before the job of a prestarted process (`sandbox.prestarted`): what a warm worker prepares, and where a
+    CUDA device is, its context, Triton and Inductor's GPU code generation, loaded by one tiny compile. Nothing of
+    it stays allocated or compiled: the job starts on an empty device and a reset Dynamo."""
+    prepare_worker()
+    import torch
+
+    if not torch.cuda.is_available():
+        return
+    import torch._inductor.codegen.triton  # noqa: F401 - Inductor's Triton code generation
+    import triton  # noqa: F401
+
+    torch.compile(lambda x: x * 2 + 1, fullgraph=True)(torch.ones(8, device="cuda"))
+    torch.cuda.synchronize()
+    torch._dynamo.reset()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
 
 
 def _skip_guard_latency_probe() -> None:
@@ -227,8 +247,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Run one job read from stdin (inside the sandbox).")
     parser.add_argument("--result-fd", type=int, required=True)
     parser.add_argument("--scratch", type=Path, required=True)
+    parser.add_argument(PREPARE_FLAG, action="store_true", help="prepare (torch, CUDA, Triton), say so, then wait")
     args = parser.parse_args(argv)
     lines = Lines(os.dup(0))
+    if args.prepare:
+        prepare_fresh()
+        os.write(args.result_fd, READY_LINE)
+        apply_limits(lines.readline() or b"")  # the run's limits, before its job
     first = lines.readline() or b"{}"
     run_job(first.decode("utf-8", "replace"), args.result_fd, args.scratch, stdin=lines)
     return 0

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from judge.cost_spec import CostSpec
 from judge.report import Verdict
 from sandbox.limits import Limits  # the [limits] table of the format
 
@@ -176,6 +177,8 @@ class Exercise(_Strict):
     needs_cuda: bool = Field(False, description="Graded only where a CUDA GPU is present.")
     contract: Contract | None = Field(None, description="Optional [contract]: input shapes, ranges and dtypes, "
                                       "what the outputs keep; checked generically (see Contract).")
+    cost: CostSpec | None = Field(None, description="Optional [cost]: the inputs every report's cost figures "
+                                  "(ops, bytes, kernels, time) are measured on; see judge/cost_spec.py.")
     root: Path = Field(exclude=True)
 
     @field_validator("format_version")

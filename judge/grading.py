@@ -55,12 +55,15 @@ def make_sandbox(name: str = "none", **options) -> Sandbox:
 
 
 def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on_event: OnEvent | None = None,
-          filename: str = "solution.py", stop_after_first_failure: bool = False) -> Report:
+          filename: str = "solution.py", stop_after_first_failure: bool = False,
+          measure_cost: bool | None = None) -> Report:
     """Grade `source` against `exercise` and return the report; a failing submission is a normal report.
 
     `sandbox` is a `sandbox.Sandbox` made by `make_sandbox` (default: the unsandboxed subprocess backend, for
     local use); `on_event` receives live ProgressEvents ("running", one "check" per finished check, "done").
     `stop_after_first_failure`: the verifier ends at the first failing check (proofs of wrong solutions only).
+    `measure_cost`: None gives the report a cost section where the exercise declares [cost]; True also measures one
+    from its [contract] (on demand: judge.cost_spec.spec_for); False never.
     """
     sandbox = sandbox or make_sandbox("none")
     emit = on_event or (lambda event: None)
@@ -73,10 +76,12 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     started = time.monotonic()
     try:
         try:
-            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
+                                         measure_cost)
         except SandboxError:
             # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
-            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure)
+            runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
+                                         measure_cost)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox_label(sandbox),
                         summary=T("Internal error: the sandbox failed before your code ran; please submit again."),
@@ -94,8 +99,9 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     return report
 
 
-def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False) -> tuple[RunOutcome, tuple]:
-    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure)
+def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False,
+              measure_cost=None) -> tuple[RunOutcome, tuple]:
+    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost)
     return run_jobs(runner_job, verifier_job, exercise.limits, sandbox, emit)
 
 
@@ -124,7 +130,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
             if checks:
                 emit(ProgressEvent(type="check", check=checks[0]))
         elif kind in ("done", "runner_not_loaded", "internal_error", "runner_released"):
-            to_runner.close()
+            to_runner.close()  # runner_released: the verifier needs no more answers (its cost section's own work)
 
     result: dict = {}
 

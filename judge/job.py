@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from judge.cost_spec import spec_for as cost_spec_for
 from judge.exercise import Exercise
 from sandbox.limits import Limits
 
@@ -44,12 +45,15 @@ class VerifierJob(BaseModel):
     stop_after_first_failure: bool = Field(
         False, description="End at the first failing check (pytest --maxfail=1): a proof that needs only the check "
                            "a wrong solution is pinned to. A learner's grading always runs every check.")
+    cost: dict | None = Field(None, description="The [cost] table the verifier measures the cost section on "
+                                                "(judge/cost_spec.py); none: no cost section.")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
 
 def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py",
-              stop_after_first_failure: bool = False) -> tuple[RunnerJob, VerifierJob]:
-    """The two jobs of one grading."""
+              stop_after_first_failure: bool = False, measure_cost: bool | None = None) -> tuple[RunnerJob, VerifierJob]:
+    """The two jobs of one grading. `measure_cost`: None measures the cost section where the exercise has a
+    [cost] table; True also where it has none but a [contract] to take inputs from (judge.cost_spec.spec_for)."""
     public = exercise.read(exercise.public) if exercise.public else None
     rels = set(exercise.test_files()) | {exercise.reference, exercise.starter}
     # Helper modules beside the tests (tests/_*.py) travel to the verifier too.
@@ -62,6 +66,9 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py",
                            op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds,
                            contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
                            stop_after_first_failure=stop_after_first_failure)
+    spec = cost_spec_for(exercise, measure_cost)
+    if spec is not None:
+        verifier.cost = spec.model_dump(mode="json")
     return runner, verifier
 
 

@@ -13,7 +13,8 @@ import signal as signal_module
 from pydantic import ValidationError
 
 from judge.i18n import T, in_code
-from judge.report import VERDICT_TEXT, CheckResult, CompilerView, ErrorDiagnostic, Report, SourceLocation, Verdict
+from judge.report import (VERDICT_TEXT, CheckResult, CompilerView, CostSection, ErrorDiagnostic, Report, SourceLocation,
+                          Verdict)
 from sandbox.base import RunOutcome
 
 
@@ -61,6 +62,11 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
     if "compiler" in other:  # display only: a malformed view is left out, never a reason to fail
         try:
             report.compiler = CompilerView.model_validate(other["compiler"].get("view"))
+        except ValidationError:
+            pass
+    if "cost" in other:  # display only, as the compiler's view
+        try:
+            report.cost = CostSection.model_validate(other["cost"].get("section"))
         except ValidationError:
             pass
     verdict, summary = _verdict(exercise.limits, checks, other, verifier, runner, report)

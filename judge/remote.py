@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import time
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ import torch.utils._pytree as pytree
 from judge import ir, wire
 from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, WrongAnswer
 from judge.checks.graphs import graph_break_message
+from judge.checks.sealed import run_sealed, sealed_module
 from judge.i18n import T, in_code
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
 
@@ -398,10 +400,13 @@ def put(value, what=T("the judge's value")) -> Ref:
     return Ref({"handle": answer["handle"]})
 
 
+RETURNED_GRAPH = T("the graph your code returned")
+
+
 def _decode_result(obj):
     try:
         return wire.decode(obj, extra={"handle": lambda name: Ref({"handle": str(name)}),
-                                       "graph": lambda body: rebuild(body)})
+                                       "graph": lambda body: sealed_module(rebuild(body), what=RETURNED_GRAPH)})
     except wire.WireError as exc:
         raise Protocol(T("your code's process sent a malformed value: `{error}`", error=in_code(exc))) from None
     except KeyError:
@@ -475,9 +480,14 @@ class RemoteCompiled:
     _sessions = 0
 
     def __init__(self, target: Ref, options: dict, *, what=YOUR_FUNCTION, force_backend=False,
-                 local_backend=None):
+                 local_backend=None, mutates_args=()):
         """`local_backend` (e.g. "inductor", a CompileCounter): compile each rebuilt graph here with it, once,
-        and run that instead of the plain graph (the verifier's own compile, on its own inputs)."""
+        and run that instead of the plain graph (the verifier's own compile, on its own inputs).
+
+        Every graph runs sealed (`judge.checks.sealed`): on copies of the call's arguments, with the verifier's
+        process state checked. `mutates_args` names the arguments (positions, or keyword names) the function
+        is meant to update in place, such as a cache: their changes reach the caller's tensors; a change to any
+        other argument fails the call."""
         RemoteCompiled._sessions += 1
         self.session = f"s{RemoteCompiled._sessions}"
         self.target, self.options, self.what = target, dict(options), what
@@ -488,6 +498,7 @@ class RemoteCompiled:
         self.calls: list[Call] = []
         self.state: dict[str, dict[str, torch.Tensor]] = {}
         self.local_backend = local_backend
+        self.mutates_args = frozenset(mutates_args)
         self._local: dict[int, object] = {}
         self._last_flat: tuple = ()
 
@@ -630,6 +641,25 @@ class RemoteCompiled:
                            name=in_code(f"{owner}.{name}"[:160])))
         return store[name]
 
+    def input_names(self, index: int) -> tuple[list[str], set[int]]:
+        """(a name for each input of graph `index`, the positions it may update in place: state, and the
+        arguments in `mutates_args`)."""
+        graph, names, mutable = self.graphs[index], [], set()
+        for i, (node, spec) in enumerate(zip(ir.placeholders(graph.gm), graph.inputs)):
+            kind, path = spec.get("kind"), spec.get("path")
+            first = path[0] if isinstance(path, list) and path else None
+            if kind == "state":
+                names.append(f"{spec.get('owner')}.{spec.get('name')}"[:80])
+                mutable.add(i)
+            elif kind in ("arg", "kwarg"):
+                names.append(_shown_source(node, first))
+                if first in self.mutates_args:
+                    mutable.add(i)
+            else:
+                names.append(node.name)
+                mutable.add(i)  # a constant or a size: made afresh for every call
+        return names, mutable
+
     def run_graph(self, index: int, args, kwargs, output_spec):
         values = self.bind(index, args, kwargs)
         run = self.graphs[index].gm
@@ -637,14 +667,19 @@ class RemoteCompiled:
             if index not in self._local:
                 self._local[index] = torch.compile(run, backend=self.local_backend)
             run = self._local[index]
-        try:
-            flat = run(*values)
-        except CheckFailure:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the graph from the runner fails on our inputs
-            raise WrongAnswer(T("{what}: the captured graph fails on the judge's inputs: `{error}: {detail}`",
-                                what=self.what, error=type(exc).__name__,
-                                detail=in_code(_first(str(exc), 2)))) from None
+
+        def plain(*copies):
+            try:
+                return run(*copies)
+            except CheckFailure:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the graph from the runner fails on our inputs
+                raise WrongAnswer(T("{what}: the captured graph fails on the judge's inputs: `{error}: {detail}`",
+                                    what=self.what, error=type(exc).__name__,
+                                    detail=in_code(_first(str(exc), 2)))) from None
+
+        names, mutable = self.input_names(index)
+        flat = run_sealed(plain, values, what=self.what, mutable=mutable, names=names)
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         return _assemble(output_spec, flat, args, self.what)
 
@@ -657,6 +692,15 @@ def _record_call(view, args, kwargs, answer: dict, reasons: list[str]) -> None:
     graphs = answer.get("graphs")
     view.add_call(describe_inputs(args, kwargs), len(graphs) if isinstance(graphs, list) else 0,
                   guard_origin.from_runner(answer.get("guard_origins")), reasons)
+
+
+def _shown_source(node: torch.fx.Node, first) -> str:
+    """`x` for a graph input Dynamo recorded as L['x'] (display only), else `argument N`."""
+    source = str(node.meta.get("ir", {}).get("source", ""))
+    found = re.fullmatch(r"L\['(\w{1,40})'\]", source) or re.fullmatch(r"l_(\w{1,40}?)_", node.name)
+    if found:
+        return found.group(1)
+    return f"argument {first + 1}" if isinstance(first, int) else str(first)[:40]
 
 
 def _at_path(value, path, what):

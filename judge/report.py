@@ -284,6 +284,79 @@ class CompileEvent(BaseModel):
 CompilerView.model_rebuild()
 
 
+class EagerCost(BaseModel):
+    """What running a graph op by op (eager) dispatched: counted by the verifier (judge/cost.py)."""
+
+    ops: int = Field(description="ATen operators that did work (each one a kernel in eager mode).")
+    views: int = Field(0, description="View operators (no kernel, no memory traffic).")
+    bytes_read: int = Field(description="Bytes the operators read: each tensor input's distinct elements.")
+    bytes_written: int = Field(description="Bytes the operators wrote: each output's distinct elements (an in-place "
+                                           "update writes its input).")
+
+    @property
+    def bytes(self) -> int:
+        return self.bytes_read + self.bytes_written
+
+
+class CompiledCost(BaseModel):
+    """What Inductor made of the graphs, compiled by the verifier (judge/cost.py)."""
+
+    graphs: int = Field(1, description="Graphs Inductor compiled (more than one: the function has graph breaks).")
+    kernels: list[str] = Field([], description="Kernels Inductor generated (C++ or Triton), by name.")
+    extern_calls: list[str] = Field([], description="Calls outside the generated kernels (extern matmuls, fallback "
+                                                    "ATen ops, custom ops).")
+    bytes_estimate: int = Field(description="Inductor's own estimate of the bytes its scheduled nodes read and "
+                                            "write (torch._inductor.metrics.num_bytes_accessed): not a hardware "
+                                            "counter.")
+    eager_ops_outside: int = Field(0, description="Operators that ran eagerly outside every compiled graph (after a "
+                                                  "graph break).")
+    eager_bytes_outside: int = Field(0, description="Bytes those eager operators read and wrote.")
+
+    @property
+    def bytes(self) -> int:
+        return self.bytes_estimate + self.eager_bytes_outside
+
+
+class TimedCost(BaseModel):
+    """Time measured on a GPU (judge/cost.py: measure_time): per call, medians over timed batches."""
+
+    median_us: float = Field(description="Median GPU time per call over the timed batches, microseconds.")
+    spread_us: float = Field(description="Half the distance between the batches' 25th and 75th percentiles.")
+    batches: int
+    calls_per_batch: int
+    relative_standard_error: float
+    cpu_us_per_step: float | None = Field(None, description="Median CPU time to issue one call (what CUDA graphs "
+                                                            "remove), microseconds.")
+    compile_s: float | None = Field(None, description="Time the first call took (compiling), apart from the rest.")
+
+
+class CostFigures(Localized):
+    """The figures of one function: the learner's, the reference's or the starter's."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("unavailable",)
+    who: Literal["learner", "reference", "starter"]
+    eager: EagerCost | None = None
+    compiled: CompiledCost | None = None
+    eager_time: TimedCost | None = None
+    compiled_time: TimedCost | None = None
+    unavailable: str = Field("", description="Why this function has no figures (e.g. it did not compile to one "
+                                             "graph).")
+
+
+class CostSection(BaseModel):
+    """What compiling bought: kernels, bytes moved and time, measured by the verifier on graphs it rebuilt."""
+
+    inputs: str = Field(description="The inputs the figures are for, e.g. 'x: float32[8, 64], w: float32[64]'.")
+    device: str = "cpu"
+    torch_version: str = Field(description="The torch the figures were measured with: they are pinned to it.")
+    estimate: Literal["inductor"] = Field("inductor", description="Compiled bytes are Inductor's estimate "
+                                                                  "(torch._inductor.metrics), not a measurement.")
+    figures: list[CostFigures] = []
+
+    def of(self, who: str) -> CostFigures | None:
+        return next((f for f in self.figures if f.who == who), None)
+
+
 class CheckResult(Localized):
     """One hidden test. Its name and message are shown; its code never is."""
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "message")
@@ -319,6 +392,10 @@ class Report(Localized):
                           "may behave differently there, so the verdict may too.")
     compiler: CompilerView | None = Field(None, description="What Dynamo captured, why it recompiled, its guards "
                                                              "and Inductor's code (the compiler's view).")
+    cost: CostSection | None = Field(None, description="What compiling bought: ATen ops and bytes in eager mode, the "
+                                                       "kernels and Inductor's byte estimate compiled, and time on "
+                                                       "a GPU; for the learner's, the reference's and the starter's "
+                                                       "function (judge/cost.py; decides nothing by itself).")
     trust: Literal["verified", "self-checked"] = Field(
         "verified", description="'verified': decided outside the learner's process; 'self-checked': part of the "
                                 "verdict rests on what the learner's process reported (see docs/security.md).")

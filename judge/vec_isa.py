@@ -56,15 +56,17 @@ print("RESULT " + json.dumps({"probed": probed, "claimed": claimed, "loaded": so
 """
 
 
-def run_probe_script(script: str, args: list[str], env: dict[str, str], timeout: float, what: str) -> dict:
+def run_probe_script(script: str, args: list[str], env: dict[str, str], timeout: float, what: str,
+                     nice: int = 0) -> dict:
     """Run trusted `script` (no learner code) in a fresh interpreter, in a private home, with `env` over the runs'
-    base environment; the JSON object it printed after "RESULT ". RuntimeError when it failed (`what` failed)."""
+    base environment, `nice` steps below this process's CPU priority; the JSON object it printed after "RESULT ".
+    RuntimeError when it failed (`what` failed)."""
     with tempfile.TemporaryDirectory(prefix="practice-probe-home-") as home:
         full_env = {**BASE_ENV, "PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TMPDIR": home,
                     "PYTHONPATH": CODE_ROOT, **env}
         done = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {CODE_ROOT!r})\n"
                                + script, *args], env=full_env, cwd=home, capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=timeout, preexec_fn=(lambda: os.nice(nice)) if nice else None)
     lines = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
     if done.returncode != 0 or not lines:
         raise RuntimeError(f"{what} failed (exit {done.returncode}): {done.stderr[-2000:]}")

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from judge import remote
-from judge.checks.logs import artifact_log
+from judge.checks.logs import artifact_log, enable_artifact
 from judge.compiler_view import ViewBuilder
 from judge.i18n import T, in_code
 
@@ -109,8 +109,13 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         "-p", "no:unraisableexception", "-p", "no:threadexception",
     ] + (["--maxfail=1"] if job.stop_after_first_failure else [])
     sys.path.insert(0, str(hidden / "tests"))
-    with artifact_log("output_code") as generated:  # what Inductor generates here, for the compiler's view
+    # inductor_metrics on for every compile here: Inductor computes its byte estimate only then, and an FX-graph
+    # cache entry written without it would give a later hit an estimate of 0 (judge/cost.py)
+    enable_artifact("inductor_metrics")
+    with artifact_log("output_code") as generated:
         exit_code = pytest.main(args, plugins=[collector])
+        measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
+        cost = _cost_section(job, client, lambda: channel.send("runner_released")) if measured else None
     for record in generated:
         message = record.getMessage()
         if message.startswith("Output code:"):
@@ -123,9 +128,29 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         return
     sys.stdout.flush()
     sys.stderr.flush()
+    if cost is not None:
+        channel.send("cost", section=cost.model_dump(mode="json"))
     compiler = view.view()
     if compiler is not None:
         channel.send("compiler", view=compiler.model_dump(mode="json"))
     if remote.CLIENT.get("doctor") is not None:  # a playground run's findings (judge/doctor_checks.py)
         channel.send("doctor", findings=remote.CLIENT["doctor"])
     channel.send("done")
+
+
+def _cost_section(job, client, release_runner):
+    """The report's cost section (judge/cost_section.py), or None where it cannot be made; never a verdict.
+    `release_runner` ends the runner once the learner's graph is here: its wall clock does not pay for the rest."""
+    from judge.cost_section import measure
+    from judge.cost_spec import CostSpec
+    from judge.loaded import LOADED
+
+    if client.gone:
+        return None
+    try:
+        reference = getattr(LOADED.exercise_module("reference"), job.entry_point)
+        starter = getattr(LOADED.exercise_module("starter"), job.entry_point, None)
+        return measure(CostSpec.model_validate(job.cost), reference, starter, release_runner=release_runner)
+    except Exception as exc:  # noqa: BLE001 - the section is display only
+        print(f"cost section not made: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None

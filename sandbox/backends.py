@@ -5,8 +5,9 @@ from __future__ import annotations
 from sandbox.base import Sandbox, SandboxError
 from sandbox.limits import Program
 
-BACKENDS = ("none", "local", "bwrap", "docker")
-UNISOLATED = ("none", "local")  # plain processes of the caller's user: a server runs them only when told it may
+BACKENDS = ("none", "local", "bwrap", "docker", "prestarted")
+# Plain processes (of the caller's user, or of a uid of their own): a server runs them only when told it may.
+UNISOLATED = ("none", "local", "prestarted")
 SERVER_SANDBOXES = ("auto", *BACKENDS)  # what `practice serve` and `practice worker` accept (auto: bwrap if it runs)
 
 
@@ -24,7 +25,7 @@ def unavailable_reason(name: str) -> str | None:
 
 
 def get_sandbox(name: str, program: Program, **options) -> Sandbox:
-    """Build the backend called `name` ("none", "local", "bwrap" or "docker") running `program`."""
+    """Build the backend called `name` ("none", "local", "bwrap", "docker" or "prestarted") running `program`."""
     if name == "none":
         from sandbox.subprocess_backend import SubprocessSandbox
 
@@ -33,6 +34,10 @@ def get_sandbox(name: str, program: Program, **options) -> Sandbox:
         from sandbox.local_backend import LocalSandbox
 
         return LocalSandbox(program, **options)
+    if name == "prestarted":
+        from sandbox.prestarted import PrestartedSandbox
+
+        return PrestartedSandbox(program, **options)
     if name == "bwrap":
         from sandbox.bwrap_backend import BwrapSandbox
 

@@ -14,12 +14,11 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
-from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
+from sandbox.mounts import CODE_DIR, CODE_ROOT, interpreter, packages, python_roots
 from sandbox import cgroups, launcher
 from sandbox.base import SandboxError
 from sandbox.settings import SandboxSettings
@@ -121,7 +120,7 @@ class BwrapWorker(ProcessWorker, Worker):
             argv += ["--setenv", key, value]
         from sandbox.worker import bootstrap
 
-        argv += [os.path.realpath(sys.executable), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
+        argv += [interpreter(), "-I", "-c", bootstrap(CODE_DIR), "--ctl-fd", str(ctl_fd),
                  "--program", self.sb.program.module]
         return argv
 

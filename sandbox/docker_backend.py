@@ -15,13 +15,12 @@ from pathlib import Path
 import secrets
 import shutil
 import socket
-import sys
 
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
 from sandbox import cgroups
 from sandbox.base import SandboxError
-from sandbox.mounts import CODE_DIR, CODE_ROOT, packages, python_roots
+from sandbox.mounts import CODE_DIR, CODE_ROOT, interpreter, packages, python_roots
 from sandbox.settings import SandboxSettings
 from sandbox.warm import READY_TIMEOUT_S, RunWatch, WarmSandbox, Worker
 
@@ -111,7 +110,7 @@ class DockerWorker(Worker):
         os.chmod(path, 0o666)
         listener.listen(1)
         limits = Limits()
-        python = "python3" if self.sb.settings.docker_self_contained else os.path.realpath(sys.executable)
+        python = "python3" if self.sb.settings.docker_self_contained else interpreter()
         try:
             self.container = self.sb.client.containers.run(
                 self.sb.settings.docker_image, [python, "-I", "-c", bootstrap(CODE_DIR), "--ctl-path", "/run/ctl/ctl.sock",

@@ -56,10 +56,15 @@ class LocalWorker(ProcessWorker, Worker):
         try:
             self.proc = launcher.call(lambda: subprocess.Popen(
                 argv, pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
-                env=env, cwd=self.scratch, start_new_session=True, preexec_fn=confine.die_with_parent))
+                env=env, cwd=self.scratch, start_new_session=True, preexec_fn=self._preexec))
         finally:
             theirs.close()
         return mine
+
+    def _preexec(self) -> None:
+        confine.die_with_parent()
+        if self.sb.nice:
+            os.nice(self.sb.nice)
 
     def watch(self, limits: Limits) -> RunWatch:
         return GroupWatch()
@@ -91,8 +96,10 @@ class LocalSandbox(WarmSandbox):
     name = "local"
 
     def __init__(self, program: Program, pool_size: int = 1, max_runs: int = 200,
-                 compile_cache: CompileCache | None = None):
+                 compile_cache: CompileCache | None = None, nice: int = 0):
+        """`nice`: the workers (and so every run) this many steps below this process's CPU priority."""
         super().__init__(program, pool_size, max_runs)
+        self.nice = nice
         if compile_cache is not None and compile_cache.build is None:
             raise SandboxError("the local backend shares one C++ build cache and takes no read-only layers; "
                                "give it a compile cache only to build a layer (trusted code)")

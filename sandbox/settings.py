@@ -38,6 +38,10 @@ class SandboxSettings(BaseSettings):
     docker_runtime_dir: Path = Field(
         Path(tempfile.gettempdir()) / "torch-practice-docker",
         description="Host folder for the Docker workers' control sockets.")
+    prestarted_uids: bool = Field(
+        True, description="As root, each prestarted process (the GPU graders) runs as an unprivileged uid of its own, "
+                          "from prestarted_uid_base on (the project and the Python environment must be readable).")
+    prestarted_uid_base: int = Field(63000, ge=1000, description="The first uid of the prestarted processes.")
     compile_cache: bool = Field(
         True, description="Build trusted Inductor cache layers (grading each exercise's reference) and give the "
                           "hardened backends' runs a private view of them (bwrap: an overlay; docker: links).")

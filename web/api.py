@@ -1,4 +1,6 @@
-"""The JSON API. Errors are JSON `{"detail": ...}`: 404 unknown, 413 too large, 422 malformed, 429 busy."""
+"""The JSON API. Errors are JSON `{"detail": ...}`: 401 wrong or revoked token, 404 unknown, 413 too large,
+422 malformed, 429 busy. A browser is its cookie; `practice submit` and notebooks send a learner's token
+(`Authorization: Bearer tp_...`, see web/tokens.py) and are the same learner, under the same limits."""
 
 from __future__ import annotations
 
@@ -14,9 +16,10 @@ from fastapi.responses import StreamingResponse
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
-from web.schemas import (ExerciseDetail, ExerciseSummary, GraderSeen, Health, HistoryItem, Solution,
+from web.schemas import (ExerciseDetail, ExerciseSummary, GraderSeen, Health, HistoryItem, LayerState, Solution,
                          SubmissionCreated, SubmissionIn, SubmissionOut)
 from web.store import DONE, Submission
+from web.tables import BROWSER, CLI, NOTEBOOK
 
 router = APIRouter()
 LangQuery = Query(None, description="Give the report's texts in this language only; without it, the report holds "
@@ -26,8 +29,38 @@ BUSY_RETRY_AFTER = 5
 SSE_HEARTBEAT_S = 15.0
 
 
+BEARER_REALM = {"WWW-Authenticate": 'Bearer realm="torch-practice"'}
+REFUSED_TOKEN = ("this token is wrong or was revoked: make a new one on your /me page (or ask your instructor "
+                 "for a new sign-in link) and run `practice login` again")
+
+
 def learner(request: Request) -> str:
-    return request.state.learner_id
+    """The learner of this request: its token's (`Authorization: Bearer`, from `practice login`; 401 when the
+    token is wrong or revoked), else the browser's cookie's."""
+    authorization = request.headers.get("authorization")
+    if authorization is None:
+        return request.state.learner_id
+    known = getattr(request.state, "token_learner", None)
+    if known is not None:
+        return known
+    scheme, _, token = authorization.partition(" ")
+    learner_id = request.app.state.tokens.learner_of(token.strip()) if scheme.lower() == "bearer" else None
+    if learner_id is None:
+        raise HTTPException(401, REFUSED_TOKEN, headers=BEARER_REALM)
+    request.state.token_learner = learner_id
+    return learner_id
+
+
+def origin_of(request: Request, body: bytes) -> str:
+    """Where a submission comes from: 'browser' with the cookie; with a token, what the client says ('cli' or
+    'notebook', default 'cli'). It is shown to instructors, never trusted for anything else."""
+    if request.headers.get("authorization") is None:
+        return BROWSER
+    try:
+        said = json.loads(body.decode("utf-8")).get("origin")
+    except (ValueError, AttributeError):
+        said = None
+    return said if said in (CLI, NOTEBOOK) else CLI
 
 
 def exercise_or_404(request: Request, exercise_id: str) -> Exercise:
@@ -51,12 +84,13 @@ def state_of(states: dict[str, str], exercise_id: str) -> str:
 
 @router.get("/healthz", response_model=Health, tags=["meta"])
 def healthz(request: Request) -> Health:
-    """Liveness, the queue depth and the graders seen in the last minute."""
+    """Liveness, the queue depth, the graders seen in the last minute and the compile cache layers' builds."""
     state = request.app.state
     depths = state.queue.depth()
     return Health(status="ok", exercises=len(state.course.all()), sandbox=state.sandbox_name, queue=state.queue_kind,
                   queue_depth=sum(depths.values()), queues=depths,
-                  workers=[GraderSeen(**g) for g in state.queue.graders()])
+                  workers=[GraderSeen(**g) for g in state.queue.graders()],
+                  layers={name: LayerState(**p.snapshot()) for name, p in state.layers.items()})
 
 
 @router.get("/api/exercises", response_model=list[ExerciseSummary], tags=["exercises"])
@@ -104,10 +138,12 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     """Store a submission and queue it for grading; follow `events_url` for live progress."""
     exercise = exercise_or_404(request, exercise_id)
     settings = request.app.state.settings
-    source = parse_source(await read_body(request, settings.max_source_bytes * 6 + 4096), settings.max_source_bytes)
-    store, who = request.app.state.store, learner(request)
+    who = learner(request)  # a wrong token is refused before the body is read
+    body = await read_body(request, settings.max_source_bytes * 6 + 4096)
+    source = parse_source(body, settings.max_source_bytes)
+    store = request.app.state.store
     check_rate(store, who, settings.submissions_per_minute)
-    submission = request.app.state.queue.add(who, exercise, source)
+    submission = request.app.state.queue.add(who, exercise, source, origin=origin_of(request, body))
     return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",
                              events_url=f"/api/submissions/{submission.id}/events")
 

@@ -12,20 +12,24 @@ from fastapi.staticfiles import StaticFiles
 
 from web import db
 from web.api import router as api_router
+from web.client_api import router as client_api_router
 from web.classes import ClassStore
 from web.course import Course
 from web.events import EventHub
 from web.forms import PageRefused
+from web.cost_api import router as cost_router
 from web.grading import choose_sandbox, make_grade_fn
 from web.join import router as join_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
 from web.playground import close as close_playground, router as playground_router
 from web.queue import EmbeddedQueue, GradeFn, GradingQueue
+from web.requirements import needs_cuda
 from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
 from web.teach import refused_page, router as teach_router
+from web.tokens import TokenStore
 
 log = logging.getLogger(__name__)
 STATIC_DIR = Path(__file__).parent / "static"
@@ -48,6 +52,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     course = Course(settings.exercises_dir, reload=settings.reload_exercises)
     store = Store(engine)
     close_grader = warm = None
+    layers: dict = {}
+    serves_gpu = kind == "embedded" and grade is not None  # a test's grade function grades anything
     if kind == "procrastinate" and queue is None:
         from web.pg_events import PgEventHub
         from web.pg_queue import ProcrastinateQueue
@@ -58,8 +64,10 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
         hub = EventHub()
     if queue is None:
         if grade is None:
-            grade, warm, close_grader = make_grade_fn(course, sandbox_name)
-        queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name)
+            grade, warm, close_grader, layers, serves_gpu = make_grade_fn(course, sandbox_name,
+                                                                             gpu_pool_size=settings.workers)
+        queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, serves_gpu=serves_gpu,
+                              needs_gpu=lambda exercise_id: needs_cuda(course.get(exercise_id)))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -73,6 +81,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
             if close_grader is not None:
                 close_grader()
             close_playground(_app)
+            if getattr(app.state, "cost_demands", None) is not None:  # web/cost_api.py
+                app.state.cost_demands.close()
             course.close()
             store.close()
 
@@ -81,12 +91,16 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.settings, app.state.course, app.state.store = settings, course, store
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
+    app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
     app.state.classes = ClassStore(engine)
+    app.state.tokens = TokenStore(engine)
     app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
     app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
     app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)
+    app.include_router(cost_router)
+    app.include_router(client_api_router)
     app.include_router(pages_router)
     app.include_router(playground_router)
     app.include_router(teach_router)

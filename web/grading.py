@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from judge.report import ProgressEvent, Report
 from sandbox import Sandbox
@@ -15,7 +15,12 @@ from web.queue import GradeFn, internal_error
 from web.settings import Settings
 from web.store import Submission
 
+if TYPE_CHECKING:
+    from judge.cache_layers import LayerProgress
+
 log = logging.getLogger(__name__)
+GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises (at
+# least the graders' concurrency, so that every concurrent grading finds one prepared)
 
 
 def choose_sandbox(settings: Settings) -> str:
@@ -39,19 +44,53 @@ def choose_sandbox(settings: Settings) -> str:
     return name
 
 
-def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[[], None], Callable[[], None]]:
-    """A grade function for the queue (one sandbox per worker thread), a warm-up, and a close function."""
+class Grading(NamedTuple):
+    """What `make_grade_fn` gives the queue: the grade function, a warm-up, a close function, the progress of the
+    compile cache layers' builds (by name: "cpu", "gpu"; for /healthz and the pages) and whether this process
+    grades exercises that need CUDA."""
+
+    grade: GradeFn
+    warm: Callable[[], None]
+    close: Callable[[], None]
+    layers: dict[str, "LayerProgress"]
+    serves_gpu: bool
+
+
+def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_POOL_SIZE) -> Grading:
+    """A grade function for the queue (one sandbox per worker thread; the exercises that need CUDA share one pool of
+    prestarted GPU processes where this machine has a CUDA device), a warm-up, and a close function."""
     from judge import grade  # imported late: the core pulls in torch-related modules
     from judge import cache_layers
+    from web.requirements import cuda_missing, needs_cuda
 
     local = threading.local()
     made: list[Sandbox] = []
     lock = threading.Lock()
     closed = threading.Event()
     # Trusted Inductor cache layers (built by warm(), in the background): each run gets a private overlay of one.
-    cache = cache_layers.for_backend(sandbox_name, course.all())
+    cpu_exercises = [e for e in course.all() if not needs_cuda(e)]
+    gpu_exercises = [e for e in course.all() if needs_cuda(e)]
+    cache = cache_layers.for_backend(sandbox_name, cpu_exercises)
+    layers = {"cpu": cache_layers.LayerProgress(state="building" if cache else "off", layer=None)}
+    serves_gpu = bool(gpu_exercises) and cuda_missing() is None
+    gpu: dict = {}
+    if serves_gpu:
+        from judge.grading import make_sandbox
 
-    def sandbox() -> Sandbox:
+        gpu_cache, gpu_layer = cache_layers.gpu_layer(gpu_exercises)
+        layers["gpu"] = cache_layers.LayerProgress(state="building", layer=None)
+        gpu["layer"] = (gpu_cache, gpu_layer)
+        from sandbox.settings import SandboxSettings
+
+        settings = SandboxSettings()
+        uids = range(settings.prestarted_uid_base, settings.prestarted_uid_base + 128) if settings.prestarted_uids else None
+        gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=uids, layers={
+            "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
+        made.append(gpu["sandbox"])
+
+    def sandbox(exercise) -> Sandbox:
+        if needs_cuda(exercise) and gpu:
+            return gpu["sandbox"]
         if getattr(local, "sandbox", None) is None:
             from judge.grading import make_sandbox
 
@@ -69,18 +108,30 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
             if event.type != "done":  # the queue publishes done after the report is stored
                 publish(event)
 
-        return grade(exercise, submission.source, sandbox=sandbox(), on_event=on_event)
+        return grade(exercise, submission.source, sandbox=sandbox(exercise), on_event=on_event)
 
     def warm() -> None:
         """Start warm workers before the first submission (backends without them do nothing), and build the
-        compile cache layers that are missing in the background."""
+        compile cache layers that are missing in the background (the CPU layers first, then the GPU layer)."""
         if cache is not None:
-            cache_layers.start_build(cache, course.all())
+            cache_layers.start_build(cache, cpu_exercises, progress=layers["cpu"])
+        if gpu:
+            threading.Thread(target=_build_gpu, name="gpu-layer-build", daemon=True).start()
         try:
-            getattr(sandbox(), "warm_up", lambda **kwargs: None)(pools=("runner", "verifier"))
+            if gpu:
+                gpu["sandbox"].warm_up(pools=("runner", "verifier"))
+            if cpu_exercises:
+                getattr(sandbox(cpu_exercises[0]), "warm_up", lambda **kwargs: None)(pools=("runner", "verifier"))
         except Exception:  # the first submission reports the problem as its verdict
             if not closed.is_set():  # a server stopped while its workers were starting: nothing failed
                 log.exception("sandbox warm-up failed")
+
+    def _build_gpu() -> None:
+        try:
+            cache_layers.build_gpu(*gpu["layer"], gpu_exercises, progress=layers["gpu"])
+        except Exception:  # noqa: BLE001 - a missing layer only costs time
+            layers["gpu"].update(state="failed", layer=None)
+            log.exception("building the GPU compile cache layer failed")
 
     def close() -> None:
         closed.set()
@@ -89,4 +140,4 @@ def make_grade_fn(course: Course, sandbox_name: str) -> tuple[GradeFn, Callable[
                 box.close()
             made.clear()
 
-    return grade_submission, warm, close
+    return Grading(grade_submission, warm, close, layers, serves_gpu)

@@ -71,6 +71,30 @@ SCRIPT_STRINGS: dict[str, str] = {
     "guards": N_("Guards (as Dynamo printed them)"),
     "inductor_code_n": N_("Code Inductor generated ({n})"),
     "empty_output": N_("(nothing printed)"),
+    "cost_title": N_("What compiling bought: kernels and bytes moved"),
+    "cost_learner": N_("yours"),
+    "cost_reference": N_("reference"),
+    "cost_starter": N_("original"),
+    "cost_function": N_("function"),
+    "cost_eager_ops": N_("eager ops"),
+    "cost_eager_bytes": N_("eager bytes"),
+    "cost_kernels": N_("kernels + extern"),
+    "cost_compiled_bytes": N_("compiled bytes"),
+    "cost_saved": N_("saved"),
+    "cost_gpu_time": N_("GPU µs per call (eager → compiled)"),
+    "cost_cpu_step": N_("CPU µs per step"),
+    "cost_bar_eager": N_("yours, eager"),
+    "cost_bar_learner": N_("yours, compiled"),
+    "cost_bar_reference": N_("reference, compiled"),
+    "cost_bar_starter": N_("original, compiled"),
+    "cost_chart": N_("Bytes moved, eager and compiled"),
+    "cost_kernel_names": N_("Kernels and extern calls"),
+    "cost_note": N_("Compiled bytes are Inductor's estimate (torch._inductor.metrics), not a hardware counter; eager "
+                    "bytes count each ATen operator's inputs and outputs (views move nothing). Measured by the judge "
+                    "on torch {torch}, inputs {inputs}."),
+    "cost_offer": N_("What would Inductor make of my graph?"),
+    "cost_measuring": N_("Compiling your graph with Inductor…"),
+    "cost_none": N_("No cost figures could be made for this submission."),
     "passed": N_("passed"),
     "failed": N_("failed"),
     "state_not_started": N_("not started"),
@@ -129,6 +153,15 @@ def verdict_name(lang: str, verdict: str | None) -> str:
         return text(VERDICT_NAME[Verdict(verdict)], pick_lang(lang))
     message = SCRIPT_STRINGS.get(verdict or "")
     return gettext_for(lang)(message) if message else (verdict or "")
+
+
+ORIGIN_NAMES = {"browser": N_("browser"), "cli": N_("command line"), "notebook": N_("notebook")}
+
+
+def origin_name(lang: str, origin: str | None) -> str:
+    """Where a submission was sent from (web.tables.ORIGINS), in `lang`."""
+    message = ORIGIN_NAMES.get(origin or "")
+    return gettext_for(lang)(message) if message else (origin or "")
 
 
 def install(env: Environment) -> None:

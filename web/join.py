@@ -3,7 +3,8 @@
 Joining keeps the browser's learner (the cookie's id) and so every submission made before. In another
 browser a learner signs in with the display name and password, or through a personal sign-in link (their
 instructor can reissue it; the old link then stops working). Without a class nothing changes: solo use is
-anonymous, as before.
+anonymous, as before. `/me` also makes and revokes the learner's tokens for `practice submit` and notebooks
+(web/tokens.py).
 """
 
 from __future__ import annotations
@@ -69,8 +70,11 @@ async def signin(request: Request, code: str) -> Response:
 
 def _me(request: Request, status: int = 200, **context) -> Response:
     memberships = request.app.state.classes.memberships(learner(request))
-    defaults = {"password_error": None, "password_saved": False, "new_link": None}
-    return page(request, "me.html", {"memberships": memberships, **defaults, **context}, status=status)
+    defaults = {"password_error": None, "password_saved": False, "new_link": None, "new_token": None}
+    tokens = request.app.state.tokens.live(learner(request)) if memberships else []
+    return page(request, "me.html", {"memberships": memberships, "tokens": tokens,
+                                     "server_url": str(request.base_url).rstrip("/"), **defaults, **context},
+                status=status)
 
 
 @router.get("/me", response_class=HTMLResponse)
@@ -123,3 +127,20 @@ def link_page(request: Request, token: str) -> Response:
 def link_signin(request: Request, token: str) -> Response:
     learner_id, _ = _link_learner(request, token)
     return see_other("/me", request.app.state.cookies.learner_header(learner_id))
+
+
+@router.post("/me/tokens", response_class=HTMLResponse)
+async def new_token(request: Request) -> Response:
+    """A token for `practice submit` and notebooks, shown once (only its hash is kept)."""
+    if not request.app.state.classes.memberships(learner(request)):
+        raise PageRefused(403, N_("Join a class first: a token sends your local work to your classes."))
+    form = await read_form(request)
+    token = request.app.state.tokens.issue(learner(request), form.get("label", "") or "practice")
+    return _me(request, new_token=token)
+
+
+@router.post("/me/tokens/{token_id}/revoke", response_class=HTMLResponse)
+def revoke_token(request: Request, token_id: str) -> Response:
+    """Revoke one of this learner's tokens: `practice submit` with it is refused from now on (401)."""
+    request.app.state.tokens.revoke(learner(request), token_id)
+    return see_other("/me")

@@ -9,7 +9,8 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from web.api import learner, state_of
-from web.i18n import LANGS, install, pick_lang, strings, verdict_name
+from web.cost_api import offered as cost_offered
+from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
 from web.render import markdown_html, pygments_css
 
 router = APIRouter(include_in_schema=False)
@@ -38,7 +39,7 @@ def page(request: Request, name: str, context: dict, status: int = 200) -> HTMLR
     lang = lang_of(request)
     other = next(code for code in LANGS if code != lang)
     context = {"viewer": viewer(request), **context, "lang": lang, "other_lang": other, "t": strings(lang),
-               "verdict_name": lambda v: verdict_name(lang, v),
+               "verdict_name": lambda v: verdict_name(lang, v), "origin_name": lambda o: origin_name(lang, o),
                "lang_switch": str(request.url.include_query_params(lang=other).replace(scheme="", netloc=""))}
     response = templates.TemplateResponse(request, name, context, status_code=status)
     if asked in LANGS:
@@ -67,11 +68,27 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
         "history": store.history(who, exercise.id),
         "reference": exercise.read(exercise.reference) if accepted else None,
+        **grader_notices(request, exercise),
         "boot": {"exercise_id": exercise.id, "starter": exercise.read(exercise.starter), "accepted": accepted,
                  "lang": lang,
                  "raw_output_chars": request.app.state.settings.raw_output_chars,
+                 "cost_on_demand": cost_offered(exercise, request.app.state.queue_kind),
                  "style_nonce": request.state.csp_nonce},
     })
+
+
+def grader_notices(request: Request, exercise) -> dict:
+    """What the exercise page says about the graders: `no_gpu_grader` (an exercise that needs CUDA, and no grader
+    of the gpu queue was seen: submissions wait), `warming` (compile cache layers still being built, with how many
+    exercises to go), both for the exercise's kind of grader."""
+    from web.requirements import needs_cuda
+
+    gpu = needs_cuda(exercise)
+    graders = request.app.state.queue.graders()
+    progress = request.app.state.layers.get("gpu" if gpu else "cpu")
+    snapshot = progress.snapshot() if progress is not None else {"state": "off", "pending": []}
+    return {"no_gpu_grader": gpu and not any("gpu" in g["queues"] for g in graders),
+            "warming": snapshot["state"] == "building", "warming_pending": len(snapshot["pending"])}
 
 
 @router.get("/docs", response_class=HTMLResponse)

@@ -19,7 +19,7 @@ from web import db
 from web.queue import GradingQueue
 from web.requirements import queue_for
 from web.store import Store, Submission
-from web.tables import GraderRow, now
+from web.tables import BROWSER, GraderRow, now
 
 log = logging.getLogger(__name__)
 TASK = "grade_submission"
@@ -72,10 +72,10 @@ class ProcrastinateQueue(GradingQueue):
         self._store, self._hub, self._course = store, hub, course
         self._app = procrastinate_app(store.engine)
 
-    def add(self, learner_id: str, exercise, source: str) -> Submission:
+    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
         queue = queue_for(exercise)
         submission = self._store.add(learner_id, exercise.id, source,
-                                     also=lambda conn, s: defer(self._app, conn, s.id, queue))
+                                     also=lambda conn, s: defer(self._app, conn, s.id, queue), origin=origin)
         self._hub.publish(submission.id, ProgressEvent(type="queued"))
         return submission
 

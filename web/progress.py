@@ -33,6 +33,8 @@ class Cell:
     last_verdict: str | None = None  # a verdict, or 'queued'/'running' while the latest is grading
     first_solved_at: datetime | None = None
     last_at: datetime | None = None
+    last_origin: str | None = None  # browser, cli or notebook: where the latest submission was sent from
+    origins: Counter = field(default_factory=Counter)  # submissions per origin
 
     @property
     def solved(self) -> bool:
@@ -86,8 +88,9 @@ def class_table(engine: Engine, class_id: str, members: list[Member], exercise_i
     """A row per member, a cell per exercise of the course (submissions to exercises no longer served are left out)."""
     rows = {m.learner_id: Row(m, {e: Cell() for e in exercise_ids}) for m in members}
     columns = (SubmissionRow.learner_id, SubmissionRow.exercise_id, SubmissionRow.status, SubmissionRow.verdict,
-               SubmissionRow.created_at)
-    for learner_id, exercise_id, status, verdict, created_at in _member_submissions(engine, class_id, None, *columns):
+               SubmissionRow.created_at, SubmissionRow.origin)
+    for learner_id, exercise_id, status, verdict, created_at, origin in _member_submissions(engine, class_id, None,
+                                                                                              *columns):
         row = rows.get(learner_id)
         if row is None or exercise_id not in row.cells:
             continue
@@ -95,6 +98,8 @@ def class_table(engine: Engine, class_id: str, members: list[Member], exercise_i
         cell.attempts += 1
         cell.last_verdict = verdict if status == DONE else status
         cell.last_at = created_at
+        cell.last_origin = origin
+        cell.origins[origin] += 1
         if verdict == ACCEPTED and cell.first_solved_at is None:
             cell.first_solved_at = created_at
     return list(rows.values())

@@ -16,6 +16,7 @@ from typing import Callable
 from judge.report import ProgressEvent, Report, Verdict
 from web.events import EventHub
 from web.store import QUEUED, Store, Submission
+from web.tables import BROWSER
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +27,9 @@ GradeFn = Callable[[Submission, Callable[[ProgressEvent], None]], Report]
 class GradingQueue(abc.ABC):
     """Where submissions wait for a worker."""
 
-    def add(self, learner_id: str, exercise, source: str) -> Submission:
-        """Store a new submission and queue it."""
-        submission = self._store.add(learner_id, exercise.id, source)
+    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
+        """Store a new submission (sent from `origin`: browser, cli, notebook) and queue it."""
+        submission = self._store.add(learner_id, exercise.id, source, origin=origin)
         self.submit(submission.id)
         return submission
 
@@ -56,8 +57,12 @@ class GradingQueue(abc.ABC):
 class EmbeddedQueue(GradingQueue):
     """An in-process FIFO feeding `workers` threads, each grading one submission at a time."""
 
-    def __init__(self, store: Store, hub: EventHub, grade: GradeFn, workers: int, sandbox: str = "none"):
+    def __init__(self, store: Store, hub: EventHub, grade: GradeFn, workers: int, sandbox: str = "none",
+                 serves_gpu: bool = True, needs_gpu: Callable[[str], bool] = lambda exercise_id: False):
+        """`serves_gpu`: this process grades exercises that need CUDA; without it their submissions stay queued
+        (in the `gpu` queue of `depth()`) until a server that has a GPU grader starts on this store."""
         self._store, self._hub, self._grade, self._workers = store, hub, grade, workers
+        self._serves_gpu, self._needs_gpu = serves_gpu, needs_gpu
         self._pending: _queue.Queue[str | None] = _queue.Queue()
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
@@ -69,7 +74,8 @@ class EmbeddedQueue(GradingQueue):
 
         from web.tables import now
 
-        return [{"name": "embedded", "host": socket.gethostname(), "pid": os.getpid(), "queues": ["cpu", "gpu"],
+        queues = ["cpu", "gpu"] if self._serves_gpu else ["cpu"]
+        return [{"name": "embedded", "host": socket.gethostname(), "pid": os.getpid(), "queues": queues,
                  "concurrency": self._workers, "sandbox": self._sandbox, "last_seen": now()}]
 
     def start(self) -> None:
@@ -80,9 +86,20 @@ class EmbeddedQueue(GradingQueue):
             thread.start()
             self._threads.append(thread)
 
+    def depth(self) -> dict[str, int]:
+        """Submissions waiting: those for a GPU that this process cannot grade under `gpu`, the rest under
+        `embedded`."""
+        waiting = self._store.unfinished()
+        gpu = sum(1 for s in waiting if s.status == QUEUED and not self._serves_gpu and self._needs_gpu(s.exercise_id))
+        return {"embedded": self._store.count(QUEUED) - gpu, **({"gpu": gpu} if gpu else {})}
+
     def submit(self, submission_id: str) -> None:
         self._hub.open(submission_id)
         self._hub.publish(submission_id, ProgressEvent(type="queued"))
+        if not self._serves_gpu:
+            submission = self._store.get(submission_id)
+            if submission is not None and self._needs_gpu(submission.exercise_id):
+                return  # stays queued in the store: a server with a GPU grader takes it up when it starts
         self._pending.put(submission_id)
 
     def stop(self, timeout: float = 5.0) -> None:

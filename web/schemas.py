@@ -50,6 +50,9 @@ class ExerciseDetail(ExerciseSummary):
 
 class SubmissionIn(BaseModel):
     source: StrictStr = Field(description="The learner's Python source, UTF-8, at most 64 KiB by default.")
+    origin: Literal["cli", "notebook"] | None = Field(
+        None, description="With a token: where the submission was made (`practice submit`: cli, the notebook's "
+                          "`--submit`: notebook). Shown on the class page; a browser's is always 'browser'.")
 
 
 class SubmissionCreated(BaseModel):
@@ -99,6 +102,17 @@ class GraderSeen(BaseModel):
     last_seen: datetime
 
 
+class LayerState(BaseModel):
+    """The build of a kind of compile cache layers (`judge.cache_layers`) in this web process."""
+
+    state: Literal["building", "ready", "failed", "off"] = Field(
+        description="building: gradings compile as if there were no layers until it is ready; off: this backend "
+                    "uses none.")
+    layer: str | None = Field(None, description="The layer being built now (base, full, gpu).")
+    pending: list[str] = Field(default_factory=list, description="Exercises whose references it still lacks, "
+                                                                  "in the order they will be built.")
+
+
 class Health(BaseModel):
     status: Literal["ok"]
     exercises: int
@@ -107,3 +121,6 @@ class Health(BaseModel):
     queue_depth: int = Field(description="Submissions waiting for a grader, all queues.")
     queues: dict[str, int] = Field(description="Submissions waiting, per queue.")
     workers: list[GraderSeen] = Field(description="Graders seen in the last minute.")
+    layers: dict[str, LayerState] = Field(
+        default_factory=dict, description="Compile cache layers of this process's graders (cpu, gpu); none when "
+                                          "other processes grade.")

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from judge.report import Report, Verdict
 from web import db
-from web.tables import DONE, QUEUED, RUNNING, LearnerRow, SubmissionRow, now as _now
+from web.tables import BROWSER, DONE, QUEUED, RUNNING, LearnerRow, SubmissionRow, now as _now
 
 UNFINISHED = (QUEUED, RUNNING)
 __all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission", "ensure_learner"]
@@ -49,12 +49,13 @@ class Submission:
     finished_at: datetime | None
     attempts: int = 0
     graded_by: str | None = None
+    origin: str = BROWSER  # browser, cli or notebook
 
     @classmethod
     def of(cls, row: SubmissionRow) -> "Submission":
         return cls(row.id, row.learner_id, row.exercise_id, row.source, row.status, row.verdict,
                    row.report_json, _aware(row.created_at), _aware(row.finished_at), row.attempts or 0,
-                   row.graded_by)
+                   row.graded_by, row.origin or BROWSER)
 
     def report(self) -> Report | None:
         return Report.model_validate_json(self.report_json) if self.report_json else None
@@ -80,10 +81,11 @@ class Store:
         return self._sessions()
 
     def add(self, learner_id: str, exercise_id: str, source: str,
-            also: Callable[[Connection, Submission], None] | None = None) -> Submission:
-        """Store a new submission; `also` runs in the same transaction (a job queue defers its job there)."""
+            also: Callable[[Connection, Submission], None] | None = None, origin: str = BROWSER) -> Submission:
+        """Store a new submission; `also` runs in the same transaction (a job queue defers its job there).
+        `origin`: where it was sent from (web.tables.ORIGINS)."""
         row = SubmissionRow(id=uuid.uuid4().hex, learner_id=learner_id, exercise_id=exercise_id,
-                            source=source, status=QUEUED, created_at=_now(), attempts=0)
+                            source=source, status=QUEUED, created_at=_now(), attempts=0, origin=origin)
         with self._session() as s, s.begin():
             ensure_learner(s.connection(), learner_id)
             s.add(row)

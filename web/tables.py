@@ -11,6 +11,8 @@ from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, Integer, String,
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
+BROWSER, CLI, NOTEBOOK = "browser", "cli", "notebook"
+ORIGINS = (BROWSER, CLI, NOTEBOOK)
 # SQLite numbers only INTEGER PRIMARY KEY columns by itself.
 EventId = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -58,6 +60,8 @@ class SubmissionRow(Base):
     # Times a grader started on it (more than 1 after a grader died mid-grading), and the grader that finished it.
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     graded_by: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    # Where it was sent from: 'browser' (the web page), 'cli' (`practice submit`), 'notebook' (`--submit`).
+    origin: Mapped[str] = mapped_column(String(16), default=BROWSER, server_default=BROWSER)
 
     __table_args__ = (Index("ix_learner_exercise", "learner_id", "exercise_id"), Index("ix_status", "status"))
 
@@ -140,3 +144,25 @@ class MemberRow(Base):
 
     __table_args__ = (Index("ix_class_members_name", "class_id", "name_key", unique=True),
                       Index("ix_class_members_learner_id", "learner_id"))
+
+
+class LearnerTokenRow(Base):
+    """A learner's token for `practice submit` and the notebook's `--submit` (an `Authorization: Bearer` header).
+
+    Only its SHA-256 is kept. The learner makes one on `/me` or with `practice login` and their sign-in link,
+    and revokes it there; their instructor can reissue it (every earlier token of the learner is revoked).
+    """
+
+    __tablename__ = "learner_tokens"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    learner_id: Mapped[str] = mapped_column(String(64), ForeignKey("learners.id", name="fk_learner_tokens_learner",
+                                                                   ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(100))
+    created_by: Mapped[str] = mapped_column(String(16))  # 'learner' or 'instructor'
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    __table_args__ = (Index("ix_learner_tokens_token_hash", "token_hash", unique=True),)

@@ -148,7 +148,8 @@ async def add_instructor(request: Request, class_id: str) -> Response:
     return see_other(f"/teach/classes/{class_id}")
 
 
-def _learner_page(request: Request, class_id: str, learner_id: str, new_link: str | None = None) -> Response:
+def _learner_page(request: Request, class_id: str, learner_id: str, new_link: str | None = None,
+                  new_token: str | None = None) -> Response:
     _, class_ = taught_class(request, class_id)
     member = request.app.state.classes.member(class_id, learner_id)
     if member is None:
@@ -161,7 +162,8 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
     course = request.app.state.course
     return page(request, "class_learner.html", {
         "class_": class_, "member": member, "submissions": submissions, "grouped": by_exercise(submissions),
-        "exercise_id": exercise_id, "course": course, "new_link": new_link,
+        "exercise_id": exercise_id, "course": course, "new_link": new_link, "new_token": new_token,
+        "server_url": str(request.base_url).rstrip("/"),
         "boot": {"reports": reports, "raw_output_chars": request.app.state.settings.raw_output_chars},
         "script_strings": strings(lang)})
 
@@ -179,6 +181,16 @@ def reissue_link(request: Request, class_id: str, learner_id: str) -> Response:
         raise PageRefused(404, N_("This learner is not in the class."))
     token = request.app.state.classes.issue_signin_token(learner_id)
     return _learner_page(request, class_id, learner_id, str(request.url_for("link_page", token=token)))
+
+
+@router.post("/teach/classes/{class_id}/learners/{learner_id}/token", response_class=HTMLResponse)
+def reissue_token(request: Request, class_id: str, learner_id: str) -> Response:
+    """A new token for `practice submit`, shown once; every earlier token of the learner stops working."""
+    taught_class(request, class_id)
+    if request.app.state.classes.member(class_id, learner_id) is None:
+        raise PageRefused(404, N_("This learner is not in the class."))
+    token = request.app.state.tokens.reissue(learner_id, "issued by the instructor")
+    return _learner_page(request, class_id, learner_id, new_token=token)
 
 
 @router.get("/teach/classes/{class_id}/exercises/{exercise_id}", response_class=HTMLResponse)

@@ -107,7 +107,8 @@ class Worker:
             from web.grading import make_grade_fn
 
             course = Course(settings.exercises_dir, reload=settings.reload_exercises)
-            grade, warm, self._close_grader = make_grade_fn(course, sandbox)
+            grade, warm, self._close_grader, _layers, _serves_gpu = make_grade_fn(course, sandbox,
+                                                                                 gpu_pool_size=settings.workers)
             warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
         self.sandbox = sandbox or "none"
         self.grader = Grader(self.store, self.hub, grade, self.name)

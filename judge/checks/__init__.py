@@ -14,15 +14,19 @@ from judge.checks.graphs import (
     find_graph_breaks,
     graph_code,
 )
+from judge.checks.expected import assert_same_result, expected_first, pristine
 from judge.checks.inductor import cpp_kernel_names, inductor_code
 from judge.checks.numerics import assert_same, describe_tensor
 from judge.checks.once import once
+from judge.checks.provided import Provided, assert_result_flows_through
 from judge.checks.recompiles import CompileCounter, assert_compiles, recompile_log
+from judge.checks.sealed import run_sealed
 from judge.checks.symbols import unbacked_symbols
 
 __all__ = [
     "Captured", "CheckFailure", "CompileCounter", "CompileError", "Forbidden", "GraphBreak", "Recompile",
-    "RecordingBackend", "WrongAnswer", "assert_compiles", "assert_no_host_sync", "assert_same", "call_targets",
-    "compile_one_graph", "cpp_kernel_names", "describe_tensor", "find_graph_breaks", "graph_code",
-    "inductor_code", "once", "recompile_log", "unbacked_symbols",
+    "Provided", "RecordingBackend", "WrongAnswer", "assert_compiles", "assert_no_host_sync", "assert_result_flows_through",
+    "assert_same", "assert_same_result", "call_targets", "compile_one_graph", "cpp_kernel_names", "describe_tensor",
+    "expected_first", "find_graph_breaks", "graph_code", "inductor_code", "once", "pristine", "recompile_log",
+    "run_sealed", "unbacked_symbols",
 ]

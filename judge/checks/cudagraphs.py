@@ -19,6 +19,8 @@ from torch._dynamo.utils import counters
 
 from judge.checks.graphs import node_stack
 from judge.checks.locations import stack_locations
+from judge.checks.sealed import run_sealed
+from judge.i18n import T
 from judge.report import SourceLocation
 
 # Where Inductor logs a skip ("skipping cudagraphs due to ..."): the cudagraphs artifact of cudagraph_utils, and
@@ -118,6 +120,9 @@ def cpu_results(gm: torch.fx.GraphModule, values: list) -> list[tuple[torch.fx.N
                 found.append((node, stack[-1] if stack else None))
             return out
 
-    with torch.no_grad():
-        Watch(gm).run(*values)
+    def run(*copies):
+        with torch.no_grad():
+            Watch(gm).run(*copies)
+
+    run_sealed(run, list(values), what=T("the captured graph"))
     return found

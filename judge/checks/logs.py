@@ -54,4 +54,11 @@ def artifact_log(artifact: str):
     try:
         yield records
     finally:
-        _CAPTURE.sinks[artifact].remove(records)
+        sinks = _CAPTURE.sinks[artifact]  # by identity: nested blocks' empty lists compare equal
+        del sinks[next(i for i, sink in enumerate(sinks) if sink is records)]
+
+
+def enable_artifact(artifact: str) -> None:
+    """Turn the torch log artifact `artifact` on for the rest of the process, collecting nothing (for code that
+    runs only while it is on, such as Inductor's byte count under `inductor_metrics`)."""
+    _CAPTURE.install(artifact)

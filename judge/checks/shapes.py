@@ -14,6 +14,7 @@ import torch.fx
 
 from judge.checks.failures import GraphBreak
 from judge.checks.locations import is_learner_file, location
+from judge.checks.sealed import run_sealed
 from judge.i18n import T, in_code
 from judge.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
 
@@ -109,7 +110,8 @@ def traced_unbacked_origins(gm: torch.fx.GraphModule, inputs: list) -> list[tupl
             return out
 
     try:
-        make_fx(lambda *args: Watch(gm).run(*args), tracing_mode="symbolic")(*inputs)
+        run_sealed(make_fx(lambda *args: Watch(gm).run(*args), tracing_mode="symbolic"), list(inputs),
+                   what=T("the captured graph"))
     except GuardOnDataDependentSymNode:
         if current:
             origins.append((T("a value read from a tensor"), current[0]))

@@ -45,6 +45,7 @@ CHEATS = {
     "never_answers.py": (BOOK + "-never", {Verdict.TIME_LIMIT}),
     "read_hidden_files.py": (BOOK, {Verdict.WRONG_ANSWER}),
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
+    "grad_off_in_graph.py": ("branchless-grad", {Verdict.FORBIDDEN}),
 }
 # Through the CLI command: a cheat that forges what the CLI prints, with the CLI's default backend for one file
 # (None: fresh processes), and, since the unisolated backends run the learner's code as the user next to the

@@ -73,9 +73,15 @@ def python_files(*folders: str) -> list[Path]:
 
 
 def test_the_product_imports_only_declared_dependencies():
-    """judge/, cli/, web/, sandbox/ and practice/ run where only `pip install .` put packages."""
-    problems = undeclared_imports(python_files("judge", "cli", "web", "sandbox", "practice"), declared())
+    """judge/, cli/, web/ and sandbox/ run where only `pip install .` put packages."""
+    problems = undeclared_imports(python_files("judge", "cli", "web", "sandbox"), declared())
     assert not problems, f"imported but not in pyproject.toml's dependencies: {problems}"
+
+
+def test_the_notebook_extension_imports_only_its_extra():
+    """practice/ (the Jupyter extension) runs where `pip install '.[notebook]'` put packages."""
+    problems = undeclared_imports(python_files("practice"), declared("notebook"))
+    assert not problems, f"imported but not in pyproject.toml's dependencies or the notebook extra: {problems}"
 
 
 def test_the_tests_and_benchmarks_import_only_declared_dependencies():

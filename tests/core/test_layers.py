@@ -1,4 +1,4 @@
-"""Layers point one way: front-ends (web, cli) -> grading core (judge) -> sandbox. Parsed, not imported."""
+"""Layers point one way: front-ends (web, cli, practice) -> grading core (judge) -> sandbox. Parsed, not imported."""
 
 import ast
 from pathlib import Path
@@ -11,6 +11,7 @@ ALLOWED = {
     "sandbox": set(),
     "judge": {"sandbox"},
     "cli": {"judge", "sandbox", "web"},
+    "practice": {"cli", "judge", "sandbox", "web"},  # the Jupyter extension, a front-end like cli
     "web": {"judge", "sandbox"},
 }
 
@@ -46,7 +47,7 @@ def test_the_check_finds_an_import_inside_a_function(tmp_path):
 
 def test_the_sandbox_backends_do_not_import_each_other():
     """Each backend stands alone; shared parts live in modules of their own."""
-    backends = {"bwrap_backend", "docker_backend", "local_backend", "subprocess_backend"}
+    backends = {"bwrap_backend", "docker_backend", "local_backend", "subprocess_backend", "prestarted"}
     for name in backends:
         tree = ast.parse((ROOT / "sandbox" / f"{name}.py").read_text(encoding="utf-8"))
         modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}

@@ -135,7 +135,7 @@
 
   function done(id, report) {
     finish();
-    showReport(report);
+    showReport(report, id);
     updateHistory(id, report.verdict);
     if (report.verdict === "ACCEPTED") revealReference();
   }
@@ -150,10 +150,12 @@
   }
 
   // ---- reports ----------------------------------------------------------------------------------
-  function showReport(report) {
+  function showReport(report, id) {
     setStatus(verdictText(report.verdict), report.verdict === "ACCEPTED" ? "ok" : "bad");
     const {parts, marks} = R.render(report);
     reportBox.replaceChildren(...parts);
+    if (!report.cost && id && boot.cost_on_demand && window.PracticeCost)  // cost.js: measured when asked
+      reportBox.append(window.PracticeCost.offer(id, T, el, R.fmt, boot.lang));
     editor.setMarks(marks);
   }
 
@@ -181,7 +183,7 @@
     if (!response.ok) return;
     const body = await response.json();
     if (body.status !== "done") { if (!grading) follow(body.id); return; }
-    showReport(body.report);
+    showReport(body.report, body.id);
     const load = el("button", {type: "button", class: "secondary"}, T.load_code);
     load.addEventListener("click", () => {
       if (window.confirm(T.load_confirm)) { editor.setValue(body.source); editor.focus(); }
@@ -202,7 +204,7 @@
     if (!response.ok || grading) return;
     const body = await response.json();
     if (body.status !== "done") return;
-    showReport(body.report);
+    showReport(body.report, id);
     if (body.source !== editor.getValue()) editor.setMarks([]);
   }
 })();

@@ -34,6 +34,7 @@
       if (report.checks.length) parts.push(el("ol", {class: "checks"},
         report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
       report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));
+      if (report.cost && window.PracticeCost) parts.push(window.PracticeCost.panel(report.cost, T, el, fmt));
       if (report.compiler) parts.push(compilerView(report.compiler));
       parts.push(rawOutput(report));
       return {parts, marks};

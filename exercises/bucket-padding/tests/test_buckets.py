@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import Recompile, WrongAnswer, assert_same, describe_tensor
+from judge.checks import (Provided, Recompile, WrongAnswer, assert_result_flows_through, assert_same, describe_tensor,
+                          pristine)
 from judge.checks.serving import assert_static_graphs
 from judge.i18n import T
 from judge.report import RecompileDiagnostic
@@ -27,11 +28,6 @@ def core(x):
     return (x.softmax(1) * x).sum(1)
 
 
-def shifted_core(x):
-    """core plus a constant: a result that only core_fn can produce (padding cannot change the + 1000)."""
-    return core(x) + 1000.0
-
-
 class Core:
     """This side's kernel of torch.ops.practice.core: what it computes now, and the shapes it received."""
 
@@ -40,20 +36,25 @@ class Core:
     registered = False
 
 
+# core_fn as this side runs it: `Core.fn`, or another function of x while `CORE.replaced()` (the provenance check)
+CORE = Provided(lambda x: Core.fn(x), name=T.same("`core_fn`"))
+
+
 @pytest.fixture
 def core_kernel(public):
     """Run core_fn with this side's kernel (public.py registered the operator here too)."""
     if not Core.registered:
-        public.core_op.register_kernel("cpu")(lambda x: (Core.seen.append(tuple(x.shape)), Core.fn(x))[1])
+        public.core_op.register_kernel("cpu")(lambda x: (Core.seen.append(tuple(x.shape)), CORE(x))[1])
         Core.registered = True
     Core.fn, Core.seen = core, []
     yield Core
     Core.fn = core
 
 
-def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True, b=B, d=D):
-    """(x, served output) for each length; each length compiles serve afresh (one static graph per T) and
-    runs that graph here. Fails if serve marks a dimension dynamic, or (require_core) never reaches core_fn."""
+def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True, b=B, d=D, expected_fn=core):
+    """(x, served output, expected) for each length; each length compiles serve afresh (one static graph per T)
+    and runs that graph here, after `expected_fn` (core on the unpadded x) ran on a copy of x. Fails if serve marks
+    a dimension dynamic, or (require_core) never reaches core_fn."""
     results = []
     for t in lengths:
         x = torch.randn(b, t, d, dtype=dtype) * scale
@@ -61,6 +62,7 @@ def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True,
         compiled = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False},
                                          what=T("`serve(core_fn, x)` with {x}", zh="输入为 {x} 的 `serve(core_fn, x)`",
                                                 x=describe_tensor('x', x)))
+        expected = pristine(expected_fn(pristine(x)))
         before = len(Core.seen)
         try:
             out = compiled(remote.public("core_fn"), x)
@@ -80,7 +82,7 @@ def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True,
                                 zh="输入为 {x} 时 `serve(core_fn, x)` 没有调用 `core_fn`：计算必须经过判题方传进来的 core。",
                                 x=describe_tensor('x', x)))
         assert_static_graphs(compiled.graph_modules, what=T.same("`serve`"))
-        results.append((x, out))
+        results.append((x, out, expected))
     return results
 
 
@@ -113,27 +115,32 @@ def test_same_as_unpadded(entry, core_kernel):
     """Served results equal core on the unpadded input
     zh: 服务的结果与 core 在未补齐的输入上的结果相同
     """
-    for x, out in serve_all(entry, SOME_LENGTHS):
-        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
+    for x, out, expected in serve_all(entry, SOME_LENGTHS):
+        assert_same(out, expected, case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
 
 
 def test_result_comes_from_core_fn(entry, core_kernel):
     """serve returns what core_fn computes
     zh: serve 返回的是 core_fn 算出的结果
     """
-    core_kernel.fn = shifted_core
-    for x, out in serve_all(entry, [4, 20, 64]):
-        assert_same(out, shifted_core(x), case=describe_tensor("x", x, T(
-            "T = {t}; this `core_fn` returns `core(x) + 1000`, and `serve` must return its result",
-            zh="T = {t}；这个 `core_fn` 返回 `core(x) + 1000`，`serve` 必须返回它的结果", t=x.shape[1])))
+    def served(x):
+        remote.reset_runner()
+        return remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False},
+                                     what=T.same("`serve(core_fn, x)`"))(remote.public("core_fn"), x)
+
+    for t in (4, 20, 64):
+        x = torch.randn(B, t, D)
+        assert_result_flows_through(CORE, served, CORE, x, case=describe_tensor("x", x, T(
+            "T = {t}; `core_fn` replaced by another function of x, and `serve` must return its result",
+            zh="T = {t}；`core_fn` 换成了 x 的另一个函数，`serve` 必须返回它的结果", t=t)))
 
 
 def test_large_values(entry, core_kernel):
     """Exact results when |x| is as large as 1e5
     zh: |x| 大到 1e5 时结果依然准确
     """
-    for x, out in serve_all(entry, [3, 20, 40], scale=1e5):
-        assert_same(out, core(x), case=describe_tensor("x", x, T("values up to about 1e5 in magnitude",
+    for x, out, expected in serve_all(entry, [3, 20, 40], scale=1e5):
+        assert_same(out, expected, case=describe_tensor("x", x, T("values up to about 1e5 in magnitude",
                                                                  zh="数值的绝对值可达约 1e5")))
 
 
@@ -143,8 +150,8 @@ def test_other_dtypes(entry, core_kernel, dtype):
     """float64, bfloat16 and float16 inputs give the unpadded results in their own dtype
     zh: float64、bfloat16 和 float16 输入得到与未补齐时相同、dtype 不变的结果
     """
-    for x, out in serve_all(entry, [1, 10, 40], dtype=dtype):
-        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
+    for x, out, expected in serve_all(entry, [1, 10, 40], dtype=dtype):
+        assert_same(out, expected, case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
 
 
 @pytest.mark.parametrize("b, d", [(1, 16), (5, 3)], ids=["B1-D16", "B5-D3"])
@@ -152,8 +159,8 @@ def test_other_sizes(entry, core_kernel, b, d):
     """Other batch sizes and widths give the unpadded results
     zh: 换一个批大小和宽度，结果同样与未补齐时相同
     """
-    for x, out in serve_all(entry, [1, 20, 64], b=b, d=d):
-        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
+    for x, out, expected in serve_all(entry, [1, 20, 64], b=b, d=d):
+        assert_same(out, expected, case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))
 
 
 def test_inductor(entry, core_kernel):
@@ -164,8 +171,8 @@ def test_inductor(entry, core_kernel):
 
     counter = CompileCounter("inductor")
     core_kernel.fn = torch.compile(core, backend=counter, dynamic=False)
-    for x, out in serve_all(entry, [5, 11]):
-        assert_same(out, core(x), case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}, backend inductor")))
+    for x, out, expected in serve_all(entry, [5, 11]):
+        assert_same(out, expected, case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}, backend inductor")))
     if counter.frame_count > 2:
         raise Recompile(T("with Inductor, core was compiled {n} times for T = 5 and T = 11; padding to buckets "
                           "should need at most 2.",
@@ -177,7 +184,7 @@ def test_float16_large_values(entry, core_kernel):
     """float16 inputs as large as float16 allows (|x| up to about 4e4) give the unpadded results
     zh: float16 输入大到 float16 允许的范围（|x| 可达约 4e4）时，结果与未补齐时相同
     """
-    for x, out in serve_all(entry, [3, 20, 40], dtype=torch.float16, scale=1e4):
-        assert_same(out, core(x), case=describe_tensor("x", x, T("float16 values up to about 4e4 in magnitude",
+    for x, out, expected in serve_all(entry, [3, 20, 40], dtype=torch.float16, scale=1e4):
+        assert_same(out, expected, case=describe_tensor("x", x, T("float16 values up to about 4e4 in magnitude",
                                                                  zh="float16 数值的绝对值可达约 4e4")))
 

@@ -11,7 +11,7 @@ the graph is being recorded, freed: reading it raises).
 import torch
 
 from judge import remote
-from judge.checks import GraphBreak, WrongAnswer, assert_same, describe_tensor, graph_code
+from judge.checks import GraphBreak, WrongAnswer, assert_same, describe_tensor, expected_first, graph_code, pristine
 from judge.i18n import T
 from judge.report import GraphDiagnostic
 
@@ -106,7 +106,7 @@ def test_calls_step_every_step(entry, public):
     for steps in (1, 5):
         here = Steps(cuda_graphs=False)
         h = torch.randn(B, D, device=DEVICE)
-        out = generate(entry, here, h, steps)
+        expected, out = expected_first(lambda h: here.expected(h, steps), lambda h: generate(entry, here, h, steps), h)
         if here.calls != steps:
             raise WrongAnswer(T("`generate(step, h, {steps})` called `step` {calls} times; it must call it exactly "
                                 "{steps} times, each on the previous output: the engine's decode step (its weights, "
@@ -114,7 +114,7 @@ def test_calls_step_every_step(entry, public):
                                 zh="`generate(step, h, {steps})` 调用了 `step` {calls} 次；它必须恰好调用 {steps} 次，"
                                    "每次都作用在上一次的输出上：引擎的解码步（它的权重、它的 CUDA graph）只能通过 "
                                    "`step` 调到。", steps=steps, calls=here.calls))
-        assert_same(out, here.expected(h, steps),
+        assert_same(out, expected,
                     case=T("{h}, steps = {steps}, a plain (eager) step whose outputs are never overwritten",
                            zh="{h}，steps = {steps}，普通的（eager）step，输出不会被覆盖",
                            h=describe_tensor("h", h), steps=steps))
@@ -144,6 +144,7 @@ def test_outputs_survive_replays(entry, public):
                      zh="{h}，steps = {steps}，step 是一个 CUDA graph（`mode='reduce-overhead'`），{run}",
                      h=describe_tensor("h", h), steps=steps, run=run)
             driver = Driver(entry)
+            expected = here.expected(pristine(h), steps)  # first, on a copy of h
             try:
                 out = generate(entry, here, h, steps, driver)
             except WrongAnswer as exc:
@@ -163,7 +164,6 @@ def test_outputs_survive_replays(entry, public):
                                     "`h` is (a copy to the host waits for the GPU at every step)",
                                     zh="{case}：`generate` 返回的是 `{where}`；结果必须留在 `h` 所在的 GPU 上"
                                        "（复制到主机会让每一步都等 GPU）", case=case, where=where))
-            expected = here.expected(h, steps)
             rows = _overwritten_rows(out, expected)
             if rows:
                 shown = ", ".join(map(str, rows[:6]))

@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import WrongAnswer, assert_no_host_sync, assert_same, describe_tensor, once
+from judge.checks import (WrongAnswer, assert_no_host_sync, assert_same, assert_same_result, describe_tensor,
+                          expected_first, once)
 from judge.checks.cudagraphs import CudagraphWatch, cpu_results, recorded_cuda_graphs, reduce_overhead_backend
 from judge.i18n import T
 from judge.report import GraphDiagnostic
@@ -71,8 +72,7 @@ def replay(entry):
         with CudagraphWatch() as watch:
             for call in range(CALLS):  # same shapes, new values; the longest row differs on every call
                 args = inputs(100 + call, longest=L - 3 * call)
-                expected = attend(*args)
-                out = compiled(*args)
+                expected, out = expected_first(attend, compiled, *args)
                 calls.append((args, expected, out.clone() if isinstance(out, torch.Tensor) else out))  # copied
                 # out of the CUDA graph's pool before the next replay overwrites it
         return compiled, watch, recorded_cuda_graphs(), calls
@@ -158,8 +158,7 @@ def test_same_as_original(entry, name):
     """
     fn = entry.compile(fullgraph=True, dynamic=False)
     args = inputs(7, CASES[name])
-    expected = attend(*args)
-    assert_same(fn(*args), expected, case=case(args[0], args[3]))
+    assert_same_result(fn, attend, *args, case=case(args[0], args[3]))
 
 
 def test_bfloat16(entry):
@@ -168,8 +167,7 @@ def test_bfloat16(entry):
     """
     fn = entry.compile(fullgraph=True, dynamic=False)
     args = inputs(8, dtype=torch.bfloat16)
-    expected = attend(*args)
-    assert_same(fn(*args), expected, case=case(args[0], args[3]), rtol=2e-2, atol=2e-2)
+    assert_same_result(fn, attend, *args, case=case(args[0], args[3]), rtol=2e-2, atol=2e-2)
 
 
 def test_inputs_unchanged(entry):

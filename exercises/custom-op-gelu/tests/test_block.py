@@ -14,7 +14,8 @@ import torch
 import torch.fx
 
 from judge import remote
-from judge.checks import Forbidden, WrongAnswer, assert_same, compile_one_graph, describe_tensor
+from judge.checks import (Forbidden, Provided, WrongAnswer, assert_result_flows_through, assert_same_result,
+                          compile_one_graph, describe_tensor)
 from judge.checks.custom_ops import OPCHECK_MEANING, assert_calls_custom_op
 from judge.i18n import T
 from judge.loaded import LOADED
@@ -52,9 +53,12 @@ _LIB = torch.library.Library("ext", "FRAGMENT")  # noqa: TOR901 - the verifier's
 _PROVIDED: set[str] = set()
 
 
-def vendor_kernel(x: torch.Tensor) -> torch.Tensor:
-    """The starter's fast_gelu_ext: what the learner's op must wrap."""
-    return LOADED.exercise_module("starter").fast_gelu_ext(x)
+STARTER = LOADED.exercise_module("starter")
+vendor_kernel = STARTER.fast_gelu_ext  # the starter's fast_gelu_ext: what the learner's op must wrap
+# What every torch.ops.ext.* call runs here, and what the original block calls: replaced by another function of x
+# in `test_result_comes_from_the_op`, on both sides.
+KERNEL = Provided(vendor_kernel, name=T("the `ext` op (`fast_gelu_ext`)", zh="`ext` 算子（`fast_gelu_ext`）"),
+                  patch=[(STARTER, "fast_gelu_ext")])
 
 
 def provide_ext(name: str, overload: str) -> None:
@@ -64,7 +68,7 @@ def provide_ext(name: str, overload: str) -> None:
         return
     _PROVIDED.add(qualified)
     _LIB.define(f"{qualified}(Tensor x) -> Tensor")
-    _LIB.impl(qualified, vendor_kernel, "CPU")
+    _LIB.impl(qualified, lambda x: KERNEL(x), "CPU")
     torch.library.register_fake(f"ext::{qualified}", lambda x: torch.empty_like(x), lib=_LIB)
 
 
@@ -146,6 +150,12 @@ def assert_learner_opcheck(op, sample: torch.Tensor, case: T) -> None:
                             op=op, case=case, test=test, meaning=meaning(str(test)), detail=detail))
 
 
+def eager_block(entry):
+    """block called eagerly in the runner, with the learner's own op kernel (it sees these inputs)."""
+    what = T("`block` (eager, with your op's kernel)", zh="`block`（eager 调用，用你的算子自己的内核）")
+    return lambda x, w: remote.call(entry, x, w, what=what)
+
+
 def case_of(x, w) -> T:
     return T("{x}, {w}", zh="{x}，{w}", x=describe_tensor("x", x), w=describe_tensor("w", w))
 
@@ -180,16 +190,13 @@ def test_same_numbers_dynamic(entry, starter):
     fn = entry.compile(fullgraph=True, dynamic=True)
     for x_shape, w_shape in SHAPES:
         x, w = torch.randn(x_shape), torch.randn(w_shape)
-        expected = starter.block(x, w)
-        assert_same(fn(x, w), expected, case=case_of(x, w))
+        assert_same_result(fn, starter.block, x, w, case=case_of(x, w))
     # Your op's own kernel, called eagerly in your process on these inputs: it can only fail the check.
     for x_shape, w_shape in SHAPES[:2]:
         x, w = torch.randn(x_shape), torch.randn(w_shape)
-        expected = starter.block(x, w)
-        assert_same(remote.call(entry, x, w, what=T("`block` (eager, with your op's kernel)",
-                                                    zh="`block`（eager 调用，用你的算子自己的内核）")), expected,
-                    case=T("{case}, `block` called eagerly with your op's own kernel",
-                           zh="{case}，eager 调用 `block`，用你的算子自己的内核", case=case_of(x, w)))
+        assert_same_result(eager_block(entry), starter.block, x, w,
+                           case=T("{case}, `block` called eagerly with your op's own kernel",
+                                  zh="{case}，eager 调用 `block`，用你的算子自己的内核", case=case_of(x, w)))
 
 
 def test_float64_and_empty(entry, starter):
@@ -199,14 +206,21 @@ def test_float64_and_empty(entry, starter):
     fn = entry.compile(fullgraph=True, dynamic=True)
     for x, w in [(torch.randn(6, 4, dtype=torch.float64), torch.randn(4, 3, dtype=torch.float64)),
                  (torch.randn(0, 4), torch.randn(4, 3))]:
-        expected = starter.block(x, w)
-        assert_same(fn(x, w), expected, case=case_of(x, w))
+        assert_same_result(fn, starter.block, x, w, case=case_of(x, w))
     # float64 holds values float32 cannot: your op's own kernel, called eagerly in your process, must keep them
     x, w = torch.randn(6, 4, dtype=torch.float64) * 1e200, torch.randn(4, 3, dtype=torch.float64)
-    expected = starter.block(x, w)
-    assert_same(remote.call(entry, x, w, what=T("`block` (eager, with your op's kernel)",
-                                                zh="`block`（eager 调用，用你的算子自己的内核）")), expected,
-                case=T("{case}, `x @ w` around 1e200 (beyond float32's range), `block` called eagerly with your "
+    assert_same_result(eager_block(entry), starter.block, x, w,
+                       case=T("{case}, `x @ w` around 1e200 (beyond float32's range), `block` called eagerly with your "
                        "op's own kernel",
                        zh="{case}，`x @ w` 在 1e200 量级（超出 float32 的范围），eager 调用 `block`，用你的算子自己的内核",
                        case=case_of(x, w)))
+
+
+def test_result_comes_from_the_op(entry, starter):
+    """block's result comes from the ext op: with the op replaced by another function, it changes as the original does
+    zh: block 的结果来自 ext 算子：把算子换成另一个函数后，结果的变化与原函数一致
+    """
+    fn = entry.compile(fullgraph=True, dynamic=True)
+    for x_shape, w_shape in SHAPES[:2]:
+        x, w = torch.randn(x_shape), torch.randn(w_shape)
+        assert_result_flows_through(KERNEL, fn, starter.block, x, w, case=case_of(x, w))

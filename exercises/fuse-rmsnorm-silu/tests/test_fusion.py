@@ -12,10 +12,11 @@ import torch
 from torch._inductor.utils import run_and_get_code
 
 from judge import remote
-from judge.checks import (Forbidden, WrongAnswer, assert_same, compile_one_graph, cpp_kernel_names, describe_tensor,
-                          once)
+from judge.checks import (Forbidden, WrongAnswer, assert_same, assert_same_result, compile_one_graph,
+                          cpp_kernel_names, describe_tensor, expected_first, once)
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
+from judge.loaded import LOADED
 from judge.report import GraphDiagnostic
 
 D = 64
@@ -33,11 +34,14 @@ def inputs(rows=8, dtype=torch.float32, scale=1.0):
 
 
 def inductor_run(entry):
-    """One real Inductor compile of block's captured graph, here, shared by the kernel checks (~20 s cold)."""
+    """One real Inductor compile of block's captured graph, here, shared by the kernel checks (~20 s cold):
+    (x, w, output, generated code, the original's output computed first)."""
     def run():
         x, w = inputs()
         compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what="block", local_backend="inductor")
-        return (x, w, *run_and_get_code(compiled, x, w))
+        starter = LOADED.exercise_module("starter")
+        expected, (output, codes) = expected_first(starter.block, lambda *a: run_and_get_code(compiled, *a), x, w)
+        return x, w, output, codes, expected
 
     return once(_INDUCTOR, run)
 
@@ -64,7 +68,7 @@ def test_no_opaque_call(entry):
     zh: Inductor 生成的 call() 不调用 extern、回退算子或自定义算子
     """
     try:
-        _, _, _, codes = inductor_run(entry)
+        _, _, _, codes, _ = inductor_run(entry)
     except Forbidden as exc:
         op = opaque_operator(exc)
         if not op:
@@ -83,7 +87,7 @@ def test_one_fused_kernel(entry):
     """Inductor generates exactly one C++ kernel, and it contains both the norm and SiLU
     zh: Inductor 只生成一个 C++ 内核，并且它同时包含归一化和 SiLU
     """
-    _, _, _, codes = inductor_run(entry)
+    _, _, _, codes, _ = inductor_run(entry)
     names = cpp_kernel_names(codes)
     diag = GraphDiagnostic(title=T("Inductor's `call()`", zh="Inductor 的 `call()`"), code="\n\n".join(call_bodies(codes)), highlight=names)
     if len(names) != 1:
@@ -122,8 +126,7 @@ def test_same_as_original(entry, starter, name):
                  "tiny": T("`|x| ~ 1e-4`, `mean(x^2) ~ 1e-8 < eps`", zh="`|x| ~ 1e-4`，`mean(x^2) ~ 1e-8 < eps`")}
         case = (T("{x} ({note})", zh="{x}（{note}）", x=describe_tensor("x", x), note=notes[name])
                 if name in notes else T.same(describe_tensor("x", x)))
-        expected = starter.block(x, w)
-        assert_same(fn(x, w), expected, case=case)
+        assert_same_result(fn, starter.block, x, w, case=case)
 
 
 def test_float64(entry, starter):
@@ -133,9 +136,8 @@ def test_float64(entry, starter):
     fn = compiled(entry)
     for scale in (1.0, 1e-4):
         x, w = inputs(8, torch.float64, scale)
-        expected = starter.block(x, w)
-        assert_same(fn(x, w), expected, case=T("{x} (scale {scale})", zh="{x}（尺度 {scale}）",
-                                               x=describe_tensor("x", x), scale=scale))
+        assert_same_result(fn, starter.block, x, w, case=T("{x} (scale {scale})", zh="{x}（尺度 {scale}）",
+                                                          x=describe_tensor("x", x), scale=scale))
 
 
 def test_bfloat16(entry, starter):
@@ -144,14 +146,14 @@ def test_bfloat16(entry, starter):
     """
     fn = compiled(entry)
     x, w = inputs(8, torch.bfloat16)
-    expected = starter.block(x.double(), w.double()).to(torch.bfloat16)
-    assert_same(fn(x, w), expected, case=T.same(describe_tensor("x", x)), rtol=2e-2, atol=2e-2)
+    assert_same_result(fn, lambda x, w: starter.block(x.double(), w.double()).to(torch.bfloat16), x, w,
+                       case=T.same(describe_tensor("x", x)), rtol=2e-2, atol=2e-2)
 
 
 def test_fused_kernel_result(entry, starter):
     """The Inductor-compiled block equals the original
     zh: Inductor 编译的 block 与原函数相同
     """
-    x, w, output, _ = inductor_run(entry)
-    assert_same(output, starter.block(x, w), case=T.same(f"{describe_tensor('x', x)}, Inductor"), rtol=1e-5,
+    x, w, output, _, expected = inductor_run(entry)
+    assert_same(output, expected, case=T.same(f"{describe_tensor('x', x)}, Inductor"), rtol=1e-5,
                 atol=1e-5)

@@ -11,7 +11,7 @@ import torch
 
 from judge import remote
 from judge.checks import (CompileCounter, GraphBreak, Recompile, assert_no_host_sync, assert_same, compile_one_graph,
-                          describe_tensor)
+                          describe_tensor, expected_first)
 from judge.checks.inplace import assert_updated_in_place
 from judge.checks.serving import short_guard
 from judge.checks.shapes import assert_no_unbacked_symbols
@@ -88,7 +88,8 @@ def one_graph(entry):
 def session(entry, backend="aot_eager"):
     """append_and_read compiled in the runner; each captured graph is compiled here with `backend` and run on
     this side's cache, so the in-place update must reach this side's tensor."""
-    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=APPEND, local_backend=backend)
+    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=APPEND, local_backend=backend,
+                                 mutates_args=(0,))  # the cache, and nothing else, is updated in place
 
 
 def guards(compiled) -> list[str]:
@@ -109,15 +110,19 @@ def assert_one_graph_served(compiled, what=None, positions=len(POSITIONS)):
 
 
 def run_steps(compiled, starter, check, dtype=torch.float32, sizes=(B, TMAX, D), positions=POSITIONS):
-    """Step a compiled function and the original through `positions` on equal caches; `check` compares."""
+    """Step a compiled function and the original through `positions` on equal caches (the original keeps its own);
+    at each step the original runs first, on copies of pos and k; `check` compares."""
     cache = new_cache(dtype, sizes)
     expected_cache = cache.clone()
     ptr = cache.data_ptr()
+
+    def original(_cache, pos, k):  # the original steps its own cache (the learner's is only read for its shape)
+        return starter.append_and_read(expected_cache, pos, k)
+
     for i, p in enumerate(positions, start=1):
         pos, k = step_inputs(p, dtype, sizes)
         before = cache.clone()
-        out = compiled(cache, pos, k)
-        expected = starter.append_and_read(expected_cache, pos.clone(), k.clone())
+        expected, out = expected_first(original, compiled, cache, pos, k)
         case = T("step {i} of {n}: pos = tensor([{p}]), {cache}", zh="第 {i} 步（共 {n} 步）：pos = tensor([{p}])，{cache}",
                  i=i, n=len(positions), p=p, cache=describe_tensor('cache', cache))
         check(case, out, expected, cache, ptr, before, expected_cache)
@@ -148,7 +153,7 @@ def test_one_compile_for_every_position(entry):
     compiled = session(entry)
     cache = new_cache()
     for p in POSITIONS:
-        compiled(cache, *step_inputs(p))
+        compiled(cache, *step_inputs(p))  # (graphs run sealed: on copies; only the cache's changes come back)
     assert_one_graph_served(compiled)
 
 

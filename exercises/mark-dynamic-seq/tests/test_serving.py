@@ -9,7 +9,7 @@ one graph that takes every length is what "compiles once" means, and the numbers
 import torch
 
 from judge import remote
-from judge.checks import GraphBreak, WrongAnswer, assert_compiles, assert_same
+from judge.checks import GraphBreak, WrongAnswer, assert_compiles, assert_same, expected_first
 from judge.checks.shapes import input_shapes
 from judge.i18n import T
 
@@ -17,13 +17,15 @@ EXAMPLE_T = 12
 SERVED_T = [2, 5, 17, 31, 64, 100, 257]  # served after the example; 0 and 1 are always specialised
 
 
-def serve_all(entry):
-    """Build the server from the example, serve the example then every length; the grader's backend records.
+def serve_all(entry, fn_name="attn_scores", expected_fn=None):
+    """Build the server from the example for the public function `fn_name`, serve the example then every length;
+    the grader's backend records.
 
-    Returns the compiled session (graphs, recompile reasons) and (x, output computed here) per length."""
+    Returns the compiled session (graphs, recompile reasons) and (x, output computed here, what `expected_fn`
+    gave for x, computed first) per length."""
     example = torch.randn(8, EXAMPLE_T, 16)
     kept_example = remote.put(remote.example_like(example))  # the runner's first request, kept as one object
-    serve = entry(remote.public("attn_scores"), kept_example)
+    serve = entry(remote.public(fn_name), kept_example)
     if not isinstance(serve, remote.Ref):
         raise WrongAnswer(T("`compile_for_serving` returned `{type}`; it must return the callable that serves "
                             "every request (a `torch.compile`'d function)",
@@ -36,7 +38,8 @@ def serve_all(entry):
     served = []
     for x, sent in [(example, (kept_example,))] + [(torch.randn(8, t, 16), None) for t in SERVED_T]:
         try:
-            served.append((x, compiled(x, examples=sent)))
+            expected, out = expected_first(expected_fn or (lambda x: None), lambda x: compiled(x, examples=sent), x)
+            served.append((x, out, expected))
         except GraphBreak:
             if compiled.frame_count == 0:
                 raise WrongAnswer(T("serving never compiled `attn_scores`: `compile_for_serving` must return a "
@@ -91,6 +94,18 @@ def test_same_numbers(entry, starter):
     """Every served length gives the same scores as attn_scores run eagerly
     zh: 每个服务的长度都给出与 eager 运行 attn_scores 相同的分数
     """
-    _, served = serve_all(entry)
-    for x, out in served:
-        assert_same(out, starter.attn_scores(x), case=T.same(f"x [8, {x.shape[1]}, 16] float32"))
+    _, served = serve_all(entry, expected_fn=starter.attn_scores)
+    for x, out, expected in served:
+        assert_same(out, expected, case=T.same(f"x [8, {x.shape[1]}, 16] float32"))
+
+
+def test_serves_the_function_it_is_given(entry, public):
+    """compile_for_serving serves the function it is given: another fn gives that fn's scores
+    zh: compile_for_serving 服务的是传给它的函数：换一个 fn，得到的就是那个 fn 的分数
+    """
+    _, served = serve_all(entry, "other_scores", public.other_scores)
+    for x, out, expected in served[:3]:
+        assert_same(out, expected, case=T("x [8, {t}, 16] float32, served for another `fn` than `attn_scores` (the "
+                                          "result must be that `fn`'s: serve what you are given)",
+                                          zh="x [8, {t}, 16] float32，为另一个 `fn`（不是 `attn_scores`）服务"
+                                             "（结果必须是那个 `fn` 的：服务传进来的函数）", t=x.shape[1]))

@@ -9,7 +9,7 @@ word (a compile count, a recompile reason) can only make a check fail.
 import torch
 
 from judge import remote
-from judge.checks import CompileError, Recompile, WrongAnswer, assert_no_host_sync, assert_same
+from judge.checks import CompileError, Recompile, WrongAnswer, assert_no_host_sync, assert_same, expected_first
 from judge.checks.serving import short_guard
 from judge.i18n import T
 from judge.report import RecompileDiagnostic
@@ -39,12 +39,14 @@ def compiled(module: remote.Ref, what: T = FULLGRAPH, **options) -> remote.Remot
     return session
 
 
-def one_graph_steps(session: remote.RemoteCompiled, n: int):
-    """n steps on fresh inputs, every one run here by the same single graph: [(x, output)]."""
+def one_graph_steps(session: remote.RemoteCompiled, n: int, original=None):
+    """n steps on fresh inputs, every one run here by the same single graph: [(x, output, expected)], where
+    `expected` is what `original` (a module of the starter's, stepped alongside) returned for x, computed first."""
     results = []
     for i in range(1, n + 1):
         x = torch.randn(SHAPE)
-        results.append((x, session(x)))
+        expected, out = expected_first(original or (lambda x: None), session, x)
+        results.append((x, out, expected))
         if session.frame_count != 1:
             raise Recompile(T("{what} was compiled again at step {i}; one graph must serve every step",
                               zh="{what} 在第 {i} 步又编译了一次；每一步都必须由同一张图完成", what=session.what, i=i))
@@ -146,8 +148,8 @@ def test_same_outputs(entry, starter):
     """
     session = compiled(new_module(entry), local_backend="aot_eager")
     original = starter.EMADecay()
-    for i, (x, out) in enumerate(one_graph_steps(session, STEPS), start=1):
-        assert_same(out, original(x), case=T("step {i} of a fresh `EMADecay`, x {shape} float32",
+    for i, (x, out, expected) in enumerate(one_graph_steps(session, STEPS, original), start=1):
+        assert_same(out, expected, case=T("step {i} of a fresh `EMADecay`, x {shape} float32",
                                              zh="新建的 `EMADecay` 的第 {i} 步，x {shape} float32", i=i,
                                              shape=list(SHAPE)))
 
@@ -166,8 +168,8 @@ def test_resumes_from_state_dict(entry, starter):
     original = starter.EMADecay()
     for _ in range(STEPS):
         original(torch.randn(SHAPE))
-    [(x, out)] = one_graph_steps(compiled(resumed), 1)
-    assert_same(out, original(x), case=T("step {n} of a fresh `EMADecay` loaded from that `state_dict`",
+    [(x, out, expected)] = one_graph_steps(compiled(resumed), 1, original)
+    assert_same(out, expected, case=T("step {n} of a fresh `EMADecay` loaded from that `state_dict`",
                                          zh="加载了该 `state_dict` 的新 `EMADecay` 的第 {n} 步", n=STEPS + 1))
 
 
@@ -178,6 +180,6 @@ def test_instances_are_independent(entry, starter):
     first, second = new_module(entry), new_module(entry)
     for _ in range(3):
         first(torch.randn(SHAPE), what=T.same("`EMADecay.forward`"))
-    [(x, out)] = one_graph_steps(compiled(second), 1)
-    assert_same(out, starter.EMADecay()(x), case=T("step 1 of a second `EMADecay`, after 3 steps of the first",
+    [(x, out, expected)] = one_graph_steps(compiled(second), 1, starter.EMADecay())
+    assert_same(out, expected, case=T("step 1 of a second `EMADecay`, after 3 steps of the first",
                                                      zh="第一个 `EMADecay` 跑了 3 步之后，第二个的第 1 步"))

@@ -9,9 +9,11 @@ import operator
 
 import pytest
 import torch
-from _attn_model import is_attention, make
+import torch.nn.functional as F
+from _attn_model import PUBLIC, is_attention, make
 
-from judge.checks import WrongAnswer, assert_same, compile_one_graph, describe_tensor
+from judge.checks import (Provided, WrongAnswer, assert_result_flows_through, assert_same_result, compile_one_graph,
+                          describe_tensor)
 from judge.checks.fx_passes import apply_pass, graph_diagnostic, target_name
 from judge.i18n import T
 from judge.report import GraphDiagnostic
@@ -21,6 +23,10 @@ PACKET_HINT = T(" Did your split match the node? Dynamo records the call as `tor
                 zh="你的切分匹配到这个节点了吗？Dynamo 图里记录的是 OpOverloadPacket "
                    "`torch.ops.practice.attention`，不是 `torch.ops.practice.attention.default`。")
 ATTENTION = T.same("`practice.attention`")
+# What practice::attention runs here, in the model and in the split graph: replaced by another function of q, k, v
+# in `test_result_comes_from_attention`, on both sides.
+KERNEL = Provided(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True), name=ATTENTION)
+PUBLIC.attention.register_kernel("cpu")(lambda q, k, v: KERNEL(q, k, v))
 
 
 def split(entry, layers, dtype=torch.float32, batch=2, seq=6, rename=False):
@@ -43,6 +49,16 @@ def split(entry, layers, dtype=torch.float32, batch=2, seq=6, rename=False):
         graph.recompile()
     result = apply_pass(entry, graph, name=T.same("`split_graph`"))   # runs in the runner; rebuilt here
     return model, x, captured.example_inputs[0], result
+
+
+def pieces_run(gm):
+    """The split module called on the Dynamo graph's inputs (rebuilt here; it runs sealed, on copies)."""
+    return lambda *args: tuple(gm(*args))
+
+
+def model_run(model, x):
+    """The grader's model on x, whatever graph inputs the helpers hand it (they run it first)."""
+    return lambda *args: (model(x),)
 
 
 def pieces(gm: torch.fx.GraphModule) -> list[tuple[str, list[torch.fx.Node]]]:
@@ -153,9 +169,9 @@ def test_same_results(entry, dtype):
     for layers in (2, 3):
         model, x, args, gm = split(entry, layers, dtype)
         with torch.no_grad():
-            assert_same(tuple(gm(*args)), (model(x),),
-                        case=T("{layers} layers, {x}", zh="{layers} 层，{x}", layers=layers,
-                               x=describe_tensor("x", x)))
+            assert_same_result(pieces_run(gm), model_run(model, x), *args,
+                               case=T("{layers} layers, {x}", zh="{layers} 层，{x}", layers=layers,
+                                      x=describe_tensor("x", x)))
 
 
 def test_pieces_compile(entry):
@@ -167,8 +183,9 @@ def test_pieces_compile(entry):
         if not any(is_attention(n) for n in ops):
             setattr(gm, name, torch.compile(gm.get_submodule(name), backend="aot_eager", fullgraph=True))
     with torch.no_grad():
-        assert_same(tuple(gm(*args)), (model(x),),
-                    case=T("3 layers, pieces compiled, {x}", zh="3 层，各段分别编译，{x}", x=describe_tensor("x", x)))
+        assert_same_result(pieces_run(gm), model_run(model, x), *args,
+                           case=T("3 layers, pieces compiled, {x}", zh="3 层，各段分别编译，{x}",
+                                  x=describe_tensor("x", x)))
 
 
 def test_split_by_target(entry):
@@ -193,5 +210,17 @@ def test_split_by_target(entry):
                                 want=2 * layers + 1, layers=layers, got=len(found), alone=len(holding)),
                               [layout(gm)])
         with torch.no_grad():
-            assert_same(tuple(gm(*args)), (model(x),),
-                        case=T("{layers} layers, nodes renamed", zh="{layers} 层，节点已改名", layers=layers))
+            assert_same_result(pieces_run(gm), model_run(model, x), *args,
+                               case=T("{layers} layers, nodes renamed", zh="{layers} 层，节点已改名", layers=layers))
+
+
+def test_result_comes_from_attention(entry):
+    """The split module's result comes from practice.attention: with the op replaced, it changes as the model's does
+    zh: 切分后模块的结果来自 practice.attention：把这个算子换掉后，结果的变化与原模型一致
+    """
+    for layers in (1, 2):
+        model, x, args, gm = split(entry, layers)
+        with torch.no_grad():
+            assert_result_flows_through(KERNEL, pieces_run(gm), model_run(model, x), *args,
+                                        case=T("{layers} layers, {x}", zh="{layers} 层，{x}", layers=layers,
+                                               x=describe_tensor("x", x)))

@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import Forbidden, WrongAnswer, assert_same, compile_one_graph, describe_tensor, once
+from judge.checks import (Forbidden, WrongAnswer, assert_same, assert_same_result, compile_one_graph, describe_tensor,
+                          expected_first, once)
 from judge.checks.inductor import triton_kernel_names, triton_kernel_source
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
@@ -49,10 +50,10 @@ def inductor_run(entry):
     """One real Inductor compile of add_rmsnorm's captured graph, here, shared by the kernel checks."""
     def run():
         x, r, w = inputs()
-        expected = add_rmsnorm(x, r, w)
         compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what=T.same("`add_rmsnorm`"),
                                          local_backend="inductor")
-        return (expected, *run_and_get_code(compiled, x, r, w))
+        expected, (output, codes) = expected_first(add_rmsnorm, lambda *a: run_and_get_code(compiled, *a), x, r, w)
+        return expected, output, codes
 
     return once(_INDUCTOR, run)
 
@@ -139,8 +140,7 @@ def test_same_as_original(entry, name):
         x, r, w = inputs(rows, torch.float32, **CASES[name])
         note = {"zeros": T("`x` and `residual` all zeros", zh="`x` 和 `residual` 全为 0"),
                 "tiny": T.same("`|x| ~ 1e-4`, `mean(h^2) ~ 1e-8 < eps`")}.get(name, "")
-        expected = add_rmsnorm(x, r, w)  # before the call: a wrong solution may change its inputs
-        assert_same(fn(x, r, w), expected, case=describe_tensor("x", x, note), what=T.same("(out, h)"))
+        assert_same_result(fn, add_rmsnorm, x, r, w, case=describe_tensor("x", x, note), what=T.same("(out, h)"))
 
 
 def test_bfloat16(entry):
@@ -149,8 +149,8 @@ def test_bfloat16(entry):
     """
     fn = compiled(entry)
     x, r, w = inputs(N, torch.bfloat16)
-    expected = add_rmsnorm(x, r, w)
-    assert_same(fn(x, r, w), expected, case=describe_tensor("x", x), what=T.same("(out, h)"), rtol=2e-2, atol=2e-2)
+    assert_same_result(fn, add_rmsnorm, x, r, w, case=describe_tensor("x", x), what=T.same("(out, h)"), rtol=2e-2,
+                       atol=2e-2)
 
 
 def test_inputs_unchanged(entry):

@@ -1,0 +1,239 @@
+"""GPU grading on a CUDA machine, end to end and cold against warm, side by side in one run:
+
+- cold (today's path before the prestarted graders): each GPU exercise's reference and a second correct solution
+  graded by `judge.grade` in fresh processes (backend "none"), one at a time;
+- `practice serve` started as a user would (embedded SQLite, `--sandbox none`: docs/deploy.md says why), its GPU
+  layer built (watched on /healthz), then through its web API: the same solutions graded warm one at a time
+  (the prestarted graders), every pinned wrong solution of the three exercises (each must get its pinned verdict
+  and check), and a burst of submissions sent at once (the wait of each, from POST to verdict).
+
+    python benchmarks/gpu_latency.py [--cold-runs 1] [--warm-runs 3] [--burst 20] [--workers 4] [--skip-cold]
+
+Prints one line per solution (warm median against its target, beside the cold median) and the burst's median and
+95th-percentile wait. `--small` (the suite's mode on a machine without CUDA) only checks the arguments and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from judge.paths import EXERCISES_DIR, PROJECT_ROOT  # noqa: E402
+
+EXERCISES = ("cudagraph-keep-outputs", "cudagraph-skipped-step", "triton-fused-add-rmsnorm")
+TARGETS = {"reference": 6.0, "other": 10.0}  # warm medians, seconds (issue 24)
+
+
+def cold_times(exercise, source: str, runs: int) -> list[float]:
+    from judge import grade
+    from judge.grading import make_sandbox
+
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        report = grade(exercise, source, sandbox=make_sandbox("none"))
+        times.append(time.perf_counter() - started)
+        if report.verdict.value != "ACCEPTED":
+            raise SystemExit(f"cold {exercise.id}: {report.verdict.value}: {report.summary}\n{report.stderr[-1500:]}")
+    return times
+
+
+class Server:
+    """`practice serve` in a process of its own, on a free port, with its own data and layers folders."""
+
+    def __init__(self, folder: Path, workers: int, port: int, log: Path | None = None):
+        self.url = f"http://127.0.0.1:{port}"
+        env = {**os.environ, "PRACTICE_ALLOW_UNSANDBOXED": "1", "PRACTICE_WORKERS": str(workers),
+               "PRACTICE_SUBMISSIONS_PER_MINUTE": "1000", "PRACTICE_COMPILE_CACHE_DIR": str(folder / "layers"),
+               "PRACTICE_SECRET_KEY": "gpu-latency", "PYTHONUNBUFFERED": "1"}
+        self.log = open(log or folder / "serve.log", "w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--port", str(port),
+                                      "--data-dir", str(folder / "data"), "--sandbox", "none"],
+                                     cwd=PROJECT_ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT)
+
+    def health(self) -> dict | None:
+        import httpx
+
+        try:
+            return httpx.get(self.url + "/healthz", timeout=5).json()
+        except (httpx.HTTPError, ValueError):
+            return None
+
+    def wait_gpu_layer(self, timeout: float = 600) -> float:
+        started, last = time.perf_counter(), None
+        while time.perf_counter() - started < timeout:
+            if self.proc.poll() is not None:
+                raise SystemExit(f"practice serve ended ({self.proc.returncode}); see its log")
+            health = self.health()
+            state = ((health or {}).get("layers") or {}).get("gpu")
+            if state != last:
+                print(f"  /healthz after {time.perf_counter() - started:5.1f} s: gpu layers {state}", flush=True)
+                last = state
+            if state and state["state"] in ("ready", "failed"):
+                return time.perf_counter() - started
+            time.sleep(0.5)  # /healthz is the operator's view: polled as an operator would
+        raise SystemExit("the GPU layer was not built in time")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        self.log.close()
+
+
+def submit(url: str, exercise_id: str, source: str) -> tuple[float, dict]:
+    """POST as a new learner, follow the events until the report; (seconds from POST to verdict, report)."""
+    import httpx
+
+    with httpx.Client(base_url=url, timeout=None) as client:
+        started = time.perf_counter()
+        created = client.post(f"/api/exercises/{exercise_id}/submissions", json={"source": source})
+        created.raise_for_status()
+        with client.stream("GET", created.json()["events_url"]) as stream:
+            for text in stream.iter_lines():
+                if text.startswith("data: "):
+                    report = json.loads(text[6:]).get("report") or {}
+                    if report.get("verdict"):
+                        return time.perf_counter() - started, report
+    raise RuntimeError(f"{exercise_id}: the event stream ended without a report")
+
+
+def at_once(url: str, jobs: list[tuple[str, str, str]]) -> list[tuple[str, float, dict]]:
+    """Each (label, exercise_id, source) submitted at the same moment by its own learner."""
+    results: list = [None] * len(jobs)
+
+    def one(i, label, exercise_id, source):
+        try:
+            results[i] = (label, *submit(url, exercise_id, source))
+        except Exception as exc:  # noqa: BLE001 - reported in the table
+            results[i] = (label, float("nan"), {"verdict": f"ERROR {exc}"})
+
+    threads = [threading.Thread(target=one, args=(i, *job)) for i, job in enumerate(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def first_failing(report: dict) -> str | None:
+    return next((c["name"] for c in report.get("checks", []) if not c.get("passed")), None)
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cold-runs", type=int, default=1)
+    parser.add_argument("--warm-runs", type=int, default=3)
+    parser.add_argument("--burst", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=4, help="the server's concurrent gradings")
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--skip-cold", action="store_true")
+    parser.add_argument("--serve-log", type=Path, default=None, help="keep practice serve's output in this file")
+    parser.add_argument("--small", action="store_true", help="without CUDA: say so and stop (the suite's mode)")
+    args = parser.parse_args()
+
+    import torch
+
+    if not torch.cuda.is_available():
+        print("no CUDA device: the GPU benchmark runs on a GPU machine (docs/deploy.md)")
+        return 0 if args.small else 1
+    from judge import load_exercise
+
+    exercises = [load_exercise(EXERCISES_DIR / e) for e in EXERCISES]
+    solutions = {(e.id, label): e.read(path) for e in exercises
+                 for label, path in (("reference", e.reference), ("other", e.solutions[0]))}
+    print(f"{torch.cuda.get_device_name(0)}, torch {torch.__version__}, {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+
+    cold: dict = {}
+    if not args.skip_cold:
+        os.environ["PRACTICE_INDUCTOR_CACHE"] = tempfile.mkdtemp(prefix="practice-cold-cache-")
+        for e in exercises:
+            for label in ("reference", "other"):
+                cold[(e.id, label)] = cold_times(e, solutions[(e.id, label)], args.cold_runs)
+                print(f"  cold {e.id} {label}: {cold[(e.id, label)]}", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="practice-gpu-latency-") as folder:
+        server = Server(Path(folder), args.workers, args.port, args.serve_log)
+        try:
+            started = time.perf_counter()
+            while server.health() is None:
+                if server.proc.poll() is not None:
+                    raise SystemExit("practice serve did not start; see its log")
+                time.sleep(0.5)
+            print(f"  practice serve answered after {time.perf_counter() - started:.1f} s", flush=True)
+            layer_s = server.wait_gpu_layer()
+            health = server.health()
+            print(f"  graders: {health['workers']}", flush=True)
+            warm: dict = {}
+            for key, source in solutions.items():
+                warm[key] = [submit(server.url, key[0], source) for _ in range(args.warm_runs)]
+                bad = [r for _, r in warm[key] if r.get("verdict") != "ACCEPTED"]
+                if bad:
+                    raise SystemExit(f"warm {key}: {bad[0].get('verdict')}: {bad[0].get('summary')} "
+                                     f"{bad[0].get('diagnostics')} {str(bad[0].get('stderr'))[-1500:]}")
+                print(f"  warm {key[0]} {key[1]}: {[round(t, 2) for t, _ in warm[key]]}", flush=True)
+
+            wrong_jobs = [(f"{e.id}/{w.path}", e.id, e.read(w.path)) for e in exercises for w in e.wrong]
+            pinned = {f"{e.id}/{w.path}": (w.verdict.value if hasattr(w.verdict, "value") else w.verdict, w.check)
+                      for e in exercises for w in e.wrong}
+            started = time.perf_counter()
+            wrong = at_once(server.url, wrong_jobs)
+            wrong_wall = time.perf_counter() - started
+            mismatches = 0
+            for label, seconds, report in wrong:
+                got = (report.get("verdict"), first_failing(report))
+                ok = got == pinned[label]
+                mismatches += not ok
+                print(f"  wrong {label:<58} {got[0]:<14} {got[1] or '-':<34} {seconds:6.1f} s"
+                      f"{'' if ok else f'  EXPECTED {pinned[label]}'}", flush=True)
+
+            burst_jobs = [(f"{key[0]} {key[1]}", key[0], solutions[key])
+                          for key in (list(solutions) * args.burst)[:args.burst]]
+            started = time.perf_counter()
+            burst = at_once(server.url, burst_jobs)
+            burst_wall = time.perf_counter() - started
+            burst_bad = [b for b in burst if b[2].get("verdict") != "ACCEPTED"]
+        finally:
+            server.stop()
+
+    print()
+    print(f"GPU layer built in {layer_s:.0f} s after the server answered; server: {args.workers} concurrent gradings, "
+          f"prestarted graders")
+    for key in solutions:
+        times = [t for t, _ in warm[key]]
+        w = statistics.median(times)
+        target = TARGETS[key[1]]
+        cold_text = f"cold {statistics.median(cold[key]):6.2f} s ({statistics.median(cold[key]) / w:4.1f}x)" \
+            if key in cold else "cold not measured"
+        print(f"{key[0] + ' ' + key[1]:<42} warm {w:6.2f} s (target {target:.0f} s: "
+              f"{'met' if w <= target else 'MISSED'}) | {cold_text}; warm min {min(times):.2f} max {max(times):.2f}, "
+              f"{len(times)} runs")
+    waits = [s for _, s, r in burst if r.get("verdict") == "ACCEPTED"]
+    print(f"wrong solutions: {len(wrong) - mismatches}/{len(wrong)} got their pinned verdict and check "
+          f"({wrong_wall:.0f} s for all, sent at once)")
+    if waits:
+        print(f"burst of {len(burst)} at once: wait median {statistics.median(waits):.1f} s, p95 {p95(waits):.1f} s, "
+              f"max {max(waits):.1f} s, all done in {burst_wall:.0f} s; {len(burst_bad)} not ACCEPTED")
+    return 1 if mismatches or burst_bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""What compiling bought, measured in the verifier on functions and graphs it holds itself.
+
+- `eager_cost(fn, args)`: the ATen operators running `fn` op by op dispatches and the bytes they read and write,
+  counted by a TorchDispatchMode (`Traffic`). A view (an output aliasing an input, no kernel) counts as a view, no
+  traffic; an in-place update reads and writes its input once each; an `out=` argument is written, not read;
+  a tensor's bytes are its distinct elements (a broadcast stride-0 dim counts once) times its element size.
+- `compiled_cost(fn, args)`: `fn` compiled with Inductor here (FX-graph cache off, so every figure comes from
+  this compile): the kernels it generated (C++ or Triton), the calls it left outside them, and Inductor's own
+  estimate of the bytes its scheduled nodes access (`torch._inductor.metrics.num_bytes_accessed`, computed only
+  while the `inductor_metrics` log artifact is on; an FX-graph cache hit restores it from the entry, so every
+  verifier compiles with that log on: judge/verifier.py). After a graph break, the operators that ran eagerly
+  between the compiled graphs are counted too: `fn`'s eager count less what the compiled graphs hold eagerly.
+- `measure_time(fn, make_args)`: on a GPU, time per call (see its docstring for the method).
+
+Nothing here runs learner code: a learner's graph reaches it rebuilt from the runner's IR (judge.remote).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from typing import Callable
+
+import torch
+import torch.utils._pytree as pytree
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from judge.checks.inductor import cpp_kernel_names, triton_kernel_names
+from judge.checks.logs import enable_artifact
+from judge.checks.wrapper import opaque_calls
+from judge.report import CompiledCost, EagerCost, TimedCost
+
+# Operators that only allocate: no element is read or written.
+_ALLOCATING = {"aten::empty", "aten::empty_strided", "aten::empty_like", "aten::new_empty",
+               "aten::new_empty_strided"}
+
+
+def tensor_bytes(t: torch.Tensor) -> int:
+    """The bytes of `t`'s distinct elements: a dim of stride 0 (a broadcast) is one element wide."""
+    if t.layout != torch.strided or t.device.type == "meta":
+        return 0
+    count = 1
+    for size, stride in zip(t.shape, t.stride()):
+        count *= 1 if stride == 0 else size
+    return count * t.element_size() if t.numel() else 0
+
+
+class Traffic(TorchDispatchMode):
+    """Counts the ATen operators dispatched inside the block and the bytes they move."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = self.views = self.bytes_read = self.bytes_written = 0
+        self.names: list[str] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        schema = func._schema
+        if func.is_view or schema.name in ("aten::detach", "aten::alias", "aten::lift_fresh"):
+            self.views += 1
+            return out
+        self.ops += 1
+        self.names.append(str(func))
+        if schema.name in _ALLOCATING:
+            return out
+        written_args = set()
+        for arg, value in zip(schema.arguments, list(args) + [kwargs.get(a.name) for a in
+                                                              schema.arguments[len(args):]]):
+            if not isinstance(value, torch.Tensor):
+                for t in pytree.tree_leaves(value):
+                    if isinstance(t, torch.Tensor):
+                        self.bytes_read += tensor_bytes(t)
+                continue
+            info = arg.alias_info
+            if info is not None and info.is_write:
+                written_args.add(id(value))
+                self.bytes_written += tensor_bytes(value)
+                if not arg.kwarg_only:  # in place (`self` of `mul_`): read, then written; `out=`: written only
+                    self.bytes_read += tensor_bytes(value)
+            else:
+                self.bytes_read += tensor_bytes(value)
+        for t in pytree.tree_leaves(out):
+            if isinstance(t, torch.Tensor) and id(t) not in written_args:
+                self.bytes_written += tensor_bytes(t)
+        return out
+
+    def cost(self) -> EagerCost:
+        return EagerCost(ops=self.ops, views=self.views, bytes_read=self.bytes_read, bytes_written=self.bytes_written)
+
+
+def _fresh(args):
+    """Copies of the tensors in `args`, so an in-place function measures the same on every run."""
+    return pytree.tree_map(lambda v: v.clone() if isinstance(v, torch.Tensor) else v, args)
+
+
+def eager_cost(fn: Callable, args) -> EagerCost:
+    """What calling `fn(*args)` op by op dispatches (on copies of `args`)."""
+    args = _fresh(list(args))
+    with torch.no_grad(), Traffic() as traffic:
+        fn(*args)
+    return traffic.cost()
+
+
+class _GraphRecorder:
+    """Inductor as Dynamo's backend, counting what each compiled graph would have done eagerly."""
+
+    def __init__(self, mode: str):
+        from torch._inductor.compile_fx import compile_fx
+
+        self.compile_fx, self.mode = compile_fx, mode
+        self.graphs = 0
+        self.inside = EagerCost(ops=0, views=0, bytes_read=0, bytes_written=0)
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs):
+        self.graphs += 1
+        options = {"triton.cudagraphs": True} if self.mode == "reduce-overhead" else None
+        compiled = self.compile_fx(gm, example_inputs, config_patches=options) if options else \
+            self.compile_fx(gm, example_inputs)
+        counted = []
+
+        def count(values):
+            if not counted:  # the first call: what this graph would have dispatched eagerly
+                counted.append(True)
+                e = eager_cost(gm, values)
+                self.inside = EagerCost(ops=self.inside.ops + e.ops, views=self.inside.views + e.views,
+                                        bytes_read=self.inside.bytes_read + e.bytes_read,
+                                        bytes_written=self.inside.bytes_written + e.bytes_written)
+
+        def run(*values):
+            count(list(values))
+            return compiled(*values)
+        return run
+
+
+def compiled_cost(fn: Callable, args, *, mode: str = "default", eager: EagerCost | None = None) -> CompiledCost:
+    """`fn(*args)` compiled with Inductor here and called once (on copies of `args`); `eager`: its eager cost when
+    already measured (the operators outside compiled graphs are that minus what the graphs hold)."""
+    from torch._inductor import metrics
+    from torch._inductor.utils import run_and_get_code
+
+    eager = eager or eager_cost(fn, args)
+    recorder = _GraphRecorder(mode)
+    torch._dynamo.reset()
+    torch._dynamo.utils.counters.clear()
+    enable_artifact("inductor_metrics")
+    with torch.no_grad():
+        before = metrics.num_bytes_accessed
+        _, codes = run_and_get_code(torch.compile(fn, backend=recorder), *_fresh(list(args)))
+        estimate = metrics.num_bytes_accessed - before
+    breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
+    torch._dynamo.reset()
+    # Only after a graph break does anything run outside the graphs: the eager count less what the graphs hold.
+    outside_ops = max(eager.ops - recorder.inside.ops, 0) if breaks or not recorder.graphs else 0
+    outside_bytes = max(eager.bytes - recorder.inside.bytes, 0) if breaks or not recorder.graphs else 0
+    return CompiledCost(graphs=recorder.graphs, kernels=cpp_kernel_names(codes) + triton_kernel_names(codes),
+                        extern_calls=sorted(opaque_calls(codes)), bytes_estimate=estimate,
+                        eager_ops_outside=outside_ops, eager_bytes_outside=outside_bytes)
+
+
+_MEASURED: dict[tuple, tuple[EagerCost, CompiledCost]] = {}
+
+
+def _key(fn, args, mode: str) -> tuple:
+    """What the figures depend on: the graph's code (or the function itself) and the arguments' layout."""
+    what = ("graph", fn.code) if isinstance(fn, torch.fx.GraphModule) else ("fn", id(fn))
+    layout = tuple((tuple(a.shape), a.stride(), str(a.dtype), str(a.device)) if isinstance(a, torch.Tensor)
+                   else repr(a) for a in args)
+    return what, layout, mode
+
+
+def cost_of(fn: Callable, args, *, mode: str = "default") -> tuple[EagerCost, CompiledCost]:
+    """`eager_cost` and `compiled_cost` of `fn(*args)`, measured once per process for the same graph (or function)
+    and argument layout: a check and the report's cost section share one compile."""
+    key = _key(fn, args, mode)
+    if key not in _MEASURED:
+        eager = eager_cost(fn, args)
+        _MEASURED[key] = eager, compiled_cost(fn, args, mode=mode, eager=eager)
+    return _MEASURED[key]
+
+
+# ---------------------------------------------------------------- time on a GPU
+
+L2_FLUSH_BYTES = 256 * 1024 * 1024  # larger than any GPU's L2 (an H200 has 60 MiB)
+
+
+def measure_time(fn: Callable, make_args: Callable[[], list], *, calls_per_batch: int = 10, warmup: int = 3,
+                 max_batches: int = 60, min_batches: int = 8, rse_bound: float = 0.02,
+                 time_cap_s: float = 6.0, cpu_per_step: bool = False) -> TimedCost:
+    """GPU time per call of `fn`, measured honestly.
+
+    The first call (compiling, for a compiled `fn`) is timed apart (`compile_s`), then `warmup` calls. Each timed
+    batch gets fresh inputs (`make_args()`, made before the batch), the L2 cache is flushed (a 256 MiB buffer
+    written) and `calls_per_batch` calls are timed with CUDA events; batches repeat until the relative standard
+    error of the batch means is under `rse_bound` (at least `min_batches`) or `time_cap_s` has passed. The result is
+    the median of the per-call batch times and half their interquartile range. `cpu_per_step`: also the median CPU
+    time one call takes to return (what launching costs; CUDA graphs shrink it), each call after a synchronize."""
+    flush = torch.empty(L2_FLUSH_BYTES, dtype=torch.uint8, device="cuda")
+    started = time.perf_counter()
+    fn(*make_args())
+    torch.cuda.synchronize()
+    compile_s = time.perf_counter() - started
+    for _ in range(warmup):
+        fn(*make_args())
+    torch.cuda.synchronize()
+    per_call, cpu = [], []
+    deadline = time.perf_counter() + time_cap_s
+    while len(per_call) < max_batches:
+        batches = [make_args() for _ in range(calls_per_batch)]
+        flush.zero_()
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        for args in batches:
+            fn(*args)
+        end.record()
+        torch.cuda.synchronize()
+        per_call.append(begin.elapsed_time(end) * 1000.0 / calls_per_batch)
+        if cpu_per_step:
+            args = make_args()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            fn(*args)
+            cpu.append((time.perf_counter() - t0) * 1e6)
+            torch.cuda.synchronize()
+        if len(per_call) >= min_batches and (relative_standard_error(per_call) < rse_bound
+                                             or time.perf_counter() > deadline):
+            break
+    del flush
+    q = statistics.quantiles(per_call, n=4) if len(per_call) >= 2 else [per_call[0]] * 3
+    return TimedCost(median_us=round(statistics.median(per_call), 3), spread_us=round((q[2] - q[0]) / 2, 3),
+                     batches=len(per_call), calls_per_batch=calls_per_batch,
+                     relative_standard_error=round(relative_standard_error(per_call), 4),
+                     cpu_us_per_step=round(statistics.median(cpu), 3) if cpu else None,
+                     compile_s=round(compile_s, 3))
+
+
+def relative_standard_error(samples: list[float]) -> float:
+    """The standard error of the mean over the mean (0 for fewer than two samples)."""
+    if len(samples) < 2:
+        return 0.0
+    mean = statistics.fmean(samples)
+    return statistics.stdev(samples) / math.sqrt(len(samples)) / mean if mean else 0.0

@@ -1,0 +1,332 @@
+"""Backend "prestarted": fresh processes started before their job arrives, each used for exactly one run.
+
+For work that must not share a process (CUDA: a context cannot survive a fork, and a GPU grading's kernels,
+caches and memory must not reach the next one), yet should not wait for `import torch`, a CUDA context and
+Triton's compiler. Each pool keeps `pool_size` processes of the program started with `--prepare`: the program
+prepares itself (trusted code, no job yet), writes `READY_LINE` on its result descriptor and waits for its job
+on stdin. A run takes one ready process, sends it the run's limits (a line before the job, which the process,
+still running trusted code only, applies to itself with `apply_limits`: hard rlimits it cannot raise again, the
+CPU limit counted from the CPU it has used so far; prlimit from outside would need CAP_SYS_RESOURCE, which a
+container's root may lack), hands it the job, supervises it as backend "none" does, and
+ends its session; a new process is started in the background for the next run. Nothing of a run outlives it:
+its process (GPU memory, CUDA state, loaded kernels) is gone, its scratch folder and private cache are removed.
+
+Caches: each process gets a private Inductor/Triton cache folder in its scratch folder. Where `layer` names a
+complete trusted layer (`sandbox.compile_cache`, built by trusted code), the process's folder starts as a copy
+of it, made before its job arrives, with the pickle caches on; what a run writes there is its own and is
+removed with it. Started as root with `uids`, a pool's processes run as an unprivileged uid of their own (one
+per process, so that killing a run's leftovers by uid touches nothing else).
+
+It isolates no more than "none" otherwise (no namespaces, no cgroup): docs/deploy.md says where that is enough.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import resource
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from sandbox import confine, launcher
+from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox, SandboxError
+from sandbox.compile_cache import CACHES_ON
+from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program
+from sandbox.fresh_process import child_env, cuda_possible, supervise
+
+log = logging.getLogger(__name__)
+READY_LINE = b'{"type": "prepared"}\n'  # what a prepared process writes on its result descriptor, alone
+PREPARE_FLAG = "--prepare"
+READY_TIMEOUT_S = 300.0  # import torch + CUDA + a first Triton compile, on a busy machine
+TAKE_TIMEOUT_S = 600.0  # a run waits this long for a ready process of its pool (they start in the background)
+MiB = 1024 * 1024
+# Limits of a process before its job: generous (trusted code prepares), replaced by the run's at hand-over.
+PREPARE_FILE_MB = 2048
+Layer = Callable[[], Path | None]  # the trusted cache folder a new process copies, or None (no complete layer)
+
+
+@dataclass
+class Started:
+    """One prepared process waiting for its job."""
+
+    proc: subprocess.Popen
+    result_r: int
+    scratch: str
+    cuda: bool
+    uid: int | None
+
+    def discard(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            stream.close()
+        os.close(self.result_r)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+class PrestartedSandbox(Sandbox):
+    """`pool_size` prepared processes per pool, each used once; `layers` maps a pool to its trusted cache layer."""
+
+    name = "prestarted"
+
+    def __init__(self, program: Program, pool_size: int = 1, python: str = sys.executable,
+                 layers: dict[str, Layer] | None = None, uids: range | None = None, build: Path | None = None):
+        """`build`: every process uses this one cache folder, pickle caches on (a trusted build of a layer)."""
+        self.program, self.pool_size, self.python = program, pool_size, python
+        self.layers, self.build = layers or {}, build
+        self.uids = uids if uids is not None and os.geteuid() == 0 else None
+        self._ready: dict[str, list[Started]] = {}
+        self._starting: dict[str, int] = {}
+        self._in_use: set[int] = set()
+        self._cond = threading.Condition()
+        self._closed = False
+        self.errors: list[str] = []
+
+    def describe(self) -> str:
+        who = f", uids {self.uids.start}+" if self.uids else ""
+        return f"prestarted ({self.pool_size} prepared fresh processes per pool, one run each{who}, no isolation)"
+
+    # ---- the pools ---------------------------------------------------------------------------------------------
+
+    def warm_up(self, pools=("runner", "verifier")) -> None:
+        """Start filling `pools` (in the background) and wait until each has one prepared process."""
+        for pool in pools:
+            self._fill(pool)
+        for pool in pools:
+            self._take(pool, keep=True)
+
+    def ready_count(self, pool: str) -> int:
+        with self._cond:
+            return len(self._ready.get(pool, []))
+
+    def _fill(self, pool: str) -> None:
+        with self._cond:
+            if self._closed:
+                return
+            missing = self.pool_size - len(self._ready.get(pool, [])) - self._starting.get(pool, 0)
+            self._starting[pool] = self._starting.get(pool, 0) + max(0, missing)
+        for _ in range(max(0, missing)):
+            threading.Thread(target=self._start_one, args=(pool,), name=f"prestart-{pool}", daemon=True).start()
+
+    def _start_one(self, pool: str) -> None:
+        started = None
+        try:
+            started = self._launch(pool)
+            self._wait_ready(started)
+        except Exception as exc:  # noqa: BLE001 - reported to the run that waits, and logged
+            if started is not None:
+                started.discard()
+                self._release(started.uid)
+            started = None
+            log.warning("a prestarted %s process failed to prepare: %s", pool, exc)
+            with self._cond:
+                self.errors.append(f"{type(exc).__name__}: {exc}"[:2000])
+        with self._cond:
+            self._starting[pool] -= 1
+            if started is not None and self._closed:
+                started.discard()
+                self._in_use.discard(started.uid)
+            elif started is not None:
+                self._ready.setdefault(pool, []).append(started)
+            self._cond.notify_all()
+
+    def _take(self, pool: str, keep: bool = False) -> Started | None:
+        """A prepared process of `pool` (removed from it unless `keep`); SandboxError when none comes."""
+        deadline = time.monotonic() + TAKE_TIMEOUT_S
+        with self._cond:
+            errors = len(self.errors)
+            while not self._ready.get(pool):
+                if self._closed:
+                    raise SandboxError("the sandbox is closed")
+                if len(self.errors) > errors and not self._starting.get(pool):
+                    raise SandboxError(f"no prestarted process could prepare: {self.errors[-1]}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SandboxError(f"no prestarted {pool} process was ready within {TAKE_TIMEOUT_S:.0f} s")
+                if not self._starting.get(pool):
+                    self._cond.release()
+                    try:
+                        self._fill(pool)
+                    finally:
+                        self._cond.acquire()
+                self._cond.wait(min(left, 5.0))
+            return None if keep else self._ready[pool].pop(0)
+
+    def _uid(self) -> int | None:
+        if self.uids is None:
+            return None
+        with self._cond:
+            for uid in self.uids:
+                if uid not in self._in_use and not _processes_of(uid):
+                    self._in_use.add(uid)
+                    return uid
+        raise SandboxError(f"every uid of {self.uids} is in use")
+
+    def _launch(self, pool: str) -> Started:
+        scratch = tempfile.mkdtemp(prefix=f"practice-{pool}-")
+        env = child_env(scratch, self.program)
+        cache = os.path.join(scratch, "inductor")
+        layer = self.layers.get(pool, lambda: None)()
+        if self.build is not None:
+            cache = str(self.build)
+            env.update(CACHES_ON)
+        elif layer is not None:  # a private copy of the trusted layer: whatever the run writes stays its own
+            shutil.copytree(layer, cache, symlinks=False, ignore=shutil.ignore_patterns("layer.json", "locks"))
+            env.update(CACHES_ON)
+        else:
+            os.mkdir(cache)
+        env.update({"TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")})
+        cuda = cuda_possible(env)
+        uid = self._uid()
+        if uid is not None:  # a uid no passwd file names: getpass (Inductor's cache folder name) reads these
+            env.update({"USER": f"learner{uid}", "LOGNAME": f"learner{uid}"})
+            for dirpath, dirnames, filenames in os.walk(scratch):
+                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                    os.lchown(name, uid, uid)
+        result_r, result_w = os.pipe()
+
+        def preexec() -> None:
+            confine.die_with_parent()  # SIGKILL the process when the thread that started it (the launcher) ends
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (PREPARE_FILE_MB * MiB, PREPARE_FILE_MB * MiB))
+            if uid is not None:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+
+        try:
+            proc = launcher.call(lambda: subprocess.Popen(
+                [self.python, "-m", self.program.module, "--result-fd", str(result_w), "--scratch", scratch,
+                 PREPARE_FLAG], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=(result_w,), cwd=scratch, env=env, start_new_session=True, preexec_fn=preexec))
+        except BaseException:
+            os.close(result_r)
+            shutil.rmtree(scratch, ignore_errors=True)
+            self._release(uid)
+            raise
+        finally:
+            os.close(result_w)
+        return Started(proc, result_r, scratch, cuda, uid)
+
+    def _wait_ready(self, started: Started) -> None:
+        """Read the ready line; what the preparation printed is drained so that no run counts it."""
+        deadline, got = time.monotonic() + READY_TIMEOUT_S, b""
+        streams = {started.result_r: "result", started.proc.stdout.fileno(): "stdout",
+                   started.proc.stderr.fileno(): "stderr"}
+        printed = {"stdout": b"", "stderr": b""}
+        while not got.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SandboxError(f"not prepared within {READY_TIMEOUT_S:.0f} s")
+            readable, _, _ = select.select(list(streams), [], [], left)
+            for fd in readable:
+                chunk = os.read(fd, 1 if streams[fd] == "result" else 1 << 16)
+                if not chunk:
+                    raise SandboxError(f"ended while preparing ({streams[fd]} closed; stderr: "
+                                       f"{printed['stderr'][-1500:].decode(errors='replace')})")
+                if streams[fd] == "result":
+                    got += chunk
+                else:
+                    printed[streams[fd]] += chunk
+        if got != READY_LINE:
+            raise SandboxError(f"said {got[:200]!r} instead of being ready")
+        for fd in (started.proc.stdout.fileno(), started.proc.stderr.fileno()):
+            os.set_blocking(fd, False)
+            try:
+                while os.read(fd, 1 << 16):
+                    pass
+            except BlockingIOError:
+                pass
+            os.set_blocking(fd, True)
+
+    def _release(self, uid: int | None) -> None:
+        if uid is not None:
+            with self._cond:
+                self._in_use.discard(uid)
+
+    # ---- a run ---------------------------------------------------------------------------------------------------
+
+    def run(self, job_json: str, limits: Limits, on_message: OnMessage | None = None, *,
+            inbox: Inbox | None = None, pool: str = "default") -> RunOutcome:
+        self._fill(pool)
+        started = self._take(pool)
+        self._fill(pool)  # its successor prepares while this run goes on
+        try:
+            return supervise(started.proc, started.result_r, started.scratch, job_json, limits, on_message, inbox,
+                             time.monotonic(), before=limits_line(limits, cap_address_space=not started.cuda))
+        finally:
+            if started.uid is not None:
+                _kill_uid(started.uid)  # a process that left its session is still this uid's
+                self._release(started.uid)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            ready = [s for pool in self._ready.values() for s in pool]
+            self._ready.clear()
+            self._cond.notify_all()
+        for started in ready:
+            started.discard()
+            self._release(started.uid)
+
+
+def limits_line(limits: Limits, cap_address_space: bool) -> bytes:
+    """The line that gives a prepared process its run's rlimits: CPU seconds, file size, and address space (not
+    where CUDA may start: its start-up reserves far more than any budget, see fresh_process.rlimits)."""
+    space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB if cap_address_space else None
+    return json.dumps({"limits": {"cpu_s": limits.cpu_limit, "file_bytes": limits.file_size_mb * MiB,
+                                  "address_space_bytes": space}}).encode() + b"\n"
+
+
+def apply_limits(line: bytes) -> None:
+    """In the prepared process, before its job: set the rlimits `limits_line` sent (soft = hard, so the run cannot
+    raise them), the CPU limit on top of what preparing used. ValueError for anything else."""
+    given = json.loads(line)["limits"]
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = int(used.ru_utime + used.ru_stime + float(given["cpu_s"])) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    size = int(given["file_bytes"])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+    if given.get("address_space_bytes"):
+        space = int(given["address_space_bytes"])
+        resource.setrlimit(resource.RLIMIT_AS, (space, space))
+
+
+def _processes_of(uid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of `uid` until none is left (a fork bomb keeps forking for a moment)."""
+    for _ in range(50):
+        pids = _processes_of(uid)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)

@@ -1,0 +1,105 @@
+"""The cost measure (judge/cost.py): what eager mode dispatches and moves, what Inductor makes of a graph."""
+
+import pytest
+import torch
+
+from judge.cost import Traffic, compiled_cost, cost_of, eager_cost, relative_standard_error, tensor_bytes
+from judge.cost_spec import CostSpec, spec_for
+from judge.exercise import load_exercise
+from judge.paths import EXERCISES_DIR
+
+F32 = 4
+
+
+def test_a_broadcast_dim_counts_once():
+    w = torch.randn(64)
+    assert tensor_bytes(w) == 64 * F32
+    assert tensor_bytes(w.expand(8, 64)) == 64 * F32  # stride 0: the same 64 elements
+    assert tensor_bytes(torch.empty(0, 3)) == 0
+
+
+@pytest.mark.parametrize("fn, ops, views, read, written", [
+    # x * w: reads x [8, 64] and w [64], writes [8, 64]
+    (lambda x, w: x * w, 1, 0, (512 + 64) * F32, 512 * F32),
+    # a view moves nothing and launches nothing
+    (lambda x, w: x.view(64, 8).t(), 0, 2, 0, 0),
+    # in place: x is read and written once each, the returned alias not counted again
+    (lambda x, w: x.mul_(2), 1, 0, 512 * F32, 512 * F32),
+    # out=: the out argument is written, not read
+    (lambda x, w: torch.mul(x, 2, out=torch.empty_like(x)), 2, 0, 512 * F32, 512 * F32),
+    # a row reduction reads the row and writes one value per row
+    (lambda x, w: x.sum(-1), 1, 0, 512 * F32, 8 * F32),
+])
+def test_eager_traffic(fn, ops, views, read, written):
+    cost = eager_cost(fn, [torch.randn(8, 64), torch.randn(64)])
+    assert (cost.ops, cost.views, cost.bytes_read, cost.bytes_written) == (ops, views, read, written)
+
+
+def test_eager_cost_runs_on_copies():
+    x = torch.ones(4)
+    eager_cost(lambda t: t.add_(1), [x])
+    assert torch.equal(x, torch.ones(4))
+
+
+def test_traffic_names_each_operator():
+    with Traffic() as traffic:
+        torch.relu(torch.randn(3) + 1)
+    assert [n.split(".")[1] for n in traffic.names] == ["randn", "add", "relu"]
+
+
+def rms(x, w):
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+
+@torch.compiler.disable
+def _vendor(x):
+    return x.pow(2).mean(-1, keepdim=True)
+
+
+def broken(x, w):
+    return torch.nn.functional.silu(x * torch.rsqrt(_vendor(x) + 1e-6) * w)
+
+
+def test_one_fused_kernel_reads_the_input_once():
+    x, w = torch.randn(8, 64), torch.randn(64)
+    eager, compiled = cost_of(rms, [x, w])
+    assert eager.ops == 6 and compiled.kernels == ["cpp_fused_add_mean_mul_pow_rsqrt_0"] and not compiled.extern_calls
+    # Inductor's estimate: x read once, w once, the output written once
+    assert compiled.bytes_estimate == (512 + 64 + 512) * F32
+    assert compiled.eager_ops_outside == 0 and eager.bytes > 3 * compiled.bytes
+    assert cost_of(rms, [torch.zeros(8, 64), torch.zeros(64)]) is not None  # same layout: measured once
+    assert cost_of(rms, [x, w])[1] is compiled
+
+
+def test_after_a_graph_break_the_eager_part_is_counted():
+    x, w = torch.randn(8, 64), torch.randn(64)
+    eager = eager_cost(broken, [x, w])
+    compiled = compiled_cost(broken, [x, w], eager=eager)
+    assert compiled.eager_ops_outside == 2  # pow and mean ran eagerly inside the disabled function
+    assert compiled.eager_bytes_outside == (512 + 512) * F32 + (512 + 8) * F32
+    assert compiled.bytes == compiled.bytes_estimate + compiled.eager_bytes_outside
+
+
+def test_relative_standard_error():
+    assert relative_standard_error([1.0]) == 0.0
+    assert relative_standard_error([1.0, 1.0, 1.0]) == 0.0
+    assert 0 < relative_standard_error([1.0, 2.0, 3.0]) < 0.5
+
+
+def test_cost_inputs_are_the_same_every_time():
+    spec = CostSpec(inputs=[{"name": "x", "shape": [4, 8]}, {"name": "n", "shape": [4], "dtype": "int64",
+                                                             "low": 0, "high": 3}], dtype="bfloat16")
+    a, b = spec.make_inputs(), spec.make_inputs()
+    assert all(torch.equal(p, q) for p, q in zip(a, b))
+    assert a[0].dtype == torch.bfloat16 and a[1].dtype == torch.int64 and int(a[1].max()) <= 3
+    assert spec.describe() == "x: bfloat16[4, 8], n: int64[4]"
+
+
+def test_on_demand_inputs_come_from_the_contract():
+    exercise = load_exercise(EXERCISES_DIR / "fuse-rmsnorm-silu")
+    assert spec_for(exercise) == exercise.cost  # its own [cost]
+    assert spec_for(exercise, False) is None
+    bare = exercise.model_copy(update={"cost": None})
+    assert spec_for(bare) is None  # no [cost]: nothing measured unless asked
+    asked = spec_for(bare, True)
+    assert asked.describe() == "x: float32[5, 40], w: float32[40]"  # the contract's largest sizes, first dtype

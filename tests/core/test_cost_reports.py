@@ -1,0 +1,67 @@
+"""The cost section of real gradings: decided by the verifier, the same on every grading of the same file, pinned
+for the torch it was measured on, and deaf to whatever the learner's process says or patches."""
+
+from pathlib import Path
+
+import pytest
+
+from judge.exercise import load_exercise
+from judge.grading import grade
+from judge.paths import EXERCISES_DIR
+from judge.report import Verdict
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).parent / "submissions"
+EXERCISE = "fuse-rmsnorm-silu"
+PINNED_TORCH = "2.13.0"
+# fuse-rmsnorm-silu on x [8, 64] float32, w [64] (its [cost]): who -> (eager ops, eager bytes, kernels, extern calls,
+# Inductor's estimate in bytes, operators run eagerly outside the graphs, their bytes).
+PINNED = {
+    "learner": (7, 18880, ["cpp_fused_add_mean_mul_pow_rsqrt_silu_0"], [], 4352, 0, 0),
+    "reference": (7, 18880, ["cpp_fused_add_mean_mul_pow_rsqrt_silu_0"], [], 4352, 0, 0),
+    "starter": (7, 18880, ["cpp_fused_silu_0"], [], 4096, 6, 14784),
+}
+
+
+@pytest.fixture(scope="module")
+def reports(local):
+    exercise = load_exercise(EXERCISES_DIR / EXERCISE)
+    reference = exercise.read(exercise.reference)
+    made = {"first": grade(exercise, reference, sandbox=local), "again": grade(exercise, reference, sandbox=local),
+            "liar": grade(exercise, (HERE / "lying_about_cost.py").read_text(encoding="utf-8"), sandbox=local)}
+    for name, report in made.items():
+        assert report.verdict is Verdict.ACCEPTED, (name, report.summary, report.stderr[-2000:])
+        assert report.cost is not None, (name, report.stderr[-2000:])
+    return made
+
+
+def figures(report) -> dict:
+    return {f.who: (f.eager.ops, f.eager.bytes, f.compiled.kernels, f.compiled.extern_calls,
+                    f.compiled.bytes_estimate, f.compiled.eager_ops_outside, f.compiled.eager_bytes_outside)
+            for f in report.cost.figures}
+
+
+def test_two_gradings_of_the_same_file_give_the_same_figures(reports):
+    assert reports["first"].cost == reports["again"].cost
+
+
+def test_a_lying_runner_changes_nothing_in_the_cost_section(reports):
+    """Its graph is the reference's; everything else it did stayed in its own process."""
+    assert reports["liar"].cost == reports["first"].cost
+
+
+def test_figures_pinned_for_this_torch(reports):
+    cost = reports["first"].cost
+    if not cost.torch_version.startswith(PINNED_TORCH):
+        pytest.skip(f"figures pinned for torch {PINNED_TORCH}; measured on {cost.torch_version}")
+    assert cost.inputs == "x: float32[8, 64], w: float32[64]"
+    assert figures(reports["first"]) == PINNED, (
+        f"torch {cost.torch_version} changed fuse-rmsnorm-silu's cost figures (eager ATen ops and bytes, Inductor's "
+        f"kernels and byte estimate): update PINNED here and the figures quoted in docs/cost.md if the new ones are "
+        f"right")
+
+
+def test_an_exercise_without_cost_inputs_has_no_cost_section(add_one, local):
+    report = grade(add_one, add_one.read(add_one.reference), sandbox=local)
+    assert report.cost is None

@@ -1,0 +1,20 @@
+"""The benchmarks' small modes run in the suite: they must work (their figures are printed, never asserted)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from judge.paths import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+
+def test_latency_cost_small_mode():
+    """benchmarks/latency.py --cost --cost-runs 1: the Inductor exercise with and without its cost section."""
+    result = subprocess.run([sys.executable, str(PROJECT_ROOT / "benchmarks" / "latency.py"), "--cost",
+                             "--cost-runs", "1"], capture_output=True, text=True, timeout=1800)
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    lines = [line for line in result.stdout.splitlines() if "with cost" in line]
+    assert [line.split()[1] for line in lines] == ["reference", "other"], result.stdout
+    assert all("without" in line and "target +15%" in line for line in lines), result.stdout

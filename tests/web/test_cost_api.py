@@ -1,0 +1,50 @@
+"""On-demand cost figures (web/cost_api.py): offered only where a grading has none to give, the learner's own."""
+
+from __future__ import annotations
+
+from judge.exercise import load_exercise
+from judge.paths import EXERCISES_DIR
+from judge.report import CompiledCost, CostFigures, CostSection, EagerCost, Report
+from tests.web.conftest import CORRECT, FakeGrader, wait_done
+from web.app import create_app
+from web.cost_api import offered
+
+from fastapi.testclient import TestClient
+
+
+def test_offered_where_a_contract_gives_inputs_and_no_cost_section_is_made():
+    with_cost = load_exercise(EXERCISES_DIR / "fuse-rmsnorm-silu")  # its own [cost]: every report has one
+    assert not offered(with_cost, "embedded")
+    bare = with_cost.model_copy(update={"cost": None})
+    assert offered(bare, "embedded") and not offered(bare, "procrastinate")  # its graders are other processes
+    assert not offered(bare.model_copy(update={"contract": None}), "embedded")  # no inputs to take
+    assert not offered(bare.model_copy(update={"needs_cuda": True}), "embedded")
+
+
+def test_an_exercise_without_inputs_refuses(client):
+    created = client.post("/api/exercises/add-one/submissions", json={"source": CORRECT}).json()
+    wait_done(client, created["id"])
+    assert client.get(f"/api/submissions/{created['id']}/cost").json() == {"status": "none", "cost": None,
+                                                                          "message": ""}
+    refused = client.post(f"/api/submissions/{created['id']}/cost")
+    assert refused.status_code == 409 and "offers no on-demand cost figures" in refused.json()["detail"]
+
+
+class CostGrader(FakeGrader):
+    def __call__(self, submission, publish) -> Report:
+        report = super().__call__(submission, publish)
+        report.cost = CostSection(inputs="x: float32[2]", torch_version="2.13.0", figures=[CostFigures(
+            who="learner", eager=EagerCost(ops=1, bytes_read=8, bytes_written=8),
+            compiled=CompiledCost(kernels=["cpp_fused_add_0"], bytes_estimate=16))])
+        return report
+
+
+def test_a_report_with_its_section_answers_at_once_and_only_its_learner(settings):
+    with TestClient(create_app(settings, grade=CostGrader()), base_url="http://testserver") as client:
+        created = client.post("/api/exercises/add-one/submissions", json={"source": CORRECT}).json()
+        wait_done(client, created["id"])
+        asked = client.post(f"/api/submissions/{created['id']}/cost?lang=zh")
+        assert asked.status_code == 202 and asked.json()["status"] == "done"
+        assert asked.json()["cost"]["figures"][0]["compiled"]["kernels"] == ["cpp_fused_add_0"]
+        client.cookies.clear()  # another learner
+        assert client.get(f"/api/submissions/{created['id']}/cost").status_code == 404

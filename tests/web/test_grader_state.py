@@ -1,0 +1,75 @@
+"""What the server says about its graders: the compile cache layers still being built (/healthz, the exercise
+page), and a GPU exercise's submission on a server without GPU graders (it waits in the gpu queue, visibly).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from fastapi.testclient import TestClient
+
+from judge.cache_layers import LayerProgress
+from tests.web.conftest import FIXTURE_COURSE
+from web.app import create_app
+from web.settings import Settings
+
+
+def _settings(tmp_path, course) -> Settings:
+    return Settings(data_dir=tmp_path / "data", exercises_dir=course, sandbox="none", allow_unsandboxed=True,
+                    workers=1, submissions_per_minute=50, secret_key="test-secret", queue="embedded")
+
+
+def test_healthz_and_the_page_say_which_layers_are_still_being_built(tmp_path, grader):
+    app = create_app(_settings(tmp_path, FIXTURE_COURSE), grade=grader)
+    progress = LayerProgress(state="building", layer="full", pending=["add-one"])
+    app.state.layers = {"cpu": progress}
+    with TestClient(app) as client:
+        assert client.get("/healthz").json()["layers"] == {
+            "cpu": {"state": "building", "layer": "full", "pending": ["add-one"]}}
+        page = client.get("/exercises/add-one?lang=en").text
+        assert 'id="warming"' in page and "(1 exercises to go)" in page
+        progress.update(state="ready", layer=None, pending=[])
+        assert client.get("/healthz").json()["layers"]["cpu"] == {"state": "ready", "layer": None, "pending": []}
+        assert 'id="warming"' not in client.get("/exercises/add-one").text
+
+
+def _course_with_a_gpu_exercise(tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(FIXTURE_COURSE / "add-one", course / "add-one")
+    gpu = course / "gpu-add-one"
+    shutil.copytree(FIXTURE_COURSE / "add-one", gpu)
+    toml = (gpu / "exercise.toml").read_text().replace('id = "add-one"', 'id = "gpu-add-one"')
+    (gpu / "exercise.toml").write_text(toml.replace("order = 1", "order = 2\nneeds_cuda = true"))
+    return course
+
+
+def _verdict(client, created) -> str | None:
+    with client.stream("GET", created["events_url"]) as stream:
+        for text in stream.iter_lines():
+            if text.startswith("data: "):
+                report = json.loads(text[6:]).get("report") or {}
+                if report.get("verdict"):
+                    return report["verdict"]
+    return None
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="this machine has a CUDA device: it grades GPU "
+                                                                     "exercises itself")
+def test_a_gpu_submission_waits_in_the_gpu_queue_where_no_gpu_grader_is(tmp_path):
+    app = create_app(_settings(tmp_path, _course_with_a_gpu_exercise(tmp_path)))  # the real grader
+    with TestClient(app) as client:
+        assert 'id="no-gpu-grader"' in client.get("/exercises/gpu-add-one?lang=en").text
+        assert 'id="no-gpu-grader"' not in client.get("/exercises/add-one?lang=en").text
+        source = "def add_one(x):\n    return x + 1\n"
+        waiting = client.post("/api/exercises/gpu-add-one/submissions", json={"source": source}).json()
+        health = client.get("/healthz").json()
+        assert health["queues"] == {"embedded": 0, "gpu": 1}
+        assert health["workers"][0]["queues"] == ["cpu"]
+        # Another learner's CPU submission sent after it is graded: the queue goes past the one that waits.
+        client.cookies.clear()
+        graded = client.post("/api/exercises/add-one/submissions", json={"source": source}).json()
+        assert _verdict(client, graded) is not None  # graded (its verdict depends on the machine's load)
+        assert client.get(f"/api/submissions/{waiting['id']}").json()["status"] == "queued"
+        assert client.get("/healthz").json()["queues"]["gpu"] == 1

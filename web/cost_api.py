@@ -1,0 +1,130 @@
+"""On-demand cost figures: "what would Inductor make of my graph?" for an exercise whose checks do not compile
+with Inductor (it declares no [cost], so its gradings carry no cost section and pay nothing for one).
+
+`POST /api/submissions/{id}/cost` grades the stored submission again with the cost section on (inputs from the
+exercise's [contract]: judge.cost_spec.spec_for), in a thread of this web process, one at a time; `GET` says
+`running`, `done` (with the section, or a message when none could be made) or `none` (never asked). Results live
+in memory: asking again after a restart measures again. Offered by the embedded server only (a PostgreSQL
+deployment's graders are other processes).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Literal
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel
+
+from judge.cost_spec import spec_for
+from judge.exercise import Exercise
+from judge.report import CostSection, localized
+from web.api import LangQuery, exercise_or_404, submission_or_404
+from web.store import DONE
+
+router = APIRouter()
+MAX_KEPT = 256  # results kept per process
+
+
+class CostOut(BaseModel):
+    status: Literal["none", "running", "done"]
+    cost: CostSection | None = None
+    message: str = ""
+
+
+def offered(exercise: Exercise, queue_kind: str) -> bool:
+    """Whether the page offers on-demand figures: no [cost] of its own, a [contract] to take inputs from, the CPU
+    (GPU exercises grade on the gpu queue's machines), and this process grades."""
+    return (exercise.cost is None and spec_for(exercise, True) is not None and not exercise.needs_cuda
+            and queue_kind == "embedded")
+
+
+class CostDemands:
+    """The on-demand measurements of this process: one runs at a time, each result kept in memory."""
+
+    def __init__(self, sandbox_name: str):
+        self.sandbox_name = sandbox_name
+        self.lock = threading.Lock()
+        self.results: dict[str, CostOut] = {}
+        self.running: str | None = None
+        self._sandbox = None
+
+    def start(self, submission, exercise: Exercise) -> CostOut:
+        with self.lock:
+            known = self.results.get(submission.id)
+            if known is not None:
+                return known
+            if self.running is not None:
+                raise HTTPException(429, "another submission's cost figures are being measured; try again soon",
+                                    headers={"Retry-After": "10"})
+            self.running = submission.id
+            self.results[submission.id] = CostOut(status="running")
+        threading.Thread(target=self._measure, args=(submission, exercise), daemon=True,
+                         name=f"cost-{submission.id}").start()
+        return self.results[submission.id]
+
+    def _measure(self, submission, exercise: Exercise) -> None:
+        from judge import grade  # late: the grading core pulls in torch-related modules
+        from judge.grading import make_sandbox
+
+        try:
+            if self._sandbox is None:
+                self._sandbox = make_sandbox(self.sandbox_name)
+            report = grade(exercise, submission.source, sandbox=self._sandbox, measure_cost=True)
+            done = CostOut(status="done", cost=report.cost,
+                           message="" if report.cost else f"no cost figures ({report.verdict.value})")
+        except Exception as exc:  # noqa: BLE001 - said to the page, never raised into a thread's void
+            done = CostOut(status="done", message=f"the measurement failed: {type(exc).__name__}")
+        with self.lock:
+            self.results[submission.id] = done
+            self.running = None
+            while len(self.results) > MAX_KEPT:
+                self.results.pop(next(iter(self.results)))
+
+    def get(self, submission_id: str) -> CostOut:
+        return self.results.get(submission_id, CostOut(status="none"))
+
+    def close(self) -> None:
+        if self._sandbox is not None:
+            self._sandbox.close()
+
+
+def demands(request: Request) -> CostDemands:
+    state = request.app.state
+    if getattr(state, "cost_demands", None) is None:
+        state.cost_demands = CostDemands(state.sandbox_name)
+    return state.cost_demands
+
+
+def _localized(out: CostOut, lang: str | None) -> CostOut:
+    if lang and out.cost is not None:
+        return out.model_copy(update={"cost": localized(out.cost, lang)})
+    return out
+
+
+@router.post("/api/submissions/{submission_id}/cost", status_code=202, response_model=CostOut, tags=["submissions"],
+             responses={409: {"description": "Not graded yet, or the exercise offers no on-demand figures."},
+                        429: {"description": "Another measurement is running; see Retry-After."}})
+def request_cost(request: Request, submission_id: str, lang: Literal["zh", "en"] | None = LangQuery) -> CostOut:
+    """Measure the cost figures of a graded submission (its graph compiled with Inductor by the judge)."""
+    submission = submission_or_404(request, submission_id)
+    exercise = exercise_or_404(request, submission.exercise_id)
+    if submission.status != DONE:
+        raise HTTPException(409, "the submission is still being graded")
+    report = submission.report()
+    if report is not None and report.cost is not None:
+        return _localized(CostOut(status="done", cost=report.cost), lang)
+    if not offered(exercise, request.app.state.queue_kind):
+        raise HTTPException(409, f"exercise '{exercise.id}' offers no on-demand cost figures here")
+    return _localized(demands(request).start(submission, exercise), lang)
+
+
+@router.get("/api/submissions/{submission_id}/cost", response_model=CostOut, tags=["submissions"])
+def read_cost(request: Request, submission_id: str, lang: Literal["zh", "en"] | None = LangQuery) -> CostOut:
+    """The on-demand cost figures of a submission: none (never asked), running, or done."""
+    submission = submission_or_404(request, submission_id)
+    report = submission.report()
+    if report is not None and report.cost is not None:
+        return _localized(CostOut(status="done", cost=report.cost), lang)
+    return _localized(demands(request).get(submission.id), lang)
+
