@@ -66,7 +66,7 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     from its [contract] (on demand: judge.cost_spec.spec_for); False never.
     """
     sandbox = sandbox or make_sandbox("none")
-    emit = on_event or (lambda event: None)
+    emit = _stamped(exercise, on_event or (lambda event: None))
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         report = _rejected(exercise, T("Your file is larger than {kib} KiB; shorten it.",
                                        kib=MAX_SOURCE_BYTES // 1024))
@@ -97,6 +97,20 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     report.version_warning = version_warning(exercise)
     emit(ProgressEvent(type="done", report=report))
     return report
+
+
+def _stamped(exercise: Exercise, emit: OnEvent) -> OnEvent:
+    """`emit`, with the exercise's fingerprint set on the report of the `done` event (every path ends there)."""
+    from judge.fingerprint import exercise_fingerprint
+
+    fingerprint = exercise_fingerprint(exercise)
+
+    def stamped(event: ProgressEvent) -> None:
+        if event.type == "done" and event.report is not None:
+            event.report.fingerprint = fingerprint
+        emit(event)
+
+    return stamped
 
 
 def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False,

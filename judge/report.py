@@ -399,6 +399,10 @@ class Report(Localized):
     trust: Literal["verified", "self-checked"] = Field(
         "verified", description="'verified': decided outside the learner's process; 'self-checked': part of the "
                                 "verdict rests on what the learner's process reported (see docs/security.md).")
+    fingerprint: str | None = Field(
+        None, description="The exercise version this report was graded under (judge.fingerprint: hidden tests, "
+                          "reference, starter, public module, contract, limits, the judge's own version); None "
+                          "for reports made before versions were recorded.")
 
     @property
     def accepted(self) -> bool:

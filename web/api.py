@@ -142,6 +142,7 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     body = await read_body(request, settings.max_source_bytes * 6 + 4096)
     source = parse_source(body, settings.max_source_bytes)
     store = request.app.state.store
+    check_deadline(request.app.state.deadlines, who, exercise.id)
     check_rate(store, who, settings.submissions_per_minute)
     submission = request.app.state.queue.add(who, exercise, source, origin=origin_of(request, body))
     return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",
@@ -180,6 +181,14 @@ def parse_source(body: bytes, max_bytes: int) -> str:
     if size > max_bytes:
         raise HTTPException(413, f"source is {size} bytes; the limit is {max_bytes} bytes")
     return source
+
+
+def check_deadline(deadlines, learner_id: str, exercise_id: str) -> None:
+    """403 when the learner's class refuses late submissions and the learner's own due time has passed."""
+    passed = deadlines.refusal(learner_id, exercise_id)
+    if passed is not None:
+        raise HTTPException(403, f"the deadline for this exercise was {passed.strftime('%Y-%m-%d %H:%M')} UTC and your "
+                                 "class does not take late submissions; ask your instructor for an extension")
 
 
 def check_rate(store, learner_id: str, per_minute: int) -> None:

@@ -19,12 +19,18 @@ from web.events import EventHub
 from web.forms import PageRefused
 from web.cost_api import router as cost_router
 from web.grading import choose_sandbox, make_grade_fn
+from web.deadlines import Deadlines
 from web.join import router as join_router
+from web.lti.grades import GradeSender
+from web.lti.launch import KeySets
+from web.lti.registry import LtiRegistry
+from web.lti.routes import router as lti_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
 from web.playground import close as close_playground, router as playground_router
 from web.queue import EmbeddedQueue, GradeFn, GradingQueue
 from web.requirements import needs_cuda
+from web.regrade import Regrades
 from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
@@ -67,7 +73,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
             grade, warm, close_grader, layers, serves_gpu = make_grade_fn(course, sandbox_name,
                                                                              gpu_pool_size=settings.workers)
         queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, serves_gpu=serves_gpu,
-                              needs_gpu=lambda exercise_id: needs_cuda(course.get(exercise_id)))
+                              needs_gpu=lambda exercise_id: needs_cuda(course.get(exercise_id)),
+                              listeners=[GradeSender(engine)])
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
@@ -93,6 +100,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.queue_kind = kind
     app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
     app.state.classes = ClassStore(engine)
+    app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
+    app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)
     app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
     app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
@@ -105,4 +114,5 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.include_router(playground_router)
     app.include_router(teach_router)
     app.include_router(join_router)
+    app.include_router(lti_router)
     return app

@@ -18,6 +18,7 @@ from web.errors import InputError
 from web.forms import PageRefused, read_form, see_other
 from web.i18n import N_, gettext_for
 from web.pages import lang_of, page
+from web.standing import learner_course
 
 router = APIRouter(include_in_schema=False)
 
@@ -69,12 +70,13 @@ async def signin(request: Request, code: str) -> Response:
 
 
 def _me(request: Request, status: int = 200, **context) -> Response:
-    memberships = request.app.state.classes.memberships(learner(request))
+    state, who = request.app.state, learner(request)
+    memberships = state.classes.memberships(who)
     defaults = {"password_error": None, "password_saved": False, "new_link": None, "new_token": None}
-    tokens = request.app.state.tokens.live(learner(request)) if memberships else []
+    tokens = state.tokens.live(who) if memberships else []
     return page(request, "me.html", {"memberships": memberships, "tokens": tokens,
-                                     "server_url": str(request.base_url).rstrip("/"), **defaults, **context},
-                status=status)
+                                     "server_url": str(request.base_url).rstrip("/"), **defaults,
+                                     **learner_course(request, who), **context}, status=status)
 
 
 @router.get("/me", response_class=HTMLResponse)

@@ -8,6 +8,7 @@
 - State-changing methods are refused (403) when the browser says the request is cross-site:
   an `Origin` that is not this host, or `Sec-Fetch-Site: cross-site|same-site`. Clients that are
   not browsers send neither and pass; SameSite keeps the cookie off cross-site requests anyway.
+  `/lti/` is let through: an LMS posts its launch cross-site, and those routes trust only its signed id_token.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ SECURITY_HEADERS = [
     (b"x-frame-options", b"DENY"),
 ]
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+CROSS_SITE_PATHS = ("/lti/",)  # authenticated by a signed token, never by a cookie
 
 
 class LearnerMiddleware:
@@ -40,7 +42,8 @@ class LearnerMiddleware:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-        if scope["method"] not in SAFE_METHODS and _cross_site(headers):
+        if (scope["method"] not in SAFE_METHODS and not scope["path"].startswith(CROSS_SITE_PATHS)
+                and _cross_site(headers)):
             return await _forbidden(send)
         cookies = self.cookies.parse(headers.get("cookie", ""))
         learner_id = self.cookies.learner(cookies)

@@ -12,6 +12,7 @@ from web.api import learner, state_of
 from web.cost_api import offered as cost_offered
 from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
 from web.render import markdown_html, pygments_css
+from web.standing import learner_course
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -62,8 +63,12 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
     lang = lang_of(request)
     store, who = request.app.state.store, learner(request)
     accepted = store.has_accepted(who, exercise.id)
+    standing = learner_course(request, who)
     return page(request, "exercise.html", {
         "exercise": exercise,
+        "deadlines": [d for d in standing["deadlines"] if d["exercise"].id == exercise.id],
+        "changes": [c for c in standing["changes"] if c.submission.exercise_id == exercise.id],
+        "course": request.app.state.course,
         "statement_html": markdown_html(exercise.statement_text(lang)),
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
         "history": store.history(who, exercise.id),

@@ -23,6 +23,7 @@ from web.tables import BROWSER, GraderRow, now
 
 log = logging.getLogger(__name__)
 TASK = "grade_submission"
+REGRADE_TASK = "regrade_submission"
 SEEN_WITHIN = timedelta(minutes=1)
 
 
@@ -41,6 +42,20 @@ def defer(app, connection: Connection, submission_id: str, queue: str) -> bool:
     try:
         app.configure_task(TASK, queue=queue, queueing_lock=submission_id,
                            connection=connection.connection.driver_connection).defer(submission_id=submission_id)
+    except AlreadyEnqueued:
+        return False
+    return True
+
+
+def defer_regrade(app, connection: Connection, regrade_id: str, queue: str) -> bool:
+    """Defer a regrade's job on `connection`'s transaction at low priority (live submissions go first)."""
+    from procrastinate.exceptions import AlreadyEnqueued
+
+    from web.regrade import REGRADE_PRIORITY
+
+    try:
+        app.configure_task(REGRADE_TASK, queue=queue, queueing_lock=f"regrade-{regrade_id}", priority=REGRADE_PRIORITY,
+                           connection=connection.connection.driver_connection).defer(regrade_id=regrade_id)
     except AlreadyEnqueued:
         return False
     return True
@@ -69,8 +84,28 @@ class ProcrastinateQueue(GradingQueue):
     """The web side: store and defer; grading happens in `practice worker` processes."""
 
     def __init__(self, store: Store, hub, course):
+        from web.regrade import Regrades
+
         self._store, self._hub, self._course = store, hub, course
+        self._regrades = Regrades(store.engine)
         self._app = procrastinate_app(store.engine)
+        self.listeners = []  # verdicts are stored by `practice worker`s, which tell their own listeners
+
+    def _queue_of(self, exercise_id: str) -> str:
+        exercise = self._course.get(exercise_id)
+        return queue_for(exercise) if exercise is not None else "cpu"
+
+    def regrade(self, exercise_id: str, fingerprint: str, **options):
+        """The regrades' rows and their jobs in one transaction."""
+        queue = self._queue_of(exercise_id)
+        return self._regrades.request(exercise_id, fingerprint, **options,
+                                      also=lambda conn, r: defer_regrade(self._app, conn, r.id, queue))
+
+    def submit_regrade(self, regrade_id: str) -> None:
+        regrade = self._regrades.get(regrade_id)
+        if regrade is not None:
+            with self._store.engine.begin() as conn:
+                defer_regrade(self._app, conn, regrade_id, self._queue_of(regrade.exercise_id))
 
     def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
         queue = queue_for(exercise)

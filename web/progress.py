@@ -11,12 +11,15 @@ import io
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Callable
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from judge.report import Report, Verdict, localized
 from web.classes import Member
+from web.deadlines import timing
+from web.regrade import Regrade
 from web.store import Submission, _aware
 from web.tables import DONE, MemberRow, SubmissionRow
 
@@ -33,6 +36,10 @@ class Cell:
     last_verdict: str | None = None  # a verdict, or 'queued'/'running' while the latest is grading
     first_solved_at: datetime | None = None
     last_at: datetime | None = None
+    changed: int = 0  # submissions whose verdict a regrade changed
+    last_before: str | None = None  # the latest submission's first verdict, when a regrade changed it
+    due_at: datetime | None = None
+    timing: str | None = None  # web.deadlines: on_time, late, missed, open (None: no deadline)
     last_origin: str | None = None  # browser, cli or notebook: where the latest submission was sent from
     origins: Counter = field(default_factory=Counter)  # submissions per origin
 
@@ -84,42 +91,96 @@ def _member_submissions(engine: Engine, class_id: str, exercise_id: str | None =
         return conn.execute(query.order_by(SubmissionRow.created_at)).all()
 
 
-def class_table(engine: Engine, class_id: str, members: list[Member], exercise_ids: list[str]) -> list[Row]:
-    """A row per member, a cell per exercise of the course (submissions to exercises no longer served are left out)."""
+DueFn = Callable[[str, str], "datetime | None"]  # (exercise id, learner id) -> that learner's due time
+
+
+def class_table(engine: Engine, class_id: str, members: list[Member], exercise_ids: list[str],
+                regraded: dict[str, Regrade] | None = None, due: DueFn | None = None) -> list[Row]:
+    """A row per member, a cell per exercise of the course (submissions to exercises no longer served are left out).
+
+    A submission's verdict is its newest regrade's (`regraded`: submission id -> regrade) when it has one; `due`
+    gives each learner's deadline, from which each cell is on time, late, missed or open."""
+    regraded = regraded or {}
     rows = {m.learner_id: Row(m, {e: Cell() for e in exercise_ids}) for m in members}
-    columns = (SubmissionRow.learner_id, SubmissionRow.exercise_id, SubmissionRow.status, SubmissionRow.verdict,
-               SubmissionRow.created_at, SubmissionRow.origin)
-    for learner_id, exercise_id, status, verdict, created_at, origin in _member_submissions(engine, class_id, None,
-                                                                                              *columns):
+    columns = (SubmissionRow.id, SubmissionRow.learner_id, SubmissionRow.exercise_id, SubmissionRow.status,
+               SubmissionRow.verdict, SubmissionRow.created_at, SubmissionRow.origin)
+    for sid, learner_id, exercise_id, status, first, created_at, origin in _member_submissions(
+            engine, class_id, None, *columns):
         row = rows.get(learner_id)
         if row is None or exercise_id not in row.cells:
             continue
         cell, created_at = row.cells[exercise_id], _aware(created_at)
+        verdict = regraded[sid].verdict if sid in regraded else first
+        changed = sid in regraded and verdict != first
         cell.attempts += 1
+        cell.changed += changed
         cell.last_verdict = verdict if status == DONE else status
+        cell.last_before = first if changed else None
         cell.last_at = created_at
         cell.last_origin = origin
         cell.origins[origin] += 1
         if verdict == ACCEPTED and cell.first_solved_at is None:
             cell.first_solved_at = created_at
+    for row in rows.values():
+        for exercise_id, cell in row.cells.items():
+            cell.due_at = due(exercise_id, row.member.learner_id) if due else None
+            cell.timing = timing(cell.due_at, cell.first_solved_at)
     return list(rows.values())
 
 
+def version_counts(engine: Engine, class_id: str, fingerprints: dict[str, str],
+                   regraded: dict[str, Regrade]) -> dict[str, tuple[int, int]]:
+    """exercise id -> (verdicts graded under an older version, verdicts): a regrade's version counts for its
+    submission; a report from before versions were recorded counts as older."""
+    counts: dict[str, list[int]] = {e: [0, 0] for e in fingerprints}
+    columns = (SubmissionRow.id, SubmissionRow.exercise_id, SubmissionRow.fingerprint)
+    query = select(*columns).join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
+        MemberRow.class_id == class_id, SubmissionRow.status == DONE)
+    with engine.connect() as conn:
+        for sid, exercise_id, fingerprint in conn.execute(query):
+            if exercise_id not in counts:
+                continue
+            graded_under = regraded[sid].fingerprint if sid in regraded else fingerprint
+            counts[exercise_id][1] += 1
+            counts[exercise_id][0] += graded_under != fingerprints[exercise_id]
+    return {e: (old, total) for e, (old, total) in counts.items()}
+
+
 def csv_text(rows: list[Row], exercise_ids: list[str]) -> str:
-    """The table as CSV: one line per learner, four columns per exercise, times in UTC (ISO 8601)."""
+    """The table as CSV: one line per learner, eight columns per exercise, times in UTC (ISO 8601).
+
+    Beside each exercise's last verdict: that submission's verdict before a regrade changed it (empty when none
+    did), how many of the learner's verdicts regrades changed, the learner's due time and on time / late."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     head = ["learner", "solved", "attempts"]
     for e in exercise_ids:
-        head += [f"{e} solved", f"{e} attempts", f"{e} last verdict", f"{e} first solved at"]
+        head += [f"{e} solved", f"{e} attempts", f"{e} last verdict", f"{e} first solved at",
+                 f"{e} last verdict before regrade", f"{e} verdicts changed by regrade", f"{e} due at", f"{e} timing"]
     writer.writerow(head)
     for row in rows:
         line = [_cell_text(row.member.display_name), row.solved, row.attempts]
         for e in exercise_ids:
             c = row.cells[e]
             line += ["yes" if c.solved else "no", c.attempts, c.last_verdict or "",
-                     c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else ""]
+                     c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else "",
+                     c.last_before or "", c.changed, c.due_at.isoformat(timespec="minutes") if c.due_at else "",
+                     c.timing or ""]
         writer.writerow(line)
+    return out.getvalue()
+
+
+def changes_csv(changes, names: dict[str, str]) -> str:
+    """Every verdict a regrade changed: learner, exercise, submission, its time, before, after, reason, when."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["learner", "exercise", "submission", "submitted at", "before", "after", "reason", "regraded at"])
+    for c in changes:
+        finished = c.regrade.finished_at
+        writer.writerow([_cell_text(names.get(c.submission.learner_id, c.submission.learner_id)),
+                         c.submission.exercise_id, c.submission.id,
+                         c.submission.created_at.isoformat(timespec="seconds"), c.before or "", c.after or "",
+                         _cell_text(c.regrade.reason), finished.isoformat(timespec="seconds") if finished else ""])
     return out.getvalue()
 
 

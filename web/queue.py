@@ -1,8 +1,10 @@
 """The grading queue interface, and its embedded implementation: worker threads in this process.
 
-Routes only call `GradingQueue.add(...)` (store and queue a new submission) and ask `depth()` and
+Routes only call `GradingQueue.add(...)` (store and queue a new submission) and `regrade(...)` (grade stored
+submissions again under the exercise's current version, after live submissions), and ask `depth()` and
 `graders()` for /healthz. `web.pg_queue.ProcrastinateQueue` implements the same interface with graders
-in other processes (`practice worker`).
+in other processes (`practice worker`). After a verdict is stored or regraded, each of `listeners` is called
+with the learner and the exercise (the LTI grade passback listens there).
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ from __future__ import annotations
 import abc
 import logging
 import queue as _queue
+import itertools
 import threading
 from typing import Callable
 
 from judge.report import ProgressEvent, Report, Verdict
 from web.events import EventHub
+from web.regrade import LIVE_PRIORITY, REGRADE_PRIORITY, Regrade, Regrades
 from web.store import QUEUED, Store, Submission
 from web.tables import BROWSER
 
@@ -22,10 +26,51 @@ log = logging.getLogger(__name__)
 
 # Grades one stored submission; publishes running/check events through the callback.
 GradeFn = Callable[[Submission, Callable[[ProgressEvent], None]], Report]
+# Told (learner id, exercise id) after a verdict of theirs was stored or regraded.
+Listener = Callable[[str, str], None]
+
+
+def notify(listeners: list[Listener], learner_id: str, exercise_id: str) -> None:
+    """Call each listener; one that fails is logged and never undoes the stored verdict."""
+    for listener in listeners:
+        try:
+            listener(learner_id, exercise_id)
+        except Exception:
+            log.exception("a verdict listener failed for %s on %s", learner_id, exercise_id)
+
+
+def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str) -> Submission | None:
+    """Grade one regrade (its submission's source, the exercise as it is now); the submission when this call
+    stored the new report (None: finished already, or gone)."""
+    claimed = regrades.mark_running(regrade_id)
+    if claimed is None:
+        return None
+    regrade, submission = claimed
+    try:
+        report = grade(submission, lambda event: None)  # nobody watches a regrade live
+    except Exception as exc:
+        log.exception("regrading %s failed", regrade_id)
+        report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
+    return submission if regrades.finish(regrade.id, report) else None
 
 
 class GradingQueue(abc.ABC):
     """Where submissions wait for a worker."""
+
+    listeners: list[Listener]
+
+    def regrade(self, exercise_id: str, fingerprint: str, *, class_id: str | None = None, latest: bool = False,
+                reason: str = "", requested_by: str = "") -> list[Regrade]:
+        """Queue a regrade of each finished submission not graded under `fingerprint` yet; the new ones."""
+        made = self._regrades.request(exercise_id, fingerprint, class_id=class_id, latest=latest, reason=reason,
+                                      requested_by=requested_by)
+        for regrade in made:
+            self.submit_regrade(regrade.id)
+        return made
+
+    @abc.abstractmethod
+    def submit_regrade(self, regrade_id: str) -> None:
+        """Queue a stored regrade, behind every live submission."""
 
     def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
         """Store a new submission (sent from `origin`: browser, cli, notebook) and queue it."""
@@ -55,18 +100,28 @@ class GradingQueue(abc.ABC):
 
 
 class EmbeddedQueue(GradingQueue):
-    """An in-process FIFO feeding `workers` threads, each grading one submission at a time."""
+    """An in-process priority queue (live submissions first, then regrades; each in order) feeding `workers`
+    threads, each grading one submission at a time."""
+
+    STOP = ("stop", "")
 
     def __init__(self, store: Store, hub: EventHub, grade: GradeFn, workers: int, sandbox: str = "none",
-                 serves_gpu: bool = True, needs_gpu: Callable[[str], bool] = lambda exercise_id: False):
+                 serves_gpu: bool = True, needs_gpu: Callable[[str], bool] = lambda exercise_id: False,
+                 listeners: list[Listener] | None = None):
         """`serves_gpu`: this process grades exercises that need CUDA; without it their submissions stay queued
         (in the `gpu` queue of `depth()`) until a server that has a GPU grader starts on this store."""
         self._store, self._hub, self._grade, self._workers = store, hub, grade, workers
         self._serves_gpu, self._needs_gpu = serves_gpu, needs_gpu
-        self._pending: _queue.Queue[str | None] = _queue.Queue()
+        self._regrades = Regrades(store.engine)
+        self._pending: _queue.PriorityQueue[tuple[int, int, tuple[str, str]]] = _queue.PriorityQueue()
+        self._order = itertools.count()
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._sandbox = sandbox
+        self.listeners = list(listeners or [])
+
+    def _put(self, priority: int, item: tuple[str, str]) -> None:
+        self._pending.put((-priority, next(self._order), item))  # PriorityQueue takes the smallest first
 
     def graders(self) -> list[dict]:
         import os
@@ -81,6 +136,8 @@ class EmbeddedQueue(GradingQueue):
     def start(self) -> None:
         for submission in self._store.requeue_unfinished():
             self.submit(submission.id)
+        for regrade in self._regrades.requeue_unfinished():
+            self.submit_regrade(regrade.id)
         for i in range(self._workers):
             thread = threading.Thread(target=self._work, name=f"grader-{i}", daemon=True)
             thread.start()
@@ -100,22 +157,34 @@ class EmbeddedQueue(GradingQueue):
             submission = self._store.get(submission_id)
             if submission is not None and self._needs_gpu(submission.exercise_id):
                 return  # stays queued in the store: a server with a GPU grader takes it up when it starts
-        self._pending.put(submission_id)
+        self._put(LIVE_PRIORITY, ("submission", submission_id))
+
+    def submit_regrade(self, regrade_id: str) -> None:
+        self._put(REGRADE_PRIORITY, ("regrade", regrade_id))
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stopping.set()
         for _ in self._threads:
-            self._pending.put(None)
+            self._put(1_000_000, self.STOP)
         for thread in self._threads:
             thread.join(timeout)
         self._threads.clear()
 
     def _work(self) -> None:
         while not self._stopping.is_set():
-            submission_id = self._pending.get()
-            if submission_id is None or self._stopping.is_set():
+            _, _, (kind, item_id) = self._pending.get()
+            if kind == "stop" or self._stopping.is_set():
                 return
-            self.run_one(submission_id)
+            if kind == "regrade":
+                self.run_regrade(item_id)
+            else:
+                self.run_one(item_id)
+
+    def run_regrade(self, regrade_id: str) -> None:
+        """Grade one regrade and store its report beside the first one."""
+        submission = grade_regrade(self._regrades, self._grade, regrade_id)
+        if submission is not None:
+            notify(self.listeners, submission.learner_id, submission.exercise_id)
 
     def run_one(self, submission_id: str) -> None:
         """Grade one submission, store its report, then publish `done`."""
@@ -131,6 +200,8 @@ class EmbeddedQueue(GradingQueue):
         if self._stopping.is_set():
             return  # stopped mid-grading: the submission stays unfinished and is re-queued at start
         if self._store.finish(submission_id, report, "embedded"):
+            # Told before `done`: a grade sent to the LMS is never behind what the learner's page shows.
+            notify(self.listeners, submission.learner_id, submission.exercise_id)
             publish(ProgressEvent(type="done", report=report))
 
 

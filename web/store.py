@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from judge.report import Report, Verdict
 from web import db
-from web.tables import BROWSER, DONE, QUEUED, RUNNING, LearnerRow, SubmissionRow, now as _now
+from web.tables import BROWSER, DONE, QUEUED, RUNNING, LearnerRow, RegradeRow, SubmissionRow, now as _now
 
 UNFINISHED = (QUEUED, RUNNING)
 __all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission", "ensure_learner"]
@@ -50,12 +50,13 @@ class Submission:
     attempts: int = 0
     graded_by: str | None = None
     origin: str = BROWSER  # browser, cli or notebook
+    fingerprint: str | None = None
 
     @classmethod
-    def of(cls, row: SubmissionRow) -> "Submission":
+    def of(cls, row) -> "Submission":
         return cls(row.id, row.learner_id, row.exercise_id, row.source, row.status, row.verdict,
                    row.report_json, _aware(row.created_at), _aware(row.finished_at), row.attempts or 0,
-                   row.graded_by, row.origin or BROWSER)
+                   row.graded_by, row.origin or BROWSER, row.fingerprint)
 
     def report(self) -> Report | None:
         return Report.model_validate_json(self.report_json) if self.report_json else None
@@ -115,7 +116,7 @@ class Store:
         """Store the report unless one is stored already; True when this call stored it. `also` runs in the same
         transaction when it does (a shared event log stores its `done` event there: both or neither)."""
         values = dict(status=DONE, verdict=report.verdict.value, report_json=report.model_dump_json(),
-                      finished_at=_now())
+                      finished_at=_now(), fingerprint=report.fingerprint)
         if grader is not None:
             values["graded_by"] = grader
         with self._session() as s, s.begin():
@@ -146,18 +147,43 @@ class Store:
                 .order_by(SubmissionRow.created_at.desc()).limit(limit))
             return [Submission.of(r) for r in rows]
 
-    def states(self, learner_id: str) -> dict[str, str]:
-        """exercise id -> 'solved' or 'attempted' for this learner (absent: not started)."""
+    def regraded_verdicts(self, learner_id: str) -> dict[str, str]:
+        """submission id -> the verdict of its newest finished regrade, for this learner's regraded submissions."""
         with self._session() as s:
-            rows = s.execute(select(SubmissionRow.exercise_id, SubmissionRow.verdict)
+            rows = s.execute(select(RegradeRow.submission_id, RegradeRow.verdict).join(
+                SubmissionRow, SubmissionRow.id == RegradeRow.submission_id).where(
+                SubmissionRow.learner_id == learner_id, RegradeRow.status == DONE).order_by(RegradeRow.finished_at))
+            return {sid: verdict for sid, verdict in rows}
+
+    def states(self, learner_id: str) -> dict[str, str]:
+        """exercise id -> 'solved' or 'attempted' for this learner, after regrades (absent: not started)."""
+        regraded = self.regraded_verdicts(learner_id)
+        with self._session() as s:
+            rows = s.execute(select(SubmissionRow.id, SubmissionRow.exercise_id, SubmissionRow.verdict)
                              .where(SubmissionRow.learner_id == learner_id))
             states: dict[str, str] = {}
-            for exercise_id, verdict in rows:
+            for sid, exercise_id, verdict in rows:
+                verdict = regraded.get(sid, verdict)
                 if verdict == Verdict.ACCEPTED.value:
                     states[exercise_id] = "solved"
                 else:
                     states.setdefault(exercise_id, "attempted")
             return states
+
+    def first_solved(self, learner_id: str, regraded: dict | None = None) -> dict[str, datetime]:
+        """exercise id -> when the learner's first ACCEPTED submission was made (after regrades: `regraded` maps a
+        submission id to its newest regrade)."""
+        regraded = regraded or {}
+        with self._session() as s:
+            rows = s.execute(select(SubmissionRow.id, SubmissionRow.exercise_id, SubmissionRow.verdict,
+                                    SubmissionRow.created_at).where(SubmissionRow.learner_id == learner_id)
+                             .order_by(SubmissionRow.created_at))
+            solved: dict[str, datetime] = {}
+            for sid, exercise_id, verdict, created_at in rows:
+                verdict = regraded[sid].verdict if sid in regraded else verdict
+                if verdict == Verdict.ACCEPTED.value:
+                    solved.setdefault(exercise_id, _aware(created_at))
+            return solved
 
     def has_accepted(self, learner_id: str, exercise_id: str) -> bool:
         with self._session() as s:

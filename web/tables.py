@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import BigInteger, DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 QUEUED, RUNNING, DONE = "queued", "running", "done"
@@ -60,6 +60,8 @@ class SubmissionRow(Base):
     # Times a grader started on it (more than 1 after a grader died mid-grading), and the grader that finished it.
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     graded_by: Mapped[str | None] = mapped_column(String(128), nullable=True)
+    # The exercise version its report was graded under (judge.fingerprint); None before versions were recorded.
+    fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # Where it was sent from: 'browser' (the web page), 'cli' (`practice submit`), 'notebook' (`--submit`).
     origin: Mapped[str] = mapped_column(String(16), default=BROWSER, server_default=BROWSER)
 
@@ -146,6 +148,137 @@ class MemberRow(Base):
                       Index("ix_class_members_learner_id", "learner_id"))
 
 
+class RegradeRow(Base):
+    """A submission graded again under a newer exercise version; the submission's first report stays as it was.
+
+    One row per (submission, fingerprint): asking again for the same version grades nothing twice.
+    """
+
+    __tablename__ = "regrades"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    submission_id: Mapped[str] = mapped_column(String(32), ForeignKey("submissions.id", name="fk_regrades_submission",
+                                                                      ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(String(128))
+    fingerprint: Mapped[str] = mapped_column(String(64))  # the version asked for
+    reason: Mapped[str] = mapped_column(Text, default="")
+    requested_by: Mapped[str] = mapped_column(String(64), default="")
+    status: Mapped[str] = mapped_column(String(16), default=QUEUED)
+    verdict: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    report_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    __table_args__ = (Index("ix_regrades_submission_fingerprint", "submission_id", "fingerprint", unique=True),
+                      Index("ix_regrades_exercise", "exercise_id"), Index("ix_regrades_status", "status"))
+
+
+class DeadlineRow(Base):
+    """When a class's exercise is due; `refuse_late` refuses submissions after it (by default they are only marked)."""
+
+    __tablename__ = "deadlines"
+
+    class_id: Mapped[str] = mapped_column(String(32), ForeignKey("classes.id", name="fk_deadlines_class",
+                                                                 ondelete="CASCADE"), primary_key=True)
+    exercise_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    refuse_late: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
+
+
+class ExtensionRow(Base):
+    """One learner's later deadline for a class's exercise."""
+
+    __tablename__ = "deadline_extensions"
+
+    class_id: Mapped[str] = mapped_column(String(32), ForeignKey("classes.id", name="fk_extensions_class",
+                                                                 ondelete="CASCADE"), primary_key=True)
+    exercise_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    learner_id: Mapped[str] = mapped_column(String(64), ForeignKey("learners.id", name="fk_extensions_learner"),
+                                            primary_key=True)
+    due_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LtiKeyRow(Base):
+    """The tool's own RSA key (PEM), published at /lti/jwks; the newest signs the tool's assertions."""
+
+    __tablename__ = "lti_keys"
+
+    kid: Mapped[str] = mapped_column(String(64), primary_key=True)
+    private_pem: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class LtiPlatformRow(Base):
+    """An LMS registered with the tool: its issuer, the client id it gave the tool, and its endpoints."""
+
+    __tablename__ = "lti_platforms"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    issuer: Mapped[str] = mapped_column(String(255))
+    client_id: Mapped[str] = mapped_column(String(255))
+    auth_login_url: Mapped[str] = mapped_column(String(1000))
+    auth_token_url: Mapped[str] = mapped_column(String(1000))
+    jwks_url: Mapped[str] = mapped_column(String(1000))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    __table_args__ = (Index("ix_lti_platforms_issuer_client", "issuer", "client_id", unique=True),)
+
+
+class LtiDeploymentRow(Base):
+    """A deployment of the tool on a platform, and the class its launches join."""
+
+    __tablename__ = "lti_deployments"
+
+    platform_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "lti_platforms.id", name="fk_lti_deployments_platform", ondelete="CASCADE"), primary_key=True)
+    deployment_id: Mapped[str] = mapped_column(String(255), primary_key=True)
+    class_id: Mapped[str] = mapped_column(String(32), ForeignKey("classes.id", name="fk_lti_deployments_class",
+                                                                 ondelete="CASCADE"))
+
+
+class LtiStateRow(Base):
+    """An OIDC login in progress: its state and nonce, used once by the launch that follows."""
+
+    __tablename__ = "lti_states"
+
+    state: Mapped[str] = mapped_column(String(64), primary_key=True)
+    nonce: Mapped[str] = mapped_column(String(64))
+    platform_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "lti_platforms.id", name="fk_lti_states_platform", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    __table_args__ = (Index("ix_lti_states_nonce", "nonce", unique=True),)
+
+
+class LtiUserRow(Base):
+    """An LMS user (the platform's `sub`) as a learner of this judge."""
+
+    __tablename__ = "lti_users"
+
+    platform_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "lti_platforms.id", name="fk_lti_users_platform", ondelete="CASCADE"), primary_key=True)
+    sub: Mapped[str] = mapped_column(String(255), primary_key=True)
+    learner_id: Mapped[str] = mapped_column(String(64), ForeignKey("learners.id", name="fk_lti_users_learner"))
+
+
+class LtiGradeRow(Base):
+    """Where a learner's score on an exercise goes (an AGS line item), and the score last sent there."""
+
+    __tablename__ = "lti_grades"
+
+    platform_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "lti_platforms.id", name="fk_lti_grades_platform", ondelete="CASCADE"), primary_key=True)
+    lineitem: Mapped[str] = mapped_column(String(1000), primary_key=True)
+    sub: Mapped[str] = mapped_column(String(255), primary_key=True)
+    learner_id: Mapped[str] = mapped_column(String(64))
+    exercise_id: Mapped[str] = mapped_column(String(128))
+    sent_score: Mapped[float | None] = mapped_column(Float, nullable=True)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+    __table_args__ = (Index("ix_lti_grades_learner_exercise", "learner_id", "exercise_id"),)
 class LearnerTokenRow(Base):
     """A learner's token for `practice submit` and the notebook's `--submit` (an `Authorization: Bearer` header).
 

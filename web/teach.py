@@ -1,5 +1,8 @@
 """The instructor's pages: sign in, classes, a class's progress table (and its CSV), a learner, an exercise.
 
+A class page also sets deadlines (and one learner's extension), says how many verdicts come from an older
+exercise version, queues regrades, and lists every verdict a regrade changed (also as regrades.csv).
+
 Every class page is for that class's instructors only: anyone else (a learner, another class's instructor, an
 anonymous visitor) gets 403. Instructor accounts come from `practice admin add-instructor`.
 """
@@ -11,6 +14,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
+from judge.fingerprint import exercise_fingerprint
 from judge.report import Report, localized
 
 from web.classes import Class, Instructor
@@ -18,7 +22,10 @@ from web.errors import InputError
 from web.forms import PageRefused, local_path, read_form, see_other
 from web.i18n import N_, gettext_for, strings
 from web.pages import lang_of, page
-from web.progress import SORTS, by_exercise, class_table, csv_text, exercise_stats, learner_submissions, sort_rows
+from web.deadlines import parse_due, timing
+from web.progress import (SORTS, by_exercise, changes_csv, class_table, csv_text, exercise_stats, learner_submissions,
+                          sort_rows, version_counts)
+from web.regrade import SCOPES
 
 router = APIRouter(include_in_schema=False)
 MESSAGE_CHARS = 300
@@ -95,10 +102,19 @@ async def create_class(request: Request) -> Response:
     return see_other(f"/teach/classes/{class_.id}")
 
 
-def _table(request: Request, class_: Class):
+def _due_fn(request: Request, class_id: str):
+    deadlines = request.app.state.deadlines
+    due, extended = deadlines.of_class(class_id), deadlines.extensions(class_id)
+    return lambda exercise_id, learner_id: extended.get((exercise_id, learner_id)) or (
+        due[exercise_id].due_at if exercise_id in due else None)
+
+
+def _table(request: Request, class_: Class, regraded=None):
     exercises = request.app.state.course.all()
     ids = [e.id for e in exercises]
-    rows = class_table(request.app.state.store.engine, class_.id, request.app.state.classes.members(class_.id), ids)
+    regraded = regraded if regraded is not None else request.app.state.regrades.newest_done(class_id=class_.id)
+    rows = class_table(request.app.state.store.engine, class_.id, request.app.state.classes.members(class_.id), ids,
+                       regraded, _due_fn(request, class_.id))
     key = request.query_params.get("sort", "name")
     key = key if key in SORTS or key in ids else "name"
     descending = request.query_params.get("dir") == "desc"
@@ -112,7 +128,12 @@ def class_page(request: Request, class_id: str) -> Response:
 
 def _class_page(request: Request, class_id: str, error: str | None = None) -> Response:
     _, class_ = taught_class(request, class_id)
-    exercises, _, rows, key, descending = _table(request, class_)
+    state = request.app.state
+    regraded = state.regrades.newest_done(class_id=class_.id)
+    exercises, _, rows, key, descending = _table(request, class_, regraded)
+    fingerprints = {e.id: exercise_fingerprint(e) for e in exercises}
+    versions = version_counts(state.store.engine, class_.id, fingerprints, regraded)
+    names = {m.learner_id: m.display_name for m in state.classes.members(class_.id)}
     join_url = str(request.url_for("join_page", code=class_.join_code))
 
     def sort_url(column: str) -> str:
@@ -123,7 +144,65 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
         "class_": class_, "exercises": exercises, "rows": rows, "sort": key, "descending": descending,
         "sort_url": sort_url,
         "join_url": join_url, "instructors": request.app.state.classes.instructors_of(class_.id),
-        "query": request.url.query, "error": error}, status=400 if error else 200)
+        "query": request.url.query, "error": error, "versions": versions,
+        "older": sum(old for old, _ in versions.values()), "graded": sum(total for _, total in versions.values()),
+        "waiting": state.regrades.waiting(class_.id), "changes": state.regrades.changes(class_id=class_.id),
+        "names": names, "deadlines": state.deadlines.of_class(class_.id),
+        "extensions": state.deadlines.extensions(class_.id), "course": state.course,
+        "regraded": request.query_params.get("regraded")}, status=400 if error else 200)
+
+
+@router.post("/teach/classes/{class_id}/regrade", response_class=HTMLResponse)
+async def regrade(request: Request, class_id: str) -> Response:
+    """Queue a regrade of the class's submissions to one exercise under its current version (after live ones)."""
+    instructor, class_ = taught_class(request, class_id)
+    form = await read_form(request)
+    exercise = request.app.state.course.get(form.get("exercise", ""))
+    if exercise is None:
+        return _class_page(request, class_id, error=gettext_for(lang_of(request))(N_("Choose an exercise to regrade.")))
+    scope = form.get("scope", "all")
+    made = request.app.state.queue.regrade(exercise.id, exercise_fingerprint(exercise), class_id=class_.id,
+                                           latest=scope == "latest" and scope in SCOPES,
+                                           reason=" ".join(form.get("reason", "").split()),
+                                           requested_by=instructor.username)
+    return see_other(f"/teach/classes/{class_id}?regraded={len(made)}#regrade")
+
+
+@router.get("/teach/classes/{class_id}/regrades.csv")
+def regrades_csv(request: Request, class_id: str) -> Response:
+    """Every verdict of the class that a regrade changed, newest first."""
+    _, class_ = taught_class(request, class_id)
+    names = {m.learner_id: m.display_name for m in request.app.state.classes.members(class_.id)}
+    text = changes_csv(request.app.state.regrades.changes(class_id=class_.id), names)
+    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f"attachment; filename=\"regrades.csv\"; filename*=UTF-8''"
+                               f"{quote(class_.name + '-regrades.csv')}", "Cache-Control": "no-store"})
+
+
+@router.post("/teach/classes/{class_id}/deadlines", response_class=HTMLResponse)
+async def set_deadline(request: Request, class_id: str) -> Response:
+    """Set (or with `remove`, drop) an exercise's deadline; `learner` makes it that learner's extension."""
+    taught_class(request, class_id)
+    form = await read_form(request)
+    state, gettext = request.app.state, gettext_for(lang_of(request))
+    exercise = state.course.get(form.get("exercise", ""))
+    if exercise is None:
+        return _class_page(request, class_id, error=gettext(N_("Choose the exercise the deadline is for.")))
+    if form.get("remove"):
+        state.deadlines.remove(class_id, exercise.id)
+        return see_other(f"/teach/classes/{class_id}#deadlines")
+    try:
+        due = parse_due(form.get("due", ""))
+        learner_id = form.get("learner", "")
+        if learner_id:
+            if state.classes.member(class_id, learner_id) is None:
+                raise InputError(N_("This learner is not in the class."))
+            state.deadlines.extend(class_id, exercise.id, learner_id, due)
+        else:
+            state.deadlines.set(class_id, exercise.id, due, refuse_late=bool(form.get("refuse_late")))
+    except InputError as exc:
+        return _class_page(request, class_id, error=exc.text(gettext))
+    return see_other(f"/teach/classes/{class_id}#deadlines")
 
 
 @router.get("/teach/classes/{class_id}/progress.csv")
@@ -160,8 +239,16 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
     reports = {s.id: localized(Report.model_validate_json(s.report_json), lang).model_dump(mode="json")
                for s in submissions if s.report_json}
     course = request.app.state.course
+    changes = request.app.state.regrades.changes(class_id=class_id, learner_id=learner_id)
+    due = _due_fn(request, class_id)
+    solved = request.app.state.store.first_solved(learner_id, {c.submission.id: c.regrade for c in changes})
+    deadlines = [{"class_": class_, "exercise": e, "due_at": due(e.id, learner_id),
+                  "refuse_late": request.app.state.deadlines.of_class(class_id)[e.id].refuse_late,
+                  "timing": timing(due(e.id, learner_id), solved.get(e.id))}
+                 for e in course.all() if due(e.id, learner_id) is not None]
     return page(request, "class_learner.html", {
         "class_": class_, "member": member, "submissions": submissions, "grouped": by_exercise(submissions),
+        "changes": changes, "deadlines": deadlines,
         "exercise_id": exercise_id, "course": course, "new_link": new_link, "new_token": new_token,
         "server_url": str(request.base_url).rstrip("/"),
         "boot": {"reports": reports, "raw_output_chars": request.app.state.settings.raw_output_chars},

@@ -28,8 +28,9 @@ from judge.report import ProgressEvent
 from web import db
 from web.errors import StartupError
 from web.pg_events import PgEventHub
-from web.pg_queue import TASK, defer, procrastinate_app
-from web.queue import GradeFn, internal_error
+from web.pg_queue import REGRADE_TASK, TASK, defer, procrastinate_app
+from web.queue import GradeFn, Listener, grade_regrade, internal_error, notify
+from web.regrade import Regrades
 from web.settings import Settings
 from web.store import Store
 from web.tables import GraderRow, now
@@ -47,8 +48,17 @@ ORPHANS = text("""
 class Grader:
     """Grades one submission per job: claim, grade with live events, store the first report only."""
 
-    def __init__(self, store: Store, hub: PgEventHub, grade: GradeFn, name: str):
+    def __init__(self, store: Store, hub: PgEventHub, grade: GradeFn, name: str,
+                 listeners: list[Listener] | None = None):
         self.store, self.hub, self.grade, self.name = store, hub, grade, name
+        self.regrades = Regrades(store.engine)
+        self.listeners = list(listeners or [])
+
+    def regrade(self, regrade_id: str) -> None:
+        """A regrade job: grade the submission again, store the new report beside the first."""
+        submission = grade_regrade(self.regrades, self.grade, regrade_id)
+        if submission is not None:
+            notify(self.listeners, submission.learner_id, submission.exercise_id)
 
     def __call__(self, submission_id: str) -> None:
         submission = self.store.mark_running(submission_id, self.name)
@@ -66,8 +76,9 @@ class Grader:
         # The report and its `done` event in one transaction: a worker killed between the two would leave a finished
         # submission whose streams never learn that it is done.
         done = ProgressEvent(type="done", report=report)
-        self.store.finish(submission_id, report, self.name,
-                          also=lambda conn: self.hub.publish_in(conn, submission_id, done))
+        if self.store.finish(submission_id, report, self.name,
+                             also=lambda conn: self.hub.publish_in(conn, submission_id, done)):
+            notify(self.listeners, submission.learner_id, submission.exercise_id)
 
 
 def describe(settings: Settings, name: str, sandbox: str) -> str:
@@ -111,9 +122,12 @@ class Worker:
                                                                                  gpu_pool_size=settings.workers)
             warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
         self.sandbox = sandbox or "none"
-        self.grader = Grader(self.store, self.hub, grade, self.name)
+        from web.lti.grades import GradeSender
+
+        self.grader = Grader(self.store, self.hub, grade, self.name, [GradeSender(self.engine)])
         self.app = procrastinate_app(self.engine, min_size=1, max_size=settings.workers + 3)
         self.app.task(name=TASK, pass_context=False)(self.grader)
+        self.app.task(name=REGRADE_TASK, pass_context=False)(self.grader.regrade)
 
     def describe(self) -> str:
         return describe(self.settings, self.name, self.sandbox)

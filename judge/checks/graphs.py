@@ -122,17 +122,18 @@ def _one_graph_expected(what: T | str, count: int) -> T:
 
 
 def compile_one_graph(fn, *args, dynamic=None, backend="eager", what: T | str = T.same("`torch.compile(fullgraph=True)`"),
-                      **compile_kwargs) -> Captured:
+                      mutates_args=(), **compile_kwargs) -> Captured:
     """Compile `fn` with fullgraph=True, call it on `args`, and require exactly one captured graph.
 
     Raises GraphBreak (naming the learner's line) when Dynamo cannot capture it in one graph. `fn` may be a
     `judge.remote.Ref` (the learner's entry point): it is compiled in the runner on example inputs like
-    `args`, and the graph is run here on `args`.
+    `args`, and the graph is run here on `args`, sealed (`mutates_args`: the arguments it may update in place).
     """
     from judge import remote
 
     if isinstance(fn, remote.Ref):
-        compiled = remote.RemoteCompiled(fn, {"fullgraph": True, "dynamic": dynamic, **compile_kwargs}, what=what)
+        compiled = remote.RemoteCompiled(fn, {"fullgraph": True, "dynamic": dynamic, **compile_kwargs}, what=what,
+                                         mutates_args=mutates_args)
         output = compiled(*args)
         if compiled.frame_count != 1:
             raise GraphBreak(_one_graph_expected(what, compiled.frame_count), [])

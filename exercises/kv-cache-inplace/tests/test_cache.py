@@ -68,7 +68,7 @@ def _tracing_failure(exc: remote.CheckFailure) -> GraphBreak | None:
 def one_graph(entry):
     cache, (pos, k) = new_cache(), step_inputs(3)
     try:
-        return compile_one_graph(entry, cache, pos, k, what=WHAT)
+        return compile_one_graph(entry, cache, pos, k, what=WHAT, mutates_args=(0,))  # the cache is updated
     except GraphBreak as exc:
         diag = exc.diagnostics[0] if exc.diagnostics else None
         if diag is None or diag.location is None or "data-dependent" not in diag.reason:

@@ -218,7 +218,7 @@ def test_result_comes_from_attention(entry):
     """The split module's result comes from practice.attention: with the op replaced, it changes as the model's does
     zh: 切分后模块的结果来自 practice.attention：把这个算子换掉后，结果的变化与原模型一致
     """
-    for layers in (1, 2):
+    for layers in (2,):
         model, x, args, gm = split(entry, layers)
         with torch.no_grad():
             assert_result_flows_through(KERNEL, pieces_run(gm), model_run(model, x), *args,

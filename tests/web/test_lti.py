@@ -1,0 +1,192 @@
+"""LTI 1.3 from a fake platform on this machine: login, launch into an exercise, submit, the score comes back once.
+
+The platform (`tests/web/fake_lms.py`) has its own RSA key, JWKS, token and score endpoints on 127.0.0.1; the
+tool reaches nothing else. Each test runs on SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import shutil
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import FIXTURE_COURSE
+from tests.web.fake_lms import FakePlatform, rsa_key
+from tests.web.hidden_grader import HiddenTestGrader
+from tests.web.test_api_submissions import read_events
+from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
+from tests.web.test_regrade import EXACT, SMALL_ONLY, SUBMIT, tighten_hidden_test, wait_regraded
+from web.app import create_app
+from web.sessions import LEARNER_COOKIE
+
+
+@pytest.fixture
+def course(tmp_path):
+    return shutil.copytree(FIXTURE_COURSE, tmp_path / "course")
+
+
+@pytest.fixture
+def grader(course):
+    return HiddenTestGrader(course)
+
+
+@pytest.fixture
+def client(settings, grader, course):
+    settings.exercises_dir = course
+    with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
+        yield c
+
+
+@pytest.fixture
+def platform():
+    fake = FakePlatform().start()
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def lms_class(client, platform):
+    """An instructor's class, the fake platform registered, its deployment launching into the class."""
+    client.app.state.classes.add_instructor("teacher", PASSWORD)
+    teacher = browser(client)
+    assert sign_in(teacher, "teacher").status_code == 303
+    class_path, _ = new_class(teacher, "LMS course")
+    registry = client.app.state.lti
+    registry.add_deployment(platform.register(registry), platform.deployment_id, class_path.rsplit("/", 1)[1])
+    platform.tool_jwks = client.get("/lti/jwks").json()
+    return teacher, class_path
+
+
+CROSS_SITE = {"Sec-Fetch-Site": "cross-site"}
+
+
+def login(learner: TestClient, platform: FakePlatform) -> dict[str, str]:
+    """Start a login as the LMS does; the query the tool redirects to the platform's auth URL with."""
+    started = learner.post("/lti/login", data={"iss": platform.issuer, "login_hint": "42",
+                                               "target_link_uri": "http://testserver/exercises/add-one",
+                                               "client_id": platform.client_id}, headers=CROSS_SITE)
+    assert started.status_code == 302, started.text
+    location = urlsplit(started.headers["location"])
+    assert f"{location.scheme}://{location.netloc}{location.path}" == platform.base + "/auth"
+    query = {k: v[0] for k, v in parse_qs(location.query).items()}
+    assert query["redirect_uri"] == "http://testserver/lti/launch" and query["response_mode"] == "form_post"
+    assert query["client_id"] == platform.client_id and query["scope"] == "openid"
+    return query
+
+
+def launch(learner: TestClient, platform: FakePlatform, **token_options):
+    query = login(learner, platform)
+    return learner.post("/lti/launch", headers=CROSS_SITE,
+                        data={"id_token": platform.id_token(query["nonce"], **token_options), "state": query["state"]})
+
+
+def submit_and_follow(learner: TestClient, source: str) -> dict:
+    created = learner.post(SUBMIT, json={"source": source}).json()
+    return read_events(learner, created["events_url"])[-1]["report"]
+
+
+def test_a_launch_opens_the_exercise_as_a_class_member_and_the_score_arrives_once(client, platform, lms_class):
+    teacher, class_path = lms_class
+    learner = browser(client)
+    launched = launch(learner, platform)
+    assert launched.status_code == 303 and launched.headers["location"] == "/exercises/add-one"
+    assert LEARNER_COOKIE in launched.headers["set-cookie"]
+    assert learner.get("/exercises/add-one").status_code == 200
+    assert [r["learner"] for r in table(teacher.get(class_path).text)] == ["Ada Lovelace"]
+
+    assert submit_and_follow(learner, EXACT)["verdict"] == "ACCEPTED"
+    assert platform.score_arrived.wait(10)
+    [score] = platform.scores
+    assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == ("lms-user-42", 1.0, 1.0)
+    assert score["gradingProgress"] == "FullyGraded" and score["activityProgress"] == "Completed"
+    assert score["_query"] == "type=exercise"  # the line item's own query is kept on its scores URL
+    assert len(platform.tokens) == 1  # the tool's assertion verified against its published key
+
+    # The same score is not sent again: another accepted submission, a wrong one, a second launch.
+    assert submit_and_follow(learner, EXACT)["verdict"] == "ACCEPTED"
+    assert submit_and_follow(learner, "def add_one(x):\n    return x\n")["verdict"] == "WRONG_ANSWER"
+    again = browser(client)
+    assert launch(again, platform).status_code == 303
+    assert submit_and_follow(again, EXACT)["verdict"] == "ACCEPTED"
+    assert len(platform.scores) == 1
+    assert [r["learner"] for r in table(teacher.get(class_path).text)] == ["Ada Lovelace"]  # one member per user
+
+
+def test_a_regrade_that_changes_the_verdict_sends_the_new_score_once(client, platform, lms_class, course):
+    teacher, class_path = lms_class
+    learner = browser(client)
+    assert launch(learner, platform).status_code == 303
+    assert submit_and_follow(learner, SMALL_ONLY)["verdict"] == "ACCEPTED"
+    assert [s["scoreGiven"] for s in platform.scores] == [1.0]
+    tighten_hidden_test(course)
+    for _ in range(2):  # the second regrade grades nothing and sends nothing
+        teacher.post(class_path + "/regrade", data={"exercise": "add-one", "reason": "stricter test"})
+        wait_regraded(teacher, class_path)
+    assert [s["scoreGiven"] for s in platform.scores] == [1.0, 0.0]
+    assert platform.scores[-1]["comment"] == "WRONG_ANSWER"
+
+
+@pytest.mark.parametrize("case, status, message", [
+    ("bad signature", 401, "bad signature: the id_token does not verify against the platform's key set"),
+    ("replayed nonce", 401, "replayed launch: this login's nonce was used already"),
+    ("unknown deployment", 403, "unknown deployment 'deploy-elsewhere' of platform"),
+    ("unknown state", 400, "unknown or expired login state: start the launch again from the LMS"),
+    ("unknown exercise", 404, "the launch opens exercise 'no-such-exercise', which this course does not have"),
+])
+def test_refused_launches_say_why(client, platform, lms_class, case, status, message):
+    learner = browser(client)
+    query = login(learner, platform)
+    options = {"bad signature": {"key": rsa_key()}, "unknown deployment": {"deployment_id": "deploy-elsewhere"},
+               "unknown exercise": {"exercise": "no-such-exercise"}}.get(case, {})
+    form = {"id_token": platform.id_token(query["nonce"], **options), "state": query["state"]}
+    if case == "unknown state":
+        form["state"] = "no-such-state"
+    if case == "replayed nonce":
+        assert learner.post("/lti/launch", data=form, headers=CROSS_SITE).status_code == 303
+    refused = browser(client).post("/lti/launch", data=form, headers=CROSS_SITE)
+    assert refused.status_code == status and message in refused.text, refused.text
+    teacher, class_path = lms_class
+    assert len(table(teacher.get(class_path).text)) == (1 if case == "replayed nonce" else 0)  # nobody joined
+    assert platform.scores == []
+
+
+def test_a_login_from_an_unregistered_platform_is_refused(client, platform):
+    refused = browser(client).get("/lti/login", params={"iss": "https://lms.example", "login_hint": "1"})
+    assert refused.status_code == 400 and "unknown platform 'https://lms.example'" in refused.text
+    assert "register it with `practice lti add-platform`" in refused.text
+
+
+def test_the_operator_registers_platform_and_deployment_from_the_command_line(tmp_path):
+    from click.testing import CliRunner
+
+    from cli.main import cli
+    from web import db
+    from web.classes import ClassStore
+    from web.lti.registry import LtiRegistry
+
+    data = ["--data-dir", str(tmp_path / "data")]
+    run = CliRunner().invoke
+    platform = ["--issuer", "https://lms.example", "--client-id", "c1", "--auth-login-url", "https://lms.example/auth",
+                "--token-url", "https://lms.example/token", "--jwks-url", "https://lms.example/jwks"]
+    assert run(cli, ["lti", "add-platform", *platform, *data]).exit_code == 0
+    twice = run(cli, ["lti", "add-platform", *platform, *data])
+    assert twice.exit_code != 0 and "is registered already" in twice.output
+    bad_url = run(cli, ["lti", "add-platform", *platform[:-1], "lms.example/jwks", *data])
+    assert bad_url.exit_code != 0 and "jwks-url must be an http(s) URL" in bad_url.output
+    no_class = run(cli, ["lti", "add-deployment", "--issuer", "https://lms.example", "--deployment-id", "d1",
+                         "--class", "nope", *data])
+    assert no_class.exit_code != 0 and "No class has the id nope" in no_class.output
+    engine = db.make_engine(f"sqlite:///{tmp_path / 'data' / 'practice.db'}")
+    classes = ClassStore(engine)
+    class_ = classes.create_class(classes.add_instructor("teacher", "correct horse").id, "LMS")
+    added = run(cli, ["lti", "add-deployment", "--issuer", "https://lms.example", "--deployment-id", "d1",
+                      "--class", class_.id, *data])
+    assert added.exit_code == 0, added.output
+    registry = LtiRegistry(engine)
+    assert registry.deployment_class(registry.find_platform("https://lms.example").id, "d1") == class_.id
+    shown = run(cli, ["lti", "show", "--base-url", "https://practice.example", *data])
+    assert "https://practice.example/lti/login" in shown.output and "https://practice.example/lti/jwks" in shown.output
+    assert '"kty": "RSA"' in shown.output and "platform https://lms.example client id c1" in shown.output
+    engine.dispose()

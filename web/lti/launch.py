@@ -1,0 +1,132 @@
+"""Verifying a launch: the platform's id_token (a JWT signed with a key of its JWKS), its nonce, its deployment.
+
+Every refusal is an `LtiRefused` with a status and a message that says what is wrong and what to do.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import jwt
+
+from web.lti.registry import LtiRegistry, Platform
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+RESOURCE_LINK = "LtiResourceLinkRequest"
+HTTP_TIMEOUT_S = 10
+LEEWAY_S = 60
+
+
+class LtiRefused(Exception):
+    """A launch or login that is refused; `status` is the HTTP status, the message says what to fix."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A verified resource-link launch."""
+
+    platform: Platform
+    deployment_id: str
+    class_id: str
+    sub: str
+    name: str
+    exercise_id: str | None
+    lineitem: str | None
+
+
+class KeySets:
+    """One `jwt.PyJWKClient` per platform JWKS URL (keys cached; fetched again for an unknown kid)."""
+
+    def __init__(self):
+        self._clients: dict[str, jwt.PyJWKClient] = {}
+        self._lock = threading.Lock()
+
+    def key_for(self, platform: Platform, token: str):
+        with self._lock:
+            client = self._clients.get(platform.jwks_url)
+            if client is None:
+                client = jwt.PyJWKClient(platform.jwks_url, cache_keys=True, timeout=HTTP_TIMEOUT_S)
+                self._clients[platform.jwks_url] = client
+        try:
+            return client.get_signing_key_from_jwt(token).key
+        except jwt.PyJWKClientConnectionError as exc:
+            raise LtiRefused(502, f"cannot read the platform's key set at {platform.jwks_url} ({exc}): check the "
+                                  "platform's JWKS URL (`practice lti platforms`)") from None
+        except (jwt.PyJWKClientError, jwt.DecodeError) as exc:
+            raise LtiRefused(401, f"the id_token's key is not in the platform's key set at {platform.jwks_url} "
+                                  f"({exc}): the platform must sign with a key it publishes") from None
+
+
+def exercise_of(claims: dict) -> str | None:
+    """The exercise a launch opens: the custom parameter `exercise`, else a target link `/exercises/<id>`."""
+    custom = claims.get(CLAIM + "custom") or {}
+    if isinstance(custom, dict) and isinstance(custom.get("exercise"), str):
+        return custom["exercise"].strip() or None
+    path = urlsplit(str(claims.get(CLAIM + "target_link_uri") or "")).path.rstrip("/")
+    parts = path.split("/")
+    if len(parts) >= 2 and parts[-2] == "exercises":
+        return parts[-1]
+    return None
+
+
+def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: str) -> Launch:
+    """Check the launch end to end, consuming its login state; `LtiRefused` says why one is refused."""
+    if not id_token or not state:
+        raise LtiRefused(400, "the launch carries no id_token or state: start it from the LMS (the platform posts "
+                              "both to /lti/launch after the login at /lti/login)")
+    login = registry.login(state)
+    if login is None:
+        raise LtiRefused(400, "unknown or expired login state: start the launch again from the LMS (a login is "
+                              "valid for 10 minutes)")
+    platform = registry.platform(login.platform_id)
+    try:
+        algorithm = jwt.get_unverified_header(id_token).get("alg")
+    except jwt.DecodeError as exc:
+        raise LtiRefused(400, f"the id_token is not a JWT ({exc})") from None
+    if algorithm != "RS256":
+        raise LtiRefused(401, f"the id_token is signed with {algorithm!r}; LTI 1.3 requires RS256")
+    key = keys.key_for(platform, id_token)
+    try:
+        claims = jwt.decode(id_token, key, algorithms=["RS256"], audience=platform.client_id, issuer=platform.issuer,
+                            leeway=LEEWAY_S, options={"require": ["exp", "iat", "sub", "nonce", "aud", "iss"]})
+    except jwt.InvalidSignatureError:
+        raise LtiRefused(401, "bad signature: the id_token does not verify against the platform's key set at "
+                              f"{platform.jwks_url}; it was not signed by the registered platform") from None
+    except jwt.InvalidAudienceError:
+        raise LtiRefused(401, f"the id_token is not for this tool: its audience is not client id "
+                              f"{platform.client_id}") from None
+    except jwt.InvalidTokenError as exc:
+        raise LtiRefused(401, f"the id_token is not valid: {exc}") from None
+    audience = claims["aud"]
+    if isinstance(audience, list) and len(audience) > 1 and claims.get("azp") != platform.client_id:
+        raise LtiRefused(401, "the id_token names several audiences and its azp is not this tool's client id")
+    if claims["nonce"] != login.nonce:
+        raise LtiRefused(401, "the id_token's nonce is not the one this login sent: start the launch again from "
+                              "the LMS")
+    if not registry.consume_state(state):
+        raise LtiRefused(401, "replayed launch: this login's nonce was used already; start the launch again from "
+                              "the LMS")
+    if claims.get(CLAIM + "version") != "1.3.0":
+        raise LtiRefused(400, f"LTI version {claims.get(CLAIM + 'version')!r}: this tool speaks LTI 1.3.0")
+    if claims.get(CLAIM + "message_type") != RESOURCE_LINK:
+        raise LtiRefused(400, f"message type {claims.get(CLAIM + 'message_type')!r}: this tool takes "
+                              f"{RESOURCE_LINK} launches only")
+    deployment_id = str(claims.get(CLAIM + "deployment_id") or "")
+    class_id = registry.deployment_class(platform.id, deployment_id)
+    if class_id is None:
+        raise LtiRefused(403, f"unknown deployment {deployment_id!r} of platform {platform.issuer}: register it "
+                              f"with `practice lti add-deployment --issuer {platform.issuer} --deployment-id "
+                              f"{deployment_id or 'ID'} --class CLASS_ID`")
+    name = str(claims.get("name") or " ".join(str(claims.get(k) or "") for k in ("given_name", "family_name")))
+    ags = claims.get(AGS_CLAIM) or {}
+    lineitem = ags.get("lineitem") if isinstance(ags, dict) and SCORE_SCOPE in (ags.get("scope") or []) else None
+    return Launch(platform, deployment_id, class_id, str(claims["sub"]), name.strip(), exercise_of(claims),
+                  lineitem if isinstance(lineitem, str) else None)

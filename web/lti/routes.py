@@ -1,0 +1,82 @@
+"""The LTI 1.3 endpoints: OIDC login initiation, the launch, and the tool's key set.
+
+    GET|POST /lti/login    the platform starts a login: redirect to its auth URL with a fresh state and nonce
+    POST     /lti/launch   the platform posts the id_token: verify, map the user to a class member, open the exercise
+    GET      /lti/jwks     the tool's public keys (the platform verifies the tool's grade-service assertions)
+
+The platform's posts are cross-site by nature: the middleware lets /lti/ through its cross-site check, and
+these routes trust nothing but the signed id_token and a login state that is used once.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+
+from web.forms import read_form
+from web.lti.launch import LtiRefused, verify_launch
+
+router = APIRouter(include_in_schema=False)
+
+
+def _refused(exc: LtiRefused) -> Response:
+    return PlainTextResponse(f"LTI launch refused: {exc}", status_code=exc.status,
+                             headers={"Cache-Control": "no-store"})
+
+
+async def _params(request: Request) -> dict[str, str]:
+    if request.method == "POST":
+        return await read_form(request)
+    return dict(request.query_params)
+
+
+@router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
+async def login(request: Request) -> Response:
+    """OIDC third-party login initiation: answer with a redirect to the platform's auth URL."""
+    params = await _params(request)
+    issuer, hint = params.get("iss", ""), params.get("login_hint", "")
+    if not issuer or not hint:
+        return _refused(LtiRefused(400, "the login needs iss and login_hint: start it from the LMS"))
+    registry = request.app.state.lti
+    platform = registry.find_platform(issuer, params.get("client_id"))
+    if platform is None:
+        return _refused(LtiRefused(400, f"unknown platform {issuer!r} (client id {params.get('client_id')!r}): "
+                                        "register it with `practice lti add-platform`"))
+    login_ = registry.new_login(platform.id)
+    query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",
+             "client_id": platform.client_id, "redirect_uri": str(request.url_for("lti_launch")),
+             "login_hint": hint, "state": login_.state, "nonce": login_.nonce}
+    if params.get("lti_message_hint"):
+        query["lti_message_hint"] = params["lti_message_hint"]
+    separator = "&" if "?" in platform.auth_login_url else "?"
+    return RedirectResponse(platform.auth_login_url + separator + urlencode(query), status_code=302,
+                            headers={"Cache-Control": "no-store"})
+
+
+@router.post("/lti/launch", name="lti_launch")
+async def launch(request: Request) -> Response:
+    """The platform's form post of the id_token: the learner lands on the exercise, signed in as a class member."""
+    form = await read_form(request)
+    state = request.app.state
+    try:
+        verified = verify_launch(state.lti, state.lti_keys, form.get("id_token", ""), form.get("state", ""))
+        exercise = state.course.get(verified.exercise_id) if verified.exercise_id else None
+        if verified.exercise_id and exercise is None:
+            raise LtiRefused(404, f"the launch opens exercise {verified.exercise_id!r}, which this course does not "
+                                  "have: fix the link's custom parameter exercise=ID")
+    except LtiRefused as exc:
+        return _refused(exc)
+    learner_id = state.lti.learner_for(verified.platform.id, verified.sub, verified.class_id, verified.name)
+    if exercise is not None and verified.lineitem:
+        state.lti.remember_grade(verified.platform.id, verified.lineitem, verified.sub, learner_id, exercise.id)
+    target = f"/exercises/{exercise.id}" if exercise is not None else "/"
+    response = RedirectResponse(target, status_code=303, headers={"Cache-Control": "no-store"})
+    response.headers.append("set-cookie", state.cookies.learner_header(learner_id))
+    return response
+
+
+@router.get("/lti/jwks", name="lti_jwks")
+def jwks(request: Request) -> Response:
+    return JSONResponse(request.app.state.lti.jwks(), headers={"Cache-Control": "public, max-age=300"})
