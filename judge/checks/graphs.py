@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.fx
 
+from judge import breaks
 from judge.checks.failures import GraphBreak
 from judge.checks.logs import artifact_log
 from judge.checks.locations import is_learner_file, learner_frames, location, stack_locations
@@ -95,7 +96,8 @@ def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
         stack = _learner_lines_in_text(str(exc))
     reason = _short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
     return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
-                                location=stack[-1] if stack else None, user_stack=stack)
+                                location=stack[-1] if stack else None, user_stack=stack,
+                                gb_id=breaks.classify(str(exc), getattr(exc, "gb_type", None)))
 
 
 def _learner_lines_in_text(text: str):
@@ -185,7 +187,7 @@ def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
         if loc is None and at and is_learner_file(at.group(1)):
             loc = location(at.group(1), int(at.group(2)))
         found.append(GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
-                                          location=loc, user_stack=stack))
+                                          location=loc, user_stack=stack, gb_id=breaks.classify(text)))
     return found
 
 
@@ -218,6 +220,7 @@ def assert_no_host_sync(graphs: list[torch.fx.GraphModule], what: T | str = T("t
             diags = [diag]
             if node_line is not None:
                 diags.insert(0, GraphBreakDiagnostic(reason=f"host sync: {syncs[0]}()",
+                                                     gb_id=breaks.classify(f"host sync: {syncs[0]}()"),
                                                      explanation=explain_reason(syncs[0]), location=node_line,
                                                      user_stack=[node_line]))
                 message = T("{what} calls `{call}()` at line {line} (`{code}`): it copies a tensor value to Python "
