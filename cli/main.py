@@ -2,6 +2,7 @@
 
     practice                          list exercises and your progress
     practice EXERCISE [FILE]          grade FILE (default: your copy in the workspace)
+    practice doctor FILE [--call E]   the playground: what torch.compile does with your function and inputs
     practice hint EXERCISE            show the next hint
     practice show EXERCISE            the statement, your file and the hints left
     practice prove [EXERCISE...]      instructors: prove every exercise (`check` is its old name)
@@ -197,6 +198,28 @@ def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, 
         return
     accepted = grade_file(console, exercise, file, ws, sandbox, as_json, lang=lang)
     sys.exit(0 if accepted else 1)
+
+
+@cli.command("doctor")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--call", "calls", multiple=True, metavar="EXPR",
+              help="A call of your function on example inputs, e.g. \"step(torch.randn(8), 2)\" (repeat it for "
+                   "several calls); without it, the file's __practice__ block says what to compile (judge/doctor.py).")
+@click.option("--json", "as_json", is_flag=True, help="Print what was found as JSON.")
+@sandbox_option
+@lang_option
+def doctor_command(file, calls, as_json, sandbox, lang):
+    """The playground: compile FILE's function on its example inputs and show the graph breaks, the recompiles
+    with the line behind each guard, and what the compiler made of it. No verdict."""
+    from cli.doctor import doctor_file
+    from judge.doctor import FormError
+
+    if not file.is_file():
+        fail(T("{path}: no such file", path=str(file)), lang)
+    try:
+        sys.exit(doctor_file(console, file, list(calls), sandbox or ONE_GRADING_BACKEND, as_json, lang))
+    except FormError as exc:
+        fail(T("{path}: `{error}`", path=str(file), error=str(exc)), lang)
 
 
 @cli.command()

@@ -30,6 +30,7 @@ LEARNER_PROCESS = T("rests on your code's own process:")
 SAME_FAILURE = T("(same failure as above)")
 PROGRAM_OUTPUT = T("your program's output (truncated):")
 DYNAMO_REASON = T("Dynamo's reason (raw):")
+PYTORCH_SAYS = T("PyTorch's registry:")
 GUARD_FAILURES = T("guard failures (raw):")
 DETAILS = T("details (raw):")
 GRAPH = T("graph:")
@@ -100,6 +101,9 @@ def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | 
             if diag.reason:
                 console.print(f"     [yellow]{say(DYNAMO_REASON, lang)}[/] "
                               f"{escape(diag.reason.splitlines()[0][:200])}")
+            if diag.pytorch is not None:  # PyTorch's registry words for the break (judge/breaks.py)
+                console.print(f"     [yellow]{say(PYTORCH_SAYS, lang)}[/] {diag.pytorch.gb_id} · "
+                              f"{escape(diag.pytorch.title)} — {escape(diag.pytorch.url)}", soft_wrap=True)
         if diag.kind == "mismatch" and diag.first_mismatches:
             rows = [say(T("{index}: expected {expected}, got {actual}", index=m.index, expected=m.expected,
                           actual=m.actual), lang) for m in diag.first_mismatches[:3]]

@@ -12,7 +12,7 @@ import json
 import torch.fx
 
 from judge.checks.locations import stack_locations
-from judge.report import CapturedGraph, CompilerView
+from judge.report import CapturedGraph, CompileEvent, CompilerView, GuardOrigin
 
 MAX_GRAPHS = 8
 MAX_CODE_CHARS = 20_000
@@ -20,6 +20,8 @@ MAX_RECOMPILES = 20
 MAX_GUARD_CHARS = 12_000
 MAX_KERNELS = 4
 MAX_KERNEL_CHARS = 30_000
+MAX_TIMELINE = 60
+MAX_ORIGINS = 20
 
 
 class ViewBuilder:
@@ -30,6 +32,29 @@ class ViewBuilder:
         self.recompiles: list[str] = []
         self.guards = ""
         self.kernels: list[str] = []
+        self.timeline: list[CompileEvent] = []
+        self.origins: list[GuardOrigin] = []
+        self.test, self.calls_in_test = "", 0
+        self.test_origins: list[GuardOrigin] = []  # this test's, for its RECOMPILE diagnostics (judge/guard_origin.py)
+
+    def start_test(self, name: str) -> None:
+        """The calls that follow belong to hidden test `name` (their timeline entries name it)."""
+        self.test, self.calls_in_test, self.test_origins = name[:200], 0, []
+
+    def add_call(self, inputs: str, compiled: int, origins: list[GuardOrigin], reasons: list[str]) -> None:
+        """One call of a compiled target: its inputs, the graphs it compiled, and where its failed guards came from."""
+        self.calls_in_test += 1
+        self.test_origins += origins
+        for origin in origins:
+            if origin not in self.origins and len(self.origins) < MAX_ORIGINS:
+                self.origins.append(origin)
+        if len(self.timeline) >= MAX_TIMELINE:
+            return
+        first = origins[0] if origins else None
+        guard = (first.guard if first else (reasons[0] if reasons else "")) if compiled else ""
+        self.timeline.append(CompileEvent(test=self.test, call=self.calls_in_test, inputs=inputs[:300],
+                                          compiled=compiled, guard=guard[:300],
+                                          line=first.location.line if guard and first and first.location else None))
 
     def add_graph(self, body: dict, gm: torch.fx.GraphModule) -> None:
         """A graph rebuilt from the runner's IR `body` (the same graph twice is shown once)."""
@@ -52,10 +77,10 @@ class ViewBuilder:
             self.kernels.append(code[:MAX_KERNEL_CHARS])
 
     def view(self) -> CompilerView | None:
-        if not (self.graphs or self.recompiles or self.guards or self.kernels):
+        if not (self.graphs or self.recompiles or self.guards or self.kernels or self.timeline):
             return None
         return CompilerView(graphs=list(self.graphs.values()), recompiles=self.recompiles, guards=self.guards,
-                            kernels=self.kernels)
+                            kernels=self.kernels, timeline=self.timeline, origins=self.origins)
 
 
 def annotated(gm: torch.fx.GraphModule) -> CapturedGraph:
@@ -76,6 +101,20 @@ def annotated(gm: torch.fx.GraphModule) -> CapturedGraph:
     except Exception:  # noqa: BLE001 - a graph FX cannot print verbosely is shown plainly
         code = gm.code.strip()
     return CapturedGraph(code=code[:MAX_CODE_CHARS], learner_lines=sorted(set(lines)), inputs=signature(gm))
+
+
+def describe_inputs(args, kwargs=None) -> str:
+    """A call's inputs as the compiler sees them: `float32[4, 8], int 3` (values only where Dynamo guards them)."""
+    def one(value) -> str:
+        if isinstance(value, torch.Tensor):
+            return f"{str(value.dtype).removeprefix('torch.')}[{', '.join(map(str, value.shape))}]"
+        if isinstance(value, (bool, int, float)):
+            return f"{type(value).__name__} {value!r}"[:40]
+        if isinstance(value, (list, tuple)):
+            return "(" + ", ".join(one(v) for v in value[:8]) + (", ..." if len(value) > 8 else "") + ")"
+        return type(value).__name__
+    shown = [one(a) for a in args] + [f"{k}={one(v)}" for k, v in (kwargs or {}).items()]
+    return ", ".join(shown)[:300]
 
 
 def signature(gm: torch.fx.GraphModule) -> str:

@@ -56,6 +56,7 @@ class Session:
         self.outputs: dict[int, tuple] = {}
         self.current = None
         self.force = bool(options.get("force_backend"))
+        self.tensor_lines: dict[str, dict] = {}  # tensor source -> the learner's line that first used it
         compile_options = {k: options[k] for k in ("fullgraph", "dynamic") if k in options}
         self.compiled = target if self.force else torch.compile(target, backend=self._backend, **compile_options)
 
@@ -103,7 +104,8 @@ class Session:
         self.ran, self.outputs, self.current = [], {}, (args, kwargs)
         printed = io.StringIO()
         error, result = None, None
-        with recompile_log() as reasons, artifact_log("guards") as guards, contextlib.redirect_stdout(printed):
+        with recompile_log() as reasons, artifact_log("guards") as guards, artifact_log("recompiles") as raw, \
+                contextlib.redirect_stdout(printed):
             stance = torch.compiler.set_stance("default", force_backend=self._backend) if self.force \
                 else contextlib.nullcontext()
             try:
@@ -119,10 +121,20 @@ class Session:
         answer = {"graphs": new, "ran": list(self.ran), "recompiles": reasons[:20], "error": error,
                   "printed": printed.getvalue()[-20000:],
                   "guards": "\n".join(r.getMessage() for r in guards[:4])[:MAX_GUARD_CHARS]}  # shown, never relied on
+        answer["guard_origins"] = self._guard_origins(raw, guards)
         if error is None:
             answer["output"] = self._output_spec(result, args, encode)
             answer["state_out"] = self._state_outputs(args)
         return answer
+
+    def _guard_origins(self, recompiles, guards) -> list[dict]:
+        """The learner's line behind each recompile's failing guard (judge/guard_origin.py); shown, never relied on."""
+        from judge import guard_origin
+        from judge.checks.locations import LEARNER_FILES
+
+        for source, where in guard_origin.tensor_lines([r.getMessage() for r in guards], LEARNER_FILES).items():
+            self.tensor_lines.setdefault(source, where)
+        return guard_origin.origins([r.getMessage() for r in recompiles], self.tensor_lines, LEARNER_FILES)
 
     def _state_outputs(self, args) -> list[dict]:
         """Module state that is, after the call, one of the graph's outputs: a buffer or parameter the code

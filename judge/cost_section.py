@@ -15,6 +15,7 @@ import torch.utils._pytree as pytree
 
 from judge import remote
 from judge.checks.failures import CheckFailure
+from judge.checks.sealed import run_sealed
 from judge.cost import cost_of, measure_time
 from judge.cost_spec import CostSpec
 from judge.i18n import T
@@ -104,6 +105,9 @@ def measure(spec: CostSpec, reference_fn, starter_fn, release_runner=lambda: Non
 
 def _measured(who: str, fn, args, spec: CostSpec) -> CostFigures:
     try:
+        if who == "learner":  # the learner's graph runs sealed, as in every check: it cannot change this process
+            return run_sealed(lambda *copies: figures(who, fn, list(copies), spec), list(args),
+                              what=remote.YOUR_FUNCTION, mutable=range(len(args)))
         return figures(who, fn, list(args), spec)
     except CheckFailure as exc:
         return _unavailable(who, exc.message if isinstance(exc.message, T) else T.same(str(exc.message)))

@@ -57,6 +57,10 @@ class PinnedSolution(_Strict):
     path: str = Field(description="File relative to the exercise folder.")
     verdict: Verdict = Field(description="The verdict the hidden tests must give it.")
     check: str | None = Field(None, description="The first check it must fail (a hidden test's name).")
+    break_id: str | None = Field(None, pattern=r"^GB\d{4}$", description="For a GRAPH_BREAK: the id in PyTorch's "
+                                 "graph-break registry (torch/_dynamo/graph_break_registry.json) of the break its "
+                                 "failing check reports, e.g. 'GB0170'; its proof fails when torch classifies the "
+                                 "break otherwise (judge/breaks.py). Required where the report names an id.")
     why: str = Field("", description="What is wrong with it, for instructors.")
 
 
@@ -162,6 +166,8 @@ class Exercise(_Strict):
     reference: str = Field("solutions/reference.py", description="Shown after an accepted submission.")
     tests: list[str] = Field(default_factory=list, description="Hidden test files; default: tests/test_*.py.")
     starter_verdict: Verdict = Field(description="The verdict the unchanged starter must get.")
+    starter_break_id: str | None = Field(None, pattern=r"^GB\d{4}$", description="For a GRAPH_BREAK starter: "
+                                         "the registry id of its break, as `break_id` of [[wrong]].")
     solutions: list[str] = Field(default_factory=list, description="Other correct forms (must be ACCEPTED).")
     wrong: list[PinnedSolution] = Field(default_factory=list, description="Known-wrong solutions.")
     public: str | None = Field(None, description="File given to the runner too (imported as module "

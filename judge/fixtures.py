@@ -49,11 +49,13 @@ def starter():
 
 
 @pytest.fixture(autouse=True)
-def _fresh_compiler_state():
+def _fresh_compiler_state(request):
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     torch.manual_seed(0)
     remote.reset_runner()
+    if remote.CLIENT.get("view") is not None:  # the compiler's view's timeline names the test of each call
+        remote.CLIENT["view"].start_test(request.node.name)
     yield
     torch.compiler.set_stance("default")
     torch._dynamo.reset()

@@ -114,6 +114,12 @@ def _stamped(exercise: Exercise, emit: OnEvent) -> OnEvent:
 def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False,
               measure_cost=None) -> tuple[RunOutcome, tuple]:
     runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost)
+    return run_jobs(runner_job, verifier_job, exercise.limits, sandbox, emit)
+
+
+def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) -> tuple[RunOutcome, tuple]:
+    """Run a runner job and a verifier job side by side in `sandbox`, relaying between them as a grading does:
+    (runner outcome, (verifier job, verifier outcome)). `judge.doctor` runs the playground's jobs through it."""
     to_runner, to_verifier = Inbox(), Inbox()
 
     def from_runner(message: dict) -> None:
@@ -141,7 +147,7 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
 
     def run_runner() -> None:
         try:
-            result["runner"] = sandbox.run(runner_job.model_dump_json(), exercise.limits, from_runner,
+            result["runner"] = sandbox.run(runner_job.model_dump_json(), limits, from_runner,
                                            inbox=to_runner, pool="runner")
         except BaseException as exc:  # noqa: BLE001 - re-raised in the grading thread
             result["runner_error"] = exc
@@ -152,7 +158,7 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
     thread = threading.Thread(target=run_runner, name="grading-runner", daemon=True)
     thread.start()
     try:
-        verifier_outcome = sandbox.run(verifier_job.model_dump_json(), verifier_limits(exercise.limits),
+        verifier_outcome = sandbox.run(verifier_job.model_dump_json(), verifier_limits(limits),
                                        from_verifier, inbox=to_verifier, pool="verifier")
     finally:
         to_runner.close()

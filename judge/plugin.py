@@ -52,6 +52,25 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
                                     detail=in_code(_first_lines(error.message))), [error]
 
 
+def explained(diagnostics: list) -> list:
+    """A failure's diagnostics with PyTorch's words for each graph break and the origin of each failed guard."""
+    from judge import breaks, guard_origin, remote
+
+    return guard_origin.enrich(breaks.enrich(list(diagnostics)), remote.CLIENT.get("view"))
+
+
+def with_guard_origin(message, diagnostics: list):
+    """A RECOMPILE's message, followed by the learner's line that added its failing guard where that is known."""
+    from judge.report import RecompileDiagnostic
+
+    origin = next((d.origin for d in diagnostics if isinstance(d, RecompileDiagnostic) and d.origin), None)
+    if origin is None or origin.location is None:
+        return message
+    return T.join([message, T("The guard that failed was added at line {line} (`{code}`): {explanation}",
+                              line=origin.location.line, code=in_code(origin.location.text, 200),
+                              explanation=origin.text("explanation"))])
+
+
 def missing_module_message(exc: ImportError) -> T:
     """The judge's words for a module of its own (or a dependency) that its process cannot import."""
     return T("the judge is broken here, not your code: the verifier cannot import `{module}` (`{detail}`); the "
@@ -121,8 +140,8 @@ class Collector:
                 Verdict.INTERNAL_ERROR, T("the check failed without an exception"), [])
             if call.when == "teardown" and verdict is Verdict.WRONG_ANSWER:
                 verdict = Verdict.RUNTIME_ERROR
-            result.passed, result.verdict, result.diagnostics = False, verdict, diagnostics
-            result.set_text("message", message)
+            result.passed, result.verdict, result.diagnostics = False, verdict, explained(diagnostics)
+            result.set_text("message", with_guard_origin(message, result.diagnostics))
             if isinstance(exc, CheckFailure) and exc.runner_end is not None:
                 self.runner_ends[item.nodeid] = exc.runner_end
 

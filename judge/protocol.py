@@ -43,6 +43,7 @@ class VerifierSays(Kind):
     COMPILER = "compiler", ("view",)  # the compiler's view (judge.compiler_view), display only
     COST = "cost", ("section",)  # the report's cost section (judge.cost_section), display only
     RUNNER_RELEASED = "runner_released"  # the verifier needs no more answers: the runner may end
+    DOCTOR = "doctor", ("findings",)  # a playground run's findings (judge/doctor_checks.py), display only
     INTERNAL_ERROR = "internal_error", ("message", "traceback")
     DONE = "done"
 

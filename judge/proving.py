@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from judge.exercise import Exercise
 from judge.grading import grade
 from judge.i18n import OTHER_LANGS, SOURCE_LANG
-from judge.report import Localized, Report, Verdict, localized
+from judge.report import GraphBreakDiagnostic, Localized, Report, Verdict, localized
 
 CODE_SPAN = re.compile(r"`[^`]*`")
 CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
@@ -27,6 +27,29 @@ class Proof:
     expected: Verdict
     expected_check: str | None
     report: Report
+    expected_break: str | None = None
+    break_pin_required: bool = True  # False where no id was proven yet (a GPU exercise proven on a CPU machine)
+
+    @property
+    def break_ids(self) -> list[str]:
+        """The graph-break registry ids the first failing check reports (judge/breaks.py)."""
+        failure = self.report.first_failure()
+        return [d.gb_id for d in (failure.diagnostics if failure else [])
+                if isinstance(d, GraphBreakDiagnostic) and d.gb_id]
+
+    def break_problem(self) -> str:
+        """Why the failing check's graph-break id is not the pinned one ('' when it is, or nothing is pinned)."""
+        if self.report.verdict is not Verdict.GRAPH_BREAK:
+            return ""
+        found = self.break_ids
+        if self.expected_break is None:
+            if found and self.break_pin_required:
+                return f"{self.path}: reports {found[0]}; pin it with break_id = \"{found[0]}\""
+            return ""
+        if self.expected_break not in found:
+            return (f"{self.path}: expected graph-break id {self.expected_break}, the report names "
+                    f"{', '.join(found) or 'none'} (torch classifies this break otherwise now)")
+        return ""
 
     @property
     def failing_check(self) -> str | None:
@@ -37,6 +60,8 @@ class Proof:
     def verdict_ok(self) -> bool:
         """The verdict (and failing check) it is pinned to."""
         if self.report.verdict is not self.expected:
+            return False
+        if self.break_problem():
             return False
         return self.expected_check is None or self.failing_check == self.expected_check
 
@@ -56,6 +81,8 @@ class Proof:
         if self.verdict_ok:
             problems = self.language_problems()
             return f"{self.path}: {len(problems)} text(s) in the wrong language: " + "; ".join(problems[:3])
+        if self.report.verdict is self.expected and self.break_problem():
+            return self.break_problem()
         got = f"{self.report.verdict.value}" + (f" at {self.failing_check}" if self.failing_check else "")
         want = f"{self.expected.value}" + (f" at {self.expected_check}" if self.expected_check else "")
         return f"{self.path}: expected {want}, got {got}: {self.report.summary[:300]}"
@@ -108,6 +135,14 @@ def cases(exercise: Exercise) -> list[tuple[str, str, Verdict, str | None]]:
     return found
 
 
+def expected_break(exercise: Exercise, path: str) -> str | None:
+    """The graph-break registry id pinned for `path` (the starter's or a wrong solution's), if any."""
+    if path == exercise.starter:
+        return exercise.starter_break_id
+    return next((w.break_id for w in exercise.wrong if w.path == path), None)
+
+
+
 def prove(exercise: Exercise, *, sandbox=None, on_proof: Callable[[Proof], None] | None = None) -> list[Proof]:
     """Grade every pinned solution of `exercise`; each Proof says whether it got what it was pinned to."""
     proofs = []
@@ -115,7 +150,7 @@ def prove(exercise: Exercise, *, sandbox=None, on_proof: Callable[[Proof], None]
         # A failing proof needs only its first failing check (the verdict and the pinned check are that one's).
         report = grade(exercise, exercise.read(path), sandbox=sandbox, filename=path.rsplit("/", 1)[-1],
                        stop_after_first_failure=kind in ("starter", "wrong"))
-        proof = Proof(kind, path, expected, check, report)
+        proof = Proof(kind, path, expected, check, report, expected_break(exercise, path), not exercise.needs_cuda)
         proofs.append(proof)
         if on_proof:
             on_proof(proof)

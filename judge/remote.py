@@ -88,6 +88,12 @@ class RunnerClient:
                 return False
         return self.loaded.get("type") == RunnerSays.LOADED
 
+    def release_runner(self) -> None:
+        """Nothing more will be asked of the runner: the trusted side closes its input and it ends (its time limit
+        stops counting); a later request fails as if it had ended."""
+        self._send(VerifierSays.RUNNER_RELEASED)
+        self.gone = T("your code's process was released")
+
     def reset(self) -> None:
         """A fresh compiler state in the runner, sent with the first request that reaches it."""
         self.needs_reset, self.sent_since_reset = True, False
@@ -543,6 +549,7 @@ class RemoteCompiled:
         view = CLIENT.get("view")
         if view is not None:
             view.add_recompiles(new_reasons)
+            _record_call(view, args, kwargs, answer, new_reasons)
             if isinstance(answer.get("guards"), str):
                 view.add_guards(answer["guards"])
         if answer.get("error"):
@@ -697,6 +704,16 @@ class RemoteCompiled:
         flat = run_sealed(plain, values, what=self.what, mutable=mutable, names=names)
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         return _assemble(output_spec, flat, args, self.what)
+
+
+def _record_call(view, args, kwargs, answer: dict, reasons: list[str]) -> None:
+    """The call in the compiler's view's timeline, with where its failed guards came from (shown only)."""
+    from judge import guard_origin
+    from judge.compiler_view import describe_inputs
+
+    graphs = answer.get("graphs")
+    view.add_call(describe_inputs(args, kwargs), len(graphs) if isinstance(graphs, list) else 0,
+                  guard_origin.from_runner(answer.get("guard_origins")), reasons)
 
 
 def _shown_source(node: torch.fx.Node, first) -> str:

@@ -155,6 +155,18 @@ class SourceLocation(BaseModel):
     function: str | None = None
 
 
+class PyTorchWords(Localized):
+    """What PyTorch's graph-break registry says of one break type (judge/breaks.py): its id, title, explanation and
+    hints, and the page of that id; Chinese from the judge's catalogue of registry ids, English from the registry."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "explanation", "hints")
+    gb_id: str = Field(description="The registry id, e.g. 'GB0170'.")
+    title: str = Field(description="The registry's name of the break type (`gb_type`).")
+    explanation: str = ""
+    hints: str = Field("", description="PyTorch's hints, one per line.")
+    url: str = Field("", description="The page of this id on PyTorch's graph-break site.")
+
+
 class GraphBreakDiagnostic(Localized):
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("explanation",)
     kind: Literal["graph_break"] = "graph_break"
@@ -162,6 +174,10 @@ class GraphBreakDiagnostic(Localized):
     explanation: str = Field("", description="What the reason means, for a learner.")
     location: SourceLocation | None = Field(None, description="The learner's line where the graph broke.")
     user_stack: list[SourceLocation] = []
+    gb_id: str | None = Field(None, description="PyTorch's graph-break registry id of this break ('GB0170'), where "
+                                                "Dynamo classified it.")
+    pytorch: PyTorchWords | None = Field(None, description="PyTorch's own words for this id (set by the verifier "
+                                                           "from the installed registry).")
 
 
 class Mismatch(BaseModel):
@@ -188,11 +204,24 @@ class MismatchDiagnostic(Localized):
     atol: float | None = None
 
 
-class RecompileDiagnostic(BaseModel):
+class GuardOrigin(Localized):
+    """Where a guard came from: the learner's line that made Dynamo add it, and what kind of specialisation it is
+    (judge/guard_origin.py)."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("explanation",)
+    guard: str = Field(description="The guard as Dynamo words it, e.g. `L['n'] == 2`.")
+    compile_id: str = Field("", description="The compile that installed it, e.g. '0/1'.")
+    kind: Literal["value", "static_size", "zero_one", "duck", "size_branch", "type", "other"] = "other"
+    location: SourceLocation | None = Field(None, description="The learner's line that added the guard.")
+    explanation: str = Field("", description="What this kind of guard means, for a learner.")
+
+
+class RecompileDiagnostic(Localized):
     kind: Literal["recompile"] = "recompile"
     compiles: int
     limit: int
     guard_failures: list[str] = Field([], description="Why each recompile happened (the guard that failed).")
+    origin: GuardOrigin | None = Field(None, description="Where the first failing guard came from.")
 
 
 class GraphDiagnostic(Localized):
@@ -239,6 +268,23 @@ class CompilerView(BaseModel):
     guards: str = Field("", description="The guards of the first compile, as Dynamo printed them in the learner's "
                                         "process (shown, never relied on).")
     kernels: list[str] = Field([], description="Code Inductor generated for those graphs, in the verifier.")
+    timeline: list[CompileEvent] = Field([], description="Each call of a compiled target, in order: its inputs as "
+                                                           "the compiler saw them and whether it compiled again.")
+    origins: list[GuardOrigin] = Field([], description="Where each guard that failed came from.")
+
+
+class CompileEvent(BaseModel):
+    """One call of a compiled target: the inputs the compiler saw and what it did (decides nothing)."""
+
+    test: str = Field("", description="The hidden test (or playground call) that made the call.")
+    call: int = Field(description="The call's number within its test, from 1.")
+    inputs: str = Field(description="The call's inputs, e.g. 'float32[4, 8], int 3'.")
+    compiled: int = Field(0, description="Graphs Dynamo compiled on this call (0: a cached graph ran).")
+    guard: str = Field("", description="The guard that failed and made it compile again, if one did.")
+    line: int | None = Field(None, description="The learner's line that added that guard.")
+
+
+CompilerView.model_rebuild()
 
 
 class EagerCost(BaseModel):

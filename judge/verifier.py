@@ -138,6 +138,8 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     compiler = view.view()
     if compiler is not None:
         channel.send(VerifierSays.COMPILER, view=compiler.model_dump(mode="json"))
+    if remote.CLIENT.get("doctor") is not None:  # a playground run's findings (judge/doctor_checks.py)
+        channel.send(VerifierSays.DOCTOR, findings=remote.CLIENT["doctor"])
     channel.send(VerifierSays.DONE)
 
 

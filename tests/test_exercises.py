@@ -14,7 +14,7 @@ import torch
 
 from judge.exercise import load_course
 from judge.grading import grade, make_sandbox
-from judge.proving import Proof, cases
+from judge.proving import Proof, cases, expected_break
 from web.requirements import backend_for
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -39,8 +39,8 @@ def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, 
     report = grade(exercise, exercise.read(path), filename=Path(path).name,
                    sandbox=make_sandbox("none") if fresh else local,
                    stop_after_first_failure=kind in ("starter", "wrong"))  # as `practice check` proves it
-    proof = Proof(kind, path, verdict, check, report)
-    # The pinned verdict, and everything the learner reads of the report in Chinese and in English (a failing
+    proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), not exercise.needs_cuda)
+    # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and in English (a failing
     # proof's first failure; an accepted one's every check title).
     assert proof.ok, proof.problem()
 

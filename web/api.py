@@ -204,11 +204,15 @@ def check_rate(store, learner_id: str, per_minute: int) -> None:
     if store.active(learner_id) is not None:
         raise HTTPException(429, "a submission of yours is still being graded; wait for its verdict",
                             headers={"Retry-After": str(BUSY_RETRY_AFTER)})
-    recent = store.recent(learner_id, RATE_WINDOW)
+    refuse_over_rate(store.recent(learner_id, RATE_WINDOW), per_minute, "submissions")
+
+
+def refuse_over_rate(recent: list[datetime], per_minute: int, what: str) -> None:
+    """429 with Retry-After when `recent` (start times within RATE_WINDOW, oldest first) reach `per_minute`."""
     if len(recent) >= per_minute:
         wait = recent[-per_minute] + RATE_WINDOW - datetime.now(timezone.utc)
         seconds = max(1, math.ceil(wait.total_seconds()))
-        raise HTTPException(429, f"at most {per_minute} submissions a minute; try again in {seconds} s",
+        raise HTTPException(429, f"at most {per_minute} {what} a minute; try again in {seconds} s",
                             headers={"Retry-After": str(seconds)})
 
 

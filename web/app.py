@@ -27,6 +27,7 @@ from web.lti.registry import LtiRegistry
 from web.lti.routes import router as lti_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
+from web.playground import close as close_playground, router as playground_router
 from web.queue import EmbeddedQueue, GradeFn, GradingQueue
 from web.regrade import Regrades
 from web.requirements import needs_cuda
@@ -86,6 +87,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
             queue.stop()
             if close_grader is not None:
                 close_grader()
+            close_playground(_app)
             if getattr(app.state, "cost_demands", None) is not None:  # web/cost_api.py
                 app.state.cost_demands.close()
             course.close()
@@ -109,6 +111,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.include_router(cost_router)
     app.include_router(client_api_router)
     app.include_router(pages_router)
+    app.include_router(playground_router)
     app.include_router(teach_router)
     app.include_router(join_router)
     app.include_router(lti_router)

@@ -101,6 +101,23 @@ SCRIPT_STRINGS: dict[str, str] = {
     "state_not_started": N_("not started"),
     "state_attempted": N_("attempted"),
     "state_solved": N_("solved"),
+    "pytorch_says": N_("PyTorch says:"),
+    "registry_page": N_("PyTorch's page for"),
+    "guard_added_at": N_("The guard that failed:"),
+    "timeline": N_("The compiles, call by call"),
+    "call": N_("call"),
+    "inputs": N_("inputs"),
+    "compiled_n": N_("graphs compiled"),
+    "guard_failed": N_("guard that failed"),
+    "line_col": N_("your line"),
+    "playground_breaks": N_("Graph breaks"),
+    "playground_no_breaks": N_("No graph break: each call ran as whole graphs."),
+    "playground_recompiles": N_("Recompiles"),
+    "playground_no_recompiles": N_("No recompile: every call after the first reused a compiled graph."),
+    "playground_stopped": N_("The run stopped early"),
+    "playground_running": N_("Compiling your function on its example calls…"),
+    "playground_notes": N_("Notes"),
+    "playground_cost": N_("Cost"),
 }
 
 def pick_lang(value: str | None) -> str:

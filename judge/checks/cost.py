@@ -16,6 +16,7 @@ import torch
 
 from judge import remote
 from judge.checks.failures import WrongAnswer
+from judge.checks.sealed import run_sealed
 from judge.cost import cost_of, measure_time
 from judge.i18n import T
 from judge.report import CostFigures, GraphDiagnostic, TimedCost
@@ -28,7 +29,9 @@ def learner_cost(entry, *args, mode: str = "default", what=None) -> CostFigures:
     compiled(*args)
     index = compiled.calls[-1].graph
     gm, values = compiled.graphs[index].gm, compiled.inputs_for(index, *args)
-    eager, compiled_figures = cost_of(gm, values, mode=mode)
+    # sealed, as every run of a returned graph: measuring it cannot change this process (judge.checks.sealed)
+    eager, compiled_figures = run_sealed(lambda *copies: cost_of(gm, list(copies), mode=mode), list(values),
+                                         what=what or remote.YOUR_FUNCTION, mutable=range(len(values)))
     return CostFigures(who="learner", eager=eager, compiled=compiled_figures)
 
 

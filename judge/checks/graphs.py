@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.fx
 
+from judge import breaks
 from judge.checks.breaks import (
     explain_reason,
     graph_break_from_exception,
@@ -125,7 +126,7 @@ def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
         if loc is None and at and is_learner_file(at.group(1)):
             loc = location(at.group(1), int(at.group(2)))
         found.append(GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
-                                          location=loc, user_stack=stack))
+                                          location=loc, user_stack=stack, gb_id=breaks.classify(text)))
     return found
 
 
@@ -158,6 +159,7 @@ def assert_no_host_sync(graphs: list[torch.fx.GraphModule], what: T | str = T("t
             diags = [diag]
             if node_line is not None:
                 diags.insert(0, GraphBreakDiagnostic(reason=f"host sync: {syncs[0]}()",
+                                                     gb_id=breaks.classify(f"host sync: {syncs[0]}()"),
                                                      explanation=explain_reason(syncs[0]), location=node_line,
                                                      user_stack=[node_line]))
                 message = T("{what} calls `{call}()` at line {line} (`{code}`): it copies a tensor value to Python "

@@ -50,7 +50,7 @@ def test_a_marked_test_carries_its_reason_onto_its_check_result(tmp_path):
         "def test_marked():\n    pass\n\n"
         "def test_plain():\n    pass\n", encoding="utf-8")
     sent = []
-    collector = Collector(sent.append, lambda names: True, lambda: [])
+    collector = Collector(lambda result, runner_end: sent.append(result), lambda names: True, lambda: [])
     pytest.main([str(tmp_path / "test_marked.py"), "-q", "-p", "no:cacheprovider", "--rootdir", str(tmp_path)],
                 plugins=[collector])
     results = {r.name: r for r in sent}

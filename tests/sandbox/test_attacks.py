@@ -290,3 +290,37 @@ def test_submission_is_confined(sandbox, run_attack):
     assert not any(name.startswith("PRACTICE_") for name in facts["env"])
     if sandbox.name == "bwrap":
         assert facts["pid"] == 1  # its own pid namespace
+
+
+# The playground (judge/doctor.py) runs the user's own file in the same two sandboxed processes as a grading:
+# every attack above, given the playground's form, must be stopped by the limit a grading names (where it names
+# one), leak nothing, leave the host unchanged and the pool able to run the next honest file. (There is no verdict
+# to forge: an attack that also defines a working `f` may simply be reported.)
+PLAYGROUND_FORM = ("\n\ndef example_calls():\n    return [(torch.ones(3),)]\n\n\n"
+                   "__practice__ = {'function': 'f', 'calls': 'example_calls', 'inductor': False}\n")
+HONEST_PLAYGROUND = "import torch\n\n\ndef f(x):\n    return x + 1\n" + PLAYGROUND_FORM
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server_secret):
+    from judge.doctor import doctor
+    from tests.sandbox.conftest import ATTACK_LIMITS
+
+    allowed, template = ATTACKS[name]
+    limits = ATTACK_LIMITS.model_copy(update={"time_seconds": SHORT_SECONDS}) if name in ENDED_BY_TIME \
+        else ATTACK_LIMITS
+    report = doctor(_source(template, host, loopback_listener.port) + PLAYGROUND_FORM, sandbox=sandbox,
+                    limits=limits)
+    shown = report.stdout + report.stderr + report.summary + report.model_dump_json()
+
+    if allowed != NOT_ACCEPTED:  # the limit or crash that ended it, as a grading names it
+        assert report.problem is not None and report.problem.exc_type in {v.value for v in allowed}, report.summary
+    assert "ESCAPED" not in shown, shown[-3000:]
+    assert server_secret not in shown
+    assert len(report.stdout) + len(report.stderr) <= 64 * 1024 + 1024
+    if name == "daemon_writes_later":
+        time.sleep(2.5)
+    host.assert_unchanged()
+    assert not loopback_listener.accepted(), "a submission reached the host's loopback"
+    after = doctor(HONEST_PLAYGROUND, sandbox=sandbox, limits=ATTACK_LIMITS)
+    assert after.problem is None and after.calls == 1 and not after.breaks, after.summary

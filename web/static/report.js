@@ -89,7 +89,8 @@
           marks.push({line: d.location.line, reason: (d.explanation ? d.explanation + "\n\n" : "") + d.reason});
         }
         const explain = d.explanation && !(shown || "").includes(d.explanation) ? el("p", {}, prose(d.explanation)) : null;
-        return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at), where(d.location), explain,
+        return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at),
+          d.gb_id ? el("span", {class: "gb-id"}, " " + d.gb_id) : null, where(d.location), explain, pytorch(d.pytorch),
           el("details", {}, el("summary", {}, T.dynamo_reason), el("p", {class: "reason"}, d.reason)));
       }
       if (d.kind === "mismatch") {
@@ -107,6 +108,7 @@
       }
       if (d.kind === "recompile") {
         return el("div", {class: "diag recompile"}, el("p", {}, T.compiles + ": " + d.compiles + " / " + d.limit),
+          d.origin ? origin(d.origin) : null,
           d.guard_failures.length ? el("ul", {}, d.guard_failures.map((g) => el("li", {}, el("code", {}, g)))) : null);
       }
       if (d.kind === "graph") {
@@ -121,6 +123,38 @@
           raw.length ? el("details", {}, el("summary", {}, d.exc_type + " · " + T.traceback), ...raw) : null);
       }
       return el("pre", {class: "code"}, JSON.stringify(d, null, 2));
+    }
+
+    // PyTorch's own words for a graph break (its registry id's type, explanation, hints and page).
+    function pytorch(words) {
+      if (!words) return null;
+      const hints = words.hints ? words.hints.split("\n").filter(Boolean) : [];
+      const link = /^https:\/\//.test(words.url) ? el("a", {href: words.url, rel: "noopener noreferrer",
+                                                          target: "_blank"}, T.registry_page + " " + words.gb_id) : null;
+      return el("div", {class: "pytorch-words"}, el("p", {}, el("strong", {}, T.pytorch_says + " "),
+          el("span", {class: "gb-type"}, words.title), words.explanation ? ": " : "", prose(words.explanation)),
+        hints.length ? el("ul", {class: "hints"}, hints.map((h) => el("li", {}, prose(h)))) : null,
+        link ? el("p", {class: "small"}, link) : null);
+    }
+
+    // Where a failed guard came from: the learner's line, and what kind of specialisation it is.
+    function origin(o) {
+      return el("div", {class: "guard-origin"},
+        el("p", {}, el("strong", {}, T.guard_added_at + " "), el("code", {}, o.guard)), where(o.location),
+        o.explanation ? el("p", {}, prose(o.explanation)) : null);
+    }
+
+    // The compiles over a test's calls: inputs as the compiler saw them, what it compiled and why.
+    function timeline(events) {
+      if (!events || !events.length) return null;
+      const rows = events.map((e) => el("tr", {class: e.compiled ? "compiled" : ""},
+        el("td", {}, e.test ? e.test + " #" + e.call : "#" + e.call), el("td", {}, el("code", {}, e.inputs)),
+        el("td", {}, String(e.compiled)), el("td", {}, e.guard ? el("code", {}, e.guard) : ""),
+        el("td", {}, e.line ? fmt(T.line, {n: e.line}) : "")));
+      return el("details", {class: "timeline", open: true}, el("summary", {}, T.timeline),
+        el("table", {class: "timeline-table"}, el("thead", {}, el("tr", {}, el("th", {}, T.call),
+          el("th", {}, T.inputs), el("th", {}, T.compiled_n), el("th", {}, T.guard_failed), el("th", {}, T.line_col))),
+          el("tbody", {}, rows)));
     }
 
     function clip(text) {
@@ -142,6 +176,8 @@
         el("pre", {class: "code"}, view.guards)));
       view.kernels.forEach((k, i) => body.push(el("details", {class: "kernels"},
         el("summary", {}, fmt(T.inductor_code_n, {n: i + 1})), el("pre", {class: "code"}, k))));
+      const steps = timeline(view.timeline);
+      if (steps) body.unshift(steps);
       return el("details", {class: "compiler-view"}, el("summary", {}, T.compiler_view), body);
     }
 
@@ -155,7 +191,7 @@
         el("p", {class: "muted small"}, "torch " + report.torch_version + " · " + report.sandbox + " · " + report.duration_s.toFixed(1) + " s"));
     }
 
-    return {el, fmt, verdictText, render, checkItem};
+    return {el, fmt, prose, verdictText, render, checkItem, diagnostic, compilerView, origin, rawOutput};
   }
 
   window.PracticeReport = {make};

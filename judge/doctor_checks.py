@@ -1,0 +1,129 @@
+"""Verifier side of a playground run (judge/doctor.py): compile the user's function on the user's inputs and
+describe what Dynamo did. No hidden test, no reference, nothing compared: the findings are shown, never judged.
+
+The trusted side writes a one-test module that calls `run(config)`; it asks the runner for the example calls
+(the user's `calls` function, run there), asks Dynamo there for every graph break (`explain`), then compiles the
+function once and calls it on each example in turn, as the graded checks do: each graph that comes back is
+rebuilt from the allowlist here (the compiler's view shows it), each recompile comes with the guard that failed
+and the user's line that added it, and with `inductor` each graph is compiled here by Inductor so that the view
+shows the code it generates. What is found goes to the result channel as one `doctor` message.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from judge import breaks, guard_origin, remote
+from judge.checks.failures import CheckFailure
+from judge.compiler_view import describe_inputs
+from judge.i18n import T
+from judge.report import ErrorDiagnostic, GraphBreakDiagnostic
+
+MAX_CALLS = 16
+MAX_INDUCTOR_GRAPHS = 4
+
+
+def _calls(config: dict) -> list[tuple]:
+    """The user's example calls, each a tuple of arguments (data only: tensors, numbers, lists of them)."""
+    value = remote.call(remote.learner(config["calls"]), what=T("your `{name}`", name=config["calls"]))
+    if isinstance(value, tuple) and value and not isinstance(value[0], (tuple, list)):
+        value = [value]  # one call given as its arguments
+    if not isinstance(value, (list, tuple)) or not value:
+        raise CheckFailure(T("`{name}()` must return a list of calls, each a tuple of arguments, e.g. "
+                             "`[(torch.randn(8), 2)]`", name=config["calls"]))
+    calls = []
+    for item in list(value)[:MAX_CALLS]:
+        if not isinstance(item, (tuple, list)):
+            item = (item,)
+        for arg in item:
+            if isinstance(arg, remote.Ref):
+                raise CheckFailure(T("`{name}()` returned an argument that is not data (tensors, numbers, strings "
+                                     "and lists, tuples or dicts of them)", name=config["calls"]))
+        calls.append(tuple(item))
+    return calls
+
+
+def _breaks(entry: remote.Ref, args: tuple, dynamic) -> list[GraphBreakDiagnostic]:
+    answer = remote.client().request("explain", target=entry.spec, args=remote._encode_arg(args),
+                                     options={"dynamic": dynamic})
+    if answer.get("error"):
+        remote.raise_learner_error(answer["error"], remote.YOUR_FUNCTION)
+    found = []
+    for item in answer.get("breaks", [])[:50] if isinstance(answer.get("breaks"), list) else []:
+        try:
+            found.append(GraphBreakDiagnostic.model_validate(item))
+        except ValueError:
+            raise remote.Protocol(T("malformed graph-break description")) from None
+    return breaks.enrich(found)
+
+
+def _compile_each(entry: remote.Ref, calls: list[tuple], config: dict, findings: dict) -> None:
+    client, view = remote.client(), remote.CLIENT.get("view")
+    session = remote.RemoteCompiled(entry, {"dynamic": config.get("dynamic")})  # holds the rebuilt graphs
+    client.reset()
+    todo: list[tuple[int, tuple]] = []  # (graph, the call that made it): compiled here by Inductor at the end
+    for args in calls:
+        answer = client.request("compile", session=session.session, target=entry.spec,
+                                options={"dynamic": config.get("dynamic")}, args=remote._encode_arg(args),
+                                kwargs={"dict": {}}, mark_dynamic=[])
+        before = len(session.graphs)
+        session._take_graphs(answer.get("graphs", []))
+        reasons = answer.get("recompiles", [])
+        reasons = [str(r)[:500] for r in reasons[:20]] if isinstance(reasons, list) else []
+        origins = guard_origin.from_runner(answer.get("guard_origins"))
+        if view is not None:
+            view.add_recompiles(reasons)
+            if isinstance(answer.get("guards"), str):
+                view.add_guards(answer["guards"])
+            view.add_call(describe_inputs(args), len(session.graphs) - before, origins, reasons)
+        findings["origins"] += [o.model_dump(mode="json") for o in origins]
+        if answer.get("error"):
+            remote.raise_learner_error(answer["error"], remote.YOUR_FUNCTION)
+        for index in range(before, min(len(session.graphs), MAX_INDUCTOR_GRAPHS)):
+            todo.append((index, args))
+    if not config.get("inductor", True) or not todo:
+        return
+    reads_state = any(isinstance(spec, dict) and spec.get("kind") == "state" and spec.get("owner") == "target"
+                      for index, _ in todo for spec in session.graphs[index].inputs)
+    if reads_state:  # a module's parameters and buffers, copied here once
+        try:
+            session.state["target"] = remote.state(session.target, graph_inputs=True)
+        except CheckFailure:
+            pass
+    # Nothing more is asked of the runner: let it end, so that Inductor's compiles here do not use its time.
+    client.release_runner()
+    for index, args in todo:
+        _inductor(session, index, args, findings)
+
+
+def _inductor(session: remote.RemoteCompiled, index: int, args: tuple, findings: dict) -> None:
+    """Compile graph `index` here with Inductor on the call's own arguments (its code goes to the view)."""
+    try:
+        values = session.bind(index, args, {})
+    except CheckFailure:
+        return  # a graph that reads a module's state or a later graph's inputs: shown without generated code
+    try:
+        torch.compile(session.graphs[index].gm, backend="inductor")(*values)
+    except Exception as exc:  # noqa: BLE001 - shown, never judged
+        findings["notes"].append(f"Inductor could not compile graph {index + 1}: {type(exc).__name__}")
+
+
+def run(config: dict) -> None:
+    """The playground's one check: what Dynamo does with the user's function on the user's inputs."""
+    findings: dict = {"calls": 0, "breaks": [], "origins": [], "notes": [], "error": None}
+    remote.CLIENT["doctor"] = findings
+    if remote.CLIENT.get("view") is not None:
+        remote.CLIENT["view"].start_test("")  # the timeline's calls are the user's, not a test's
+    entry = remote.entry_ref()
+    try:
+        calls = _calls(config)
+        findings["calls"] = len(calls)
+        findings["breaks"] = [b.model_dump(mode="json") for b in _breaks(entry, calls[0], config.get("dynamic"))]
+        _compile_each(entry, calls, config, findings)
+    except CheckFailure as exc:  # the user's code failed: described, as a grading would, not judged
+        diagnostics = breaks.enrich(list(exc.diagnostics))
+        message = exc.message if isinstance(exc.message, T) else T.same(str(exc.message))
+        error = next((d for d in diagnostics if isinstance(d, ErrorDiagnostic)), None)
+        findings["error"] = {"message": message.render("en"), "message_zh": message.render("zh"),
+                             "diagnostic": error.model_dump(mode="json") if error else None}
+        findings["breaks"] += [d.model_dump(mode="json") for d in diagnostics if isinstance(d, GraphBreakDiagnostic)]

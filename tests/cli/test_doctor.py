@@ -1,0 +1,141 @@
+"""`practice doctor FILE [--call EXPR]`: the playground in the terminal, on three files of a user's own (a graph
+break in a loop, a recompile from a changing Python int, a clean model), printing what the web playground shows."""
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from rich.console import Console
+
+from cli.doctor import print_doctor
+from cli.main import cli
+from judge.doctor import FormError, doctor as doctor_run, read_form, with_calls
+
+FILES = Path(__file__).parent / "doctor_files"
+ENV = {"COLUMNS": "200"}
+
+
+def doctor(*args):
+    return CliRunner().invoke(cli, ["doctor", *map(str, args)], env=ENV, catch_exceptions=False)
+
+
+def printed(report, lang: str) -> str:
+    """What `practice doctor` prints for `report` in `lang`."""
+    console = Console(record=True, width=200, force_terminal=False)
+    print_doctor(console, report, lang)
+    return console.export_text()
+
+
+def findings(report: dict) -> dict:
+    """What a run found (not how long it took, nor where it ran)."""
+    return {k: report[k] for k in ("summary", "translations", "calls", "breaks", "recompiles", "problem")} | {
+        "timeline": (report["compiler"] or {}).get("timeline")}
+
+
+@pytest.fixture(scope="module")
+def reports(local):
+    """The three files run once each through the warm local sandbox (the CLI's own is made per command)."""
+    return {name: doctor_run((FILES / f"{name}.py").read_text(), sandbox=local)  # named as the web names it
+            for name in ("loop_break", "changing_int", "clean_model")}
+
+
+@pytest.mark.slow
+def test_a_graph_break_in_a_loop(reports, local, tmp_path):
+    report = reports["loop_break"]
+    text = printed(report, "en")
+    assert "1. line 7 (`print(\"step\", i)`)  GB0059" in text
+    assert "PyTorch says Failed to trace builtin operator" in text and "reorderable_logging_functions" in text
+    assert "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html" in text
+    zh = printed(report, "zh")
+    assert "第 7 行" in zh and "PyTorch 的说法 无法追踪内置函数" in zh
+    # the web playground shows the same findings for the same file
+    from web.app import create_app
+    from web.playground import PlaygroundRuns
+    from web.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=Path(__file__).parents[1] / "web" / "fixtures" /
+                        "course", sandbox="none", allow_unsandboxed=True, workers=1, secret_key="doctor",
+                        database_url=f"sqlite:///{tmp_path}/db.sqlite", queue="embedded")
+    app = create_app(settings)
+    app.state.playground = PlaygroundRuns(settings.submissions_per_minute, 1)
+    app.state.playground.sandbox = local  # the web's run goes through the same warm sandbox
+    with TestClient(app, base_url="http://testserver") as client:
+        shown = client.post("/api/playground", json={"source": (FILES / "loop_break.py").read_text()})
+    assert shown.status_code == 200
+    app.state.playground.sandbox = None  # not the app's to close
+    assert findings(shown.json()) | {"translations": None} == findings(report.model_dump(mode="json")) | {
+        "translations": None}
+
+
+@pytest.mark.slow
+def test_a_recompile_from_a_changing_python_int(reports):
+    text = printed(reports["changing_int"], "en")
+    assert "1. `n == 2` ← line 6 (`return h * n`)" in text
+    assert "a Python number or flag is a constant of the graph" in text
+    rows = [line for line in text.splitlines() if line.startswith("│ ")]
+    assert [row.split("│")[3].strip() for row in rows] == ["1", "1", "0"]  # compiled again once, for n = 3
+    assert [row.split("│")[5].strip() for row in rows] == ["", "6", ""]
+    zh = printed(reports["changing_int"], "zh")
+    assert "重新编译" in zh and "第 6 行" in zh and "Python 的数字或标志是图里的常量" in zh
+
+
+@pytest.mark.slow
+def test_a_clean_model_shows_its_graph_and_the_code_inductor_generated(reports):
+    report = reports["clean_model"]
+    assert report.problem is None and report.calls == 2 and not report.breaks and not report.recompiles
+    assert len(report.compiler.graphs) == 1 and report.compiler.kernels
+    assert [e.compiled for e in report.compiler.timeline] == [1, 0]
+    text = printed(report, "en")
+    assert "No graph break" in text and "No recompile" in text and "Code Inductor generated (1):" in text
+    assert "verdict" not in report.model_dump()  # the playground judges nothing
+
+
+@pytest.mark.slow
+def test_call_writes_the_form_for_a_file_without_one(tmp_path, local):
+    from cli.doctor import doctor_file
+
+    path = tmp_path / "mine.py"
+    path.write_text("import torch\n\ndef f(x, n):\n    return x * n\n")
+    console = Console(record=True, width=10_000)  # JSON lines unwrapped
+    status = doctor_file(console, path, ["f(torch.randn(3), 2)", "f(torch.randn(3), 5)"], local, True, "en")
+    report = json.loads(console.export_text())
+    assert status == 0, report["summary"]
+    assert report["calls"] == 2 and report["recompiles"][0]["location"]["line"] == 4
+
+
+@pytest.mark.parametrize("source, message", [
+    ("def f(x):\n    return x\n", "no __practice__ block"),
+    ("__practice__ = dict(function='f')\n", "must be a literal dict"),
+    ("__practice__ = {'function': 'f'}\n", "needs \"function\" and \"calls\""),
+    ("__practice__ = {'function': 'f', 'calls': 'c', 'fullgraph': True}\n", "unknown key 'fullgraph'"),
+    ("__practice__ = {'function': '_f', 'calls': 'c'}\n", "must name a function of this file"),
+    ("__practice__ = {'function': 'f', 'calls': 'c', 'dynamic': 'yes'}\n", "'dynamic'"),
+])
+def test_a_file_not_of_the_form_is_told_what_to_write(source, message):
+    with pytest.raises(FormError, match=message.replace("(", r"\(")):
+        read_form(source)
+
+
+def test_the_form_is_reported_without_running_anything(tmp_path):
+    path = tmp_path / "mine.py"
+    path.write_text("raise SystemExit('never imported')\n")
+    result = doctor(path, "--json")
+    report = json.loads(result.output)
+    assert result.exit_code == 1 and "no __practice__ block" in report["summary"] and report["calls"] == 0
+
+
+@pytest.mark.parametrize("calls, message", [
+    (["f(x=1)"], "by position"), (["f(1)", "g(2)"], "same function"), (["1 +"], "not a Python expression"),
+    (["print"], "write a call"),
+])
+def test_bad_call_expressions_are_usage_errors(tmp_path, calls, message):
+    with pytest.raises(FormError, match=message):
+        with_calls("def f(x):\n    return x\n", calls)
+    path = tmp_path / "mine.py"
+    path.write_text("def f(x):\n    return x\n")
+    args = [a for c in calls for a in ("--call", c)]
+    result = CliRunner().invoke(cli, ["doctor", str(path), *args], env=ENV)  # refused before anything runs
+    assert result.exit_code == 2 and message in result.output

@@ -1,0 +1,151 @@
+"""The playground page and its API: paste a function and its example inputs, see what torch.compile does with
+them (judge/doctor.py). No exercise, no hidden test, no verdict.
+
+A run uses the web app's sandbox backend with a grading's limits (the same runner and verifier, one generated
+check); at most `settings.workers` runs at a time, one per learner, and at most `settings.submissions_per_minute`
+per learner a minute, refused as submissions are (429 with Retry-After, `web.api.refuse_over_rate`). A
+deployment whose web processes do not grade (the PostgreSQL queue, `practice worker`s) answers 503.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict, deque
+from datetime import datetime, timezone
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse
+
+from judge.report import localized
+from web.api import BUSY_RETRY_AFTER, RATE_WINDOW, learner, parse_source, read_body, refuse_over_rate
+
+router = APIRouter()
+EXAMPLE = '''import torch
+
+
+def step(x, n):
+    h = x * n                    # a Python int: Dynamo makes it a constant of the graph
+    if h.sum() > 0:              # a Python branch on a tensor's value
+        h = h - 1
+    return torch.relu(h)
+
+
+def example_calls():             # the calls to compile and run, in order: a list of argument tuples
+    return [(torch.randn(8), 2), (torch.randn(8), 3)]
+
+
+__practice__ = {"function": "step", "calls": "example_calls", "dynamic": None, "inductor": True}
+'''
+
+
+class PlaygroundRuns:
+    """Who is running what: one run per learner, `per_minute` runs a learner may start, `workers` at once."""
+
+    def __init__(self, per_minute: int, workers: int):
+        self.per_minute = per_minute
+        self.started: dict[str, deque[datetime]] = defaultdict(deque)
+        self.active: set[str] = set()
+        self.slots = threading.BoundedSemaphore(max(1, workers))
+        self.lock = threading.Lock()
+        self.sandbox = None
+
+    def begin(self, who: str) -> None:
+        """Count a new run of `who`, or refuse it (HTTP 429) as a submission over the limit is refused."""
+        now = datetime.now(timezone.utc)
+        with self.lock:
+            if who in self.active:
+                raise HTTPException(429, "a playground run of yours is still running; wait for it",
+                                    headers={"Retry-After": str(BUSY_RETRY_AFTER)})
+            times = self.started[who]
+            while times and times[0] < now - RATE_WINDOW:
+                times.popleft()
+            refuse_over_rate(list(times), self.per_minute, "playground runs")
+            times.append(now)
+            self.active.add(who)
+
+    def end(self, who: str) -> None:
+        with self.lock:
+            self.active.discard(who)
+
+
+def runs_of(request: Request) -> PlaygroundRuns:
+    state = request.app.state
+    if getattr(state, "playground", None) is None:
+        state.playground = PlaygroundRuns(state.settings.submissions_per_minute, state.settings.workers)
+    return state.playground
+
+
+def _sandbox(runs: PlaygroundRuns, name: str):
+    with runs.lock:
+        if runs.sandbox is None:
+            from judge.grading import make_sandbox
+
+            runs.sandbox = make_sandbox(name)
+        return runs.sandbox
+
+
+def starter_form(exercise) -> str:
+    """An exercise's starter with a `__practice__` block to fill in (example inputs from its contract)."""
+    calls, note = "()", "  # each call: a tuple of the arguments, e.g. (torch.randn(4, 8),)"
+    if exercise.contract:
+        note = ""
+        sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in exercise.contract.dims.items()}
+        args = []
+        for spec in exercise.contract.inputs:
+            shape = ", ".join(str(sizes.get(d, d)) for d in spec.shape)
+            dtype = {"int64": "torch.long", "int32": "torch.int32", "bool": "torch.bool"}.get(spec.dtype or "")
+            args.append(f"torch.randint(0, 4, ({shape},), dtype={dtype})" if dtype and dtype != "torch.bool"
+                        else f"torch.rand({shape}) > 0.5" if dtype else f"torch.randn({shape})")
+        calls = "(" + "".join(a + ", " for a in args) + ")"
+    return (exercise.read(exercise.starter).rstrip("\n") + "\n\n\ndef example_calls():\n    return [" + calls
+            + "]" + note + "\n\n\n__practice__ = {\"function\": " + repr(exercise.entry_point)
+            + ", \"calls\": \"example_calls\", \"inductor\": True}\n")
+
+
+@router.get("/playground", response_class=HTMLResponse, include_in_schema=False)
+def playground_page(request: Request, exercise: str | None = None) -> HTMLResponse:
+    from web.pages import page
+
+    found = request.app.state.course.get(exercise) if exercise else None
+    source = starter_form(found) if found is not None else EXAMPLE
+    return page(request, "playground.html", {"exercise": found, "boot": {
+        "source": source, "draft_key": f"playground:{found.id}" if found else "playground",
+        "style_nonce": request.state.csp_nonce, "raw_output_chars": request.app.state.settings.raw_output_chars}})
+
+
+@router.post("/api/playground", tags=["playground"], responses={
+    413: {"description": "Source larger than the limit."}, 422: {"description": "Body is not {\"source\": ...}."},
+    429: {"description": "Too many runs, or one is still running; see Retry-After."},
+    503: {"description": "This deployment grades on separate workers; the playground runs only where the web "
+                         "process grades."}})
+async def run_playground(request: Request, lang: str | None = Query(None, pattern="^(zh|en)$")) -> dict:
+    """Compile the posted file's function on its example calls (its `__practice__` block) and return what was
+    found (judge.doctor.DoctorReport): graph breaks, recompiles with the line behind each guard, the compiler's
+    view. No verdict."""
+    from judge.doctor import doctor
+
+    settings, state = request.app.state.settings, request.app.state
+    source = parse_source(await read_body(request, settings.max_source_bytes * 6 + 4096), settings.max_source_bytes)
+    if state.sandbox_name == "workers":
+        raise HTTPException(503, "the playground runs where the web process grades; this deployment grades on "
+                                 "`practice worker`s")
+    runs, who = runs_of(request), learner(request)
+    runs.begin(who)
+
+    def run():
+        with runs.slots:  # at most `workers` runs at once; the others wait in their threads
+            return doctor(source, sandbox=_sandbox(runs, state.sandbox_name))
+
+    try:
+        report = await run_in_threadpool(run)
+    finally:
+        runs.end(who)
+    return (localized(report, lang) if lang else report).model_dump(mode="json")
+
+
+def close(app) -> None:
+    """Stop the playground's sandbox (its warm workers), if one was made."""
+    runs = getattr(app.state, "playground", None)
+    if runs is not None and runs.sandbox is not None:
+        runs.sandbox.close()

@@ -1,0 +1,97 @@
+// The playground page: the editor, Run, and what was found (judge/doctor.py's DoctorReport) drawn with report.js.
+// Everything that comes from a run is written with textContent, never parsed as HTML.
+(function () {
+  "use strict";
+  const boot = JSON.parse(document.getElementById("boot").textContent);
+  const T = JSON.parse(document.getElementById("strings").textContent);
+  const $ = (id) => document.getElementById(id);
+  const lang = document.documentElement.lang === "en" ? "en" : "zh";
+  const draftKey = "torch-practice:draft:" + boot.draft_key;
+  const R = window.PracticeReport.make(T, boot.raw_output_chars, "playground.py");
+  const {el, fmt, prose} = R;
+
+  function readDraft() {
+    try { return localStorage.getItem(draftKey); } catch (e) { return null; }
+  }
+  function saveDraft(text) {
+    try { localStorage.setItem(draftKey, text); } catch (e) { /* storage full or disabled */ }
+  }
+
+  const draft = readDraft();
+  const editor = window.PracticeEditor.create($("editor"), {
+    doc: draft !== null ? draft : boot.source, label: T.your_code, nonce: boot.style_nonce,
+    onChange: (text) => saveDraft(text), onSubmit: () => run(),
+  });
+  $("editor").querySelector(".cm-content").setAttribute("aria-labelledby", "editor-label");
+  $("reset").addEventListener("click", () => {
+    if (!window.confirm(T.reset_confirm)) return;
+    editor.setValue(boot.source);
+    saveDraft(boot.source);
+    editor.setMarks([]);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey) && !ev.defaultPrevented) { ev.preventDefault(); run(); }
+  });
+
+  const status = $("status"), box = $("report"), button = $("run");
+  function say(text, cls) {
+    status.textContent = text;
+    status.className = "status" + (cls ? " " + cls : "");
+    status.hidden = !text;
+  }
+
+  function section(title, items, empty) {
+    return el("section", {class: "pg-section"}, el("h3", {}, title),
+      items.length ? items : el("p", {class: "muted"}, empty));
+  }
+
+  function draw(report) {
+    const marks = [];
+    const parts = [el("p", {class: "summary"}, prose(report.summary))];
+    if (report.problem) parts.push(el("div", {class: "pg-problem"}, el("h3", {}, T.playground_stopped),
+                                      R.diagnostic(report.problem, marks, report.summary)));
+    parts.push(section(T.playground_breaks, report.breaks.map((d) => R.diagnostic(d, marks, "")),
+                       T.playground_no_breaks));
+    parts.push(section(T.playground_recompiles, report.recompiles.map((o) => R.origin(o)), T.playground_no_recompiles));
+    if (report.notes.length) parts.push(section(T.playground_notes, [el("ul", {}, report.notes.map((n) => el("li", {}, n)))], ""));
+    if (report.compiler) {
+      const view = R.compilerView(report.compiler);
+      view.open = true;
+      parts.push(view);
+    }
+    if (report.cost) parts.push(el("details", {class: "cost"}, el("summary", {}, T.playground_cost),
+                                   el("pre", {class: "code"}, JSON.stringify(report.cost, null, 2))));
+    parts.push(R.rawOutput(report));
+    box.replaceChildren(...parts);
+    editor.setMarks(marks);
+  }
+
+  let running = false;
+  async function run() {
+    if (running) return;
+    running = true;
+    button.disabled = true;
+    say(T.playground_running, "busy");
+    box.replaceChildren();
+    try {
+      const response = await fetch("/api/playground?lang=" + lang, {
+        method: "POST", headers: {"Content-Type": "application/json"}, credentials: "same-origin",
+        body: JSON.stringify({source: editor.getValue()}),
+      });
+      const body = await response.json().catch(() => ({}));
+      if (!response.ok) {
+        const retry = response.headers.get("Retry-After");
+        say(response.status === 429 && retry ? fmt(T.too_many, {s: retry}) : (body.detail || T.error), "error");
+        return;
+      }
+      say("", "");
+      draw(body);
+    } catch (e) {
+      say(T.error, "error");
+    } finally {
+      running = false;
+      button.disabled = false;
+    }
+  }
+  button.addEventListener("click", run);
+})();
