@@ -127,7 +127,7 @@ def report_html(report: Report, source: str, lang: str, *, hints: list[str] = ()
         checks.append((check, same, first is not None and check is not first))
     summary_repeats = bool(first and first.message and shown.summary.endswith(first.message))
     footer = text(T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=format(report.duration_s, ".1f"),
-                    torch=report.torch_version, sandbox=report.sandbox), lang)
+                    torch=report.torch_version, sandbox=shown.sandbox), lang)
     verdict_name = text(VERDICT_NAME.get(report.verdict, T.same(report.verdict.value)), lang)
     return _ENV.get_template("report.html").render(
         r=shown, lang=lang, checks=checks, summary_repeats=summary_repeats, verdict_name=verdict_name,
