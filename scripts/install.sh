@@ -31,6 +31,19 @@ apt_install() {
   return 1
 }
 
+# Every sandboxed run gets a fresh /tmp (bwrap and docker), which would hide a virtualenv kept under it: a checkout
+# under /tmp keeps its .venv as a link to a folder of the user's cache instead.
+if [ -z "${PRACTICE_VENV:-}" ] && [ ! -e "$VENV" ]; then
+  case "$(pwd -P)/" in
+    /tmp/*|/dev/shm/*)
+      real="${XDG_CACHE_HOME:-$HOME/.cache}/torch-practice/venv-$(pwd -P | sha256sum | cut -c1-16)"
+      mkdir -p "$(dirname "$real")"
+      [ -x "$real/bin/python" ] || rm -rf "$real"
+      [ -e "$real" ] || { say "virtualenv $real (this checkout is under /tmp, which sandboxed runs do not see)"
+                          "$BASE_PYTHON" -m venv "$real"; }
+      ln -s "$real" "$VENV" ;;
+  esac
+fi
 if [ ! -x "$PY" ]; then
   say "virtualenv $VENV (from $("$BASE_PYTHON" -c 'import sys; print(sys.executable)'))"
   if ! "$BASE_PYTHON" -m venv "$VENV" >/tmp/practice-venv.log 2>&1; then

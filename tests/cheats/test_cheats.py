@@ -54,7 +54,8 @@ NAMED = {"patched_session_method.py": "judge.compiling.Session.call"}
 # (None: fresh processes), and, since the unisolated backends run the learner's code as the user next to the
 # exercises folder (reference included) by design, a cheat that reads files, graded with the CLI's --sandbox bwrap.
 CLI_SANDBOX = {"forged_lines_every_fd.py": None, "read_hidden_files.py": "bwrap"}
-SHORT_SECONDS = 20  # time enough for an honest grading on a busy machine, not the exercise's minute
+SHORT_SECONDS = 60  # time enough for an honest grading on a busy machine (the sealed runs and boundary search of
+# branchless-grad took 20 s with two test workers), not the exercises' minutes
 NEVER_SECONDS = 4  # the copy of the book exercise for the cheat that never answers: only its limit is reached
 
 
