@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cli.worker import settings_from
+from cli.worker import migrated_engine
 
 
 def _password(from_stdin: bool) -> str:
@@ -18,19 +18,9 @@ def _password(from_stdin: bool) -> str:
 
 def _classes(database_url: str | None, data_dir: Path | None):
     """The accounts store on the database (migrated first, as `practice serve` does on start)."""
-    from web import db
     from web.classes import ClassStore
-    from web.errors import StartupError
 
-    settings = settings_from(database_url=database_url, data_dir=data_dir)
-    url = settings.resolved_database_url()
-    try:
-        if url.startswith("sqlite"):
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
-        engine = db.make_engine(url)
-        db.upgrade(engine)
-    except StartupError as exc:
-        raise click.ClickException(str(exc)) from None
+    _, engine, _ = migrated_engine(database_url, data_dir)
     return engine, ClassStore(engine)
 
 

@@ -10,19 +10,9 @@ import click
 
 def _engine(database_url: str | None, data_dir: Path | None):
     """The settings and an engine on the migrated database (as `practice serve` migrates on start)."""
-    from cli.worker import settings_from
-    from web import db
-    from web.errors import StartupError
+    from cli.worker import migrated_engine
 
-    settings = settings_from(database_url=database_url, data_dir=data_dir)
-    url = settings.resolved_database_url()
-    try:
-        if url.startswith("sqlite"):
-            settings.data_dir.mkdir(parents=True, exist_ok=True)
-        engine = db.make_engine(url)
-        db.upgrade(engine)
-    except StartupError as exc:
-        raise click.ClickException(str(exc)) from None
+    settings, engine, _ = migrated_engine(database_url, data_dir)
     return settings, engine
 
 

@@ -51,8 +51,9 @@ def run_worker(database_url: str | None, queues: tuple[str, ...], concurrency: i
     worker.run()
 
 
-def upgrade(database_url: str | None, data_dir: Path | None) -> None:
-    """Migrate the database to this version's schema and say what changed."""
+def migrated_engine(database_url: str | None, data_dir: Path | None):
+    """(settings, engine, (revision before, revision after)) on the database migrated to this version's schema, as
+    `practice serve` migrates on start; a database that cannot be reached or migrated is a click error."""
     from web import db
     from web.errors import StartupError
 
@@ -62,9 +63,17 @@ def upgrade(database_url: str | None, data_dir: Path | None) -> None:
         if url.startswith("sqlite"):
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         engine = db.make_engine(url)
-        before, after = db.upgrade(engine)
+        revisions = db.upgrade(engine)
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
+    return settings, engine, revisions
+
+
+def upgrade(database_url: str | None, data_dir: Path | None) -> None:
+    """Migrate the database to this version's schema and say what changed."""
+    from web import db
+
+    _, engine, (before, after) = migrated_engine(database_url, data_dir)
     where = db.display(engine.url)
     engine.dispose()
     if before == after:
