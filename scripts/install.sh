@@ -33,26 +33,23 @@ apt_install() {
 
 # Every sandboxed run gets a fresh /tmp (bwrap and docker), which would hide a virtualenv kept under it: a checkout
 # under /tmp keeps its .venv as a link to a folder of the user's cache instead.
+made="$VENV"
 if [ -z "${PRACTICE_VENV:-}" ] && [ ! -e "$VENV" ]; then
   case "$(pwd -P)/" in
-    /tmp/*|/dev/shm/*)
-      real="${XDG_CACHE_HOME:-$HOME/.cache}/torch-practice/venv-$(pwd -P | sha256sum | cut -c1-16)"
-      mkdir -p "$(dirname "$real")"
-      [ -x "$real/bin/python" ] || rm -rf "$real"
-      [ -e "$real" ] || { say "virtualenv $real (this checkout is under /tmp, which sandboxed runs do not see)"
-                          "$BASE_PYTHON" -m venv "$real"; }
-      ln -s "$real" "$VENV" ;;
+    /tmp/*|/dev/shm/*) made="${XDG_CACHE_HOME:-$HOME/.cache}/torch-practice/venv-$(pwd -P | sha256sum | cut -c1-16)" ;;
   esac
 fi
-if [ ! -x "$PY" ]; then
-  say "virtualenv $VENV (from $("$BASE_PYTHON" -c 'import sys; print(sys.executable)'))"
-  if ! "$BASE_PYTHON" -m venv "$VENV" >/tmp/practice-venv.log 2>&1; then
+if [ ! -x "$made/bin/python" ]; then
+  say "virtualenv $made (from $("$BASE_PYTHON" -c 'import sys; print(sys.executable)'))"
+  mkdir -p "$(dirname "$made")"
+  if ! "$BASE_PYTHON" -m venv "$made" >/tmp/practice-venv.log 2>&1; then
     # Debian's own Python makes virtualenvs only with python3-venv (its ensurepip) installed.
-    rm -rf "$VENV"
+    rm -rf "$made"
     apt_install python3-venv || { cat /tmp/practice-venv.log >&2; say "cannot make a virtualenv: install python3-venv"; exit 1; }
-    "$BASE_PYTHON" -m venv "$VENV"
+    "$BASE_PYTHON" -m venv "$made"
   fi
 fi
+[ "$made" = "$VENV" ] || ln -sfn "$made" "$VENV"
 
 # torch first, pinned: an open range before torch is installed would pull a multi-GB CUDA build.
 if ! "$PY" -c 'import torch, sys; sys.exit(torch.__version__.split("+")[0] != "2.13.0")' 2>/dev/null; then
