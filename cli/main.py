@@ -284,11 +284,13 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
 @exercises_option
 @sandbox_option
 @lang_option
-def prove(exercise_ids, exercises_dir, sandbox, lang):
+@click.option("--verbose", "-v", is_flag=True, help="Also print the raw exception of every failing proof.")
+def prove(exercise_ids, exercises_dir, sandbox, lang, verbose):
     """Instructors: prove exercises (format, reference passes, starter and wrong solutions fail as pinned)."""
     from cli.proving import check_exercises
 
-    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox or MANY_GRADINGS_BACKEND, lang))
+    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox or MANY_GRADINGS_BACKEND, lang,
+                             verbose))
 
 
 # The proving command's first name (a check is one hidden test of an exercise): still typed, so still served.

@@ -51,7 +51,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     import pytest
 
     from judge.loaded import LOADED
-    from judge.plugin import Collector
+    from judge.plugin import Collector, SilentTerminal
 
     channel = Channel(result_fd, job.nonce)
     started = time.monotonic()
@@ -107,7 +107,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     collector = Collector(send_check, after_collection, after_test)
     args = [str(hidden / t) for t in tests] + [
         "-c", str(hidden / "pytest.ini"), "--rootdir", str(hidden), "--confcutdir", str(hidden),
-        "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
+        "-s", "-p", "no:cacheprovider", "-p", "no:warnings", "-p", "no:xdist",
         "-p", "judge.fixtures", "-W", "ignore",
         # these two run gc.collect() five times at the end (~0.6 s with torch's heap): nothing here reads them
         "-p", "no:unraisableexception", "-p", "no:threadexception",
@@ -117,7 +117,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     # cache entry written without it would give a later hit an estimate of 0 (judge/cost.py)
     enable_artifact("inductor_metrics")
     with artifact_log("output_code") as generated:
-        exit_code = pytest.main(args, plugins=[collector])
+        exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
         cost = _cost_section(job, client, lambda: channel.send(VerifierSays.RUNNER_RELEASED)) if measured else None
     for record in generated:
