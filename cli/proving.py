@@ -78,26 +78,25 @@ def _compile_cache(console: Console, sandbox_name: str, exercises: list) -> dict
     return {"compile_cache": cache}
 
 
-PATH_WIDTH, VERDICT_WIDTH = 34, 44
+PATH_WIDTH = 30
 
 
 def print_proof(console: Console, proof: Proof, lang: str = "en", verbose: bool = False) -> None:
-    """One proof as a row of fixed columns (cut with an ellipsis, never wrapped), then, when it failed, why."""
+    """One proof on one line of fixed columns (cut with an ellipsis, never wrapped); a failing proof is followed
+    by its expected and actual outcome and why it failed, in a column that wraps inside itself."""
     expected = proof.expected.value + (f" @ {proof.expected_check}" if proof.expected_check else "")
     actual = proof.report.verdict.value + (f" @ {proof.failing_check}" if proof.failing_check else "")
     row = Table.grid(padding=(0, 1))
     row.add_column(width=4, no_wrap=True)
     row.add_column(width=9, no_wrap=True)
-    row.add_column(min_width=12, max_width=PATH_WIDTH, no_wrap=True, overflow="ellipsis")
-    for _ in range(2):
-        row.add_column(min_width=12, max_width=VERDICT_WIDTH, no_wrap=True, overflow="ellipsis")
-    row.add_column(justify="right", no_wrap=True, style="dim")
+    row.add_column(width=PATH_WIDTH, no_wrap=True, overflow="ellipsis")
+    row.add_column(justify="right", width=6, no_wrap=True, style="dim")
+    row.add_column(no_wrap=True, overflow="ellipsis")
     row.add_row(Text("ok", style="green") if proof.ok else Text("FAIL", style="red"), proof.kind, proof.path,
-                Text.assemble(("expected ", "dim"), expected), Text.assemble(("got ", "dim"), actual),
-                f"{proof.report.duration_s:.1f}s")
+                f"{proof.report.duration_s:.1f}s", actual if proof.ok else "")
     console.print(row)
     if not proof.ok:
-        console.print(why_table(proof, lang, verbose))
+        console.print(why_table(proof, lang, verbose, expected, actual))
 
 
 def why_reasons(proof: Proof, lang: str = "en", verbose: bool = False) -> list[tuple[str, str]]:
@@ -127,12 +126,15 @@ def why_reasons(proof: Proof, lang: str = "en", verbose: bool = False) -> list[t
     return reasons
 
 
-def why_table(proof: Proof, lang: str = "en", verbose: bool = False) -> Table:
+def why_table(proof: Proof, lang: str = "en", verbose: bool = False, expected: str = "", actual: str = "") -> Table:
     """A failing proof's reasons: a label column and a text column that wraps inside itself."""
     table = Table.grid(padding=(0, 1))
     table.add_column(width=4)
     table.add_column(style="bold", no_wrap=True, width=9)
     table.add_column(overflow="fold", ratio=1)
+    if expected:
+        table.add_row("", "expected", expected)
+        table.add_row("", "got", actual)
     for label, reason in why_reasons(proof, lang, verbose):
         table.add_row("", label, Text(reason, style="red" if label != "exception" else ""))
     return table
