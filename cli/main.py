@@ -146,7 +146,8 @@ GRADE_ONE = T("Grade one:")
 @exercises_option
 @workspace_option
 @lang_option
-def list_exercises(exercises_dir, workspace, lang):
+@click.option("--topics", is_flag=True, help="What the course covers: each exercise's section, idea and tags.")
+def list_exercises(exercises_dir, workspace, lang, topics):
     """List exercises with your state: not started, failing, solved."""
     from cli.render import print_exercise_list
     from cli.workspace import Workspace
@@ -155,6 +156,16 @@ def list_exercises(exercises_dir, workspace, lang):
         course = load_course(exercises_dir)
     except ExerciseError as exc:
         fail(str(exc), lang)
+    if topics:
+        from rich.table import Table
+
+        from cli.topics import topic_rows
+
+        table = Table("section", "exercise", "idea", "tags")
+        for row in topic_rows(course, lang):
+            table.add_row(*(escape(cell) for cell in row))
+        console.print(table)
+        return
     from web.requirements import needs_cuda
 
     ws = Workspace(workspace)

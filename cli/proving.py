@@ -86,12 +86,12 @@ def print_proof(console: Console, proof: Proof, lang: str = "en", verbose: bool 
     by its expected and actual outcome and why it failed, in a column that wraps inside itself."""
     expected = proof.expected.value + (f" @ {proof.expected_check}" if proof.expected_check else "")
     actual = proof.report.verdict.value + (f" @ {proof.failing_check}" if proof.failing_check else "")
-    row = Table.grid(padding=(0, 1))
+    row = Table.grid(padding=(0, 1), expand=True)
     row.add_column(width=4, no_wrap=True)
     row.add_column(width=9, no_wrap=True)
     row.add_column(width=PATH_WIDTH, no_wrap=True, overflow="ellipsis")
     row.add_column(justify="right", width=6, no_wrap=True, style="dim")
-    row.add_column(no_wrap=True, overflow="ellipsis")
+    row.add_column(no_wrap=True, overflow="ellipsis", ratio=1)  # the one column that gives way
     row.add_row(Text("ok", style="green") if proof.ok else Text("FAIL", style="red"), proof.kind, proof.path,
                 f"{proof.report.duration_s:.1f}s", actual if proof.ok else "")
     console.print(row)

@@ -16,6 +16,16 @@ from judge.report import GraphBreakDiagnostic
 
 # (pattern in Dynamo's reason, explanation for a learner)
 _EXPLANATIONS = [
+    (r"aliasing during higher order op tracing",
+     T("a branch of `torch.cond` (or the body of another higher-order operator such as `while_loop`) returns one "
+       "of its inputs, or a view of it, and an output may not share memory with an input: return `x.clone()` "
+       "instead of `x`.")),
+    (r"mutation during higher order op tracing",
+     T("a branch of `torch.cond` (or the body of another higher-order operator) modifies an input in place "
+       "(`x.sub_(...)`, `x[i] = ...`): compute a new tensor instead (`x = x - ...`).")),
+    (r"When merging two branches|expected same (?:dtype|shape|device|stride)",
+     T("the two branches of `torch.cond` return different dtypes, shapes or devices; both branches must "
+       "return tensors that agree: convert in the branch (`.to(x.dtype)`) so both give the same.")),
     (r"Tensor\.item\(\)|_local_scalar_dense|\bitem\b",
      T("`Tensor.item()` copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
        "Keep the value as a tensor (for example with `torch.where`).")),
