@@ -71,10 +71,11 @@ def short_reason(text: str) -> str:
 
 def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
     """Turn a Dynamo exception into a diagnostic pointing at the learner's line."""
-    frames = getattr(exc, "real_stack", None) or []
-    stack = learner_frames(frames)
-    if not stack:
-        stack = stack_locations(str(exc))
+    stack: list = []
+    seen = exc
+    while seen is not None and not stack:  # a higher-order operator's error carries the user stack on its cause
+        stack = learner_frames(getattr(seen, "real_stack", None) or []) or stack_locations(str(seen))
+        seen = seen.__cause__ or seen.__context__
     reason = short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
     return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
                                 location=stack[-1] if stack else None, user_stack=stack,
