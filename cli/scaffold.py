@@ -88,12 +88,11 @@ def test_todo(entry, reference):
 
 def next_order(root: Path) -> int:
     """A new exercise's place: after the last exercise that runs on a CPU, before the GPU exercises."""
-    from judge.exercise import ExerciseError as Malformed
     from judge.exercise import load_course
 
     try:
         course = load_course(root) if root.is_dir() else []
-    except Malformed:
+    except ExerciseError:
         course = []
     gpu = [e.order for e in course if e.needs_cuda]
     cpu = [e.order for e in course if not e.needs_cuda and (not gpu or e.order < min(gpu))]
