@@ -42,7 +42,9 @@ def function_cost(fn, *args, who: str = "reference", mode: str = "default") -> C
 
 
 def _kib(n: int) -> str:
-    return f"{n / 1024:.1f} KiB"
+    from judge.cost_view import human_bytes  # the one rule every front-end shows byte counts by
+
+    return human_bytes(n)
 
 
 def _kernels(figures: CostFigures) -> GraphDiagnostic:
