@@ -41,7 +41,8 @@ def test_the_page_shows_every_count_as_the_report_does():
     counts = _units_and_counts()
     script = (f"global.window = {{}};\nrequire({json.dumps(str(COST_JS))});\n"
               f"const units = {json.dumps([list(u) for u in BYTE_UNITS])};\n"
-              f"process.stdout.write(JSON.stringify({json.dumps(counts)}.map((n) => window.PracticeCost.bytes(n, units))));")
+              f"const counts = {json.dumps(counts)};\n"
+              "process.stdout.write(JSON.stringify(counts.map((n) => window.PracticeCost.bytes(n, units))));")
     shown = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True,
                                       timeout=60).stdout)
     mismatched = [(c, js, human_bytes(c)) for c, js in zip(counts, shown) if js != human_bytes(c)]

@@ -142,7 +142,8 @@ def test_the_reference_and_starter_figures_travel_to_the_next_job():
     measured = CostFigures(who="reference", eager=EagerCost(ops=6, bytes_read=8, bytes_written=8),
                            compiled=CompiledCost(bytes_estimate=4352))
     section = CostSection(inputs="x", torch_version="2.13.0", figures=[
-        CostFigures(who="learner", eager=EagerCost(ops=1, bytes_read=8, bytes_written=8), compiled=CompiledCost(bytes_estimate=8)),
+        CostFigures(who="learner", eager=EagerCost(ops=1, bytes_read=8, bytes_written=8),
+                    compiled=CompiledCost(bytes_estimate=8)),
         measured,
         CostFigures(who="starter", unavailable="could not be measured")])
     cost_memo.remember(exercise, first.cost, section)
