@@ -152,3 +152,34 @@ def test_the_reference_and_starter_figures_travel_to_the_next_job():
     _, other_inputs = make_jobs(exercise, "x = 2\n", measure_cost=False)
     assert other_inputs.cost_known is None
     cost_memo.forget()
+
+
+def test_timing_a_learners_graph_is_sealed(monkeypatch):
+    """learner_timed_cost runs the timing sealed: on copies (each batch on fresh clones), and a graph whose run
+    leaves the process changed (here: grad mode switched off) fails as FORBIDDEN, with the state put back."""
+    from judge.checks import cost as cost_checks
+    from judge.checks.failures import Forbidden
+
+    seen = []
+
+    def fake_timed_cost(gm, make_args, **options):  # measure_time needs a GPU: the timing's own calls, on CPU
+        args = make_args()
+        seen.append(args)
+        gm(*args)
+        return "timed"
+
+    monkeypatch.setattr(cost_checks, "timed_cost", fake_timed_cost)
+    x = torch.randn(4)
+    before = x.clone()
+    graph = torch.fx.symbolic_trace(lambda t: t.add_(1))
+    assert cost_checks.learner_timed_cost(graph, [x]) == "timed"
+    assert seen[0][0] is not x and torch.equal(x, before)  # the caller's tensor was never the one timed
+
+    class SwitchesGradOff(torch.nn.Module):
+        def forward(self, t):
+            torch._C._set_grad_enabled(False)
+            return t * 2
+
+    with pytest.raises(Forbidden):
+        cost_checks.learner_timed_cost(SwitchesGradOff(), [torch.randn(4)])
+    assert torch.is_grad_enabled()
