@@ -6,37 +6,20 @@ tool reaches nothing else. Each test runs on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
-import shutil
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.web.conftest import FIXTURE_COURSE
 from tests.web.fake_lms import FakePlatform, rsa_key
-from tests.web.hidden_grader import HiddenTestGrader
 from tests.web.test_api_submissions import read_events
 from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
 from tests.web.test_regrade import EXACT, SMALL_ONLY, SUBMIT, tighten_hidden_test, wait_regraded
-from web.app import create_app
 from web.sessions import LEARNER_COOKIE
 
 
-@pytest.fixture
-def course(tmp_path):
-    return shutil.copytree(FIXTURE_COURSE, tmp_path / "course")
-
-
-@pytest.fixture
-def grader(course):
-    return HiddenTestGrader(course)
-
-
-@pytest.fixture
-def client(settings, grader, course):
-    settings.exercises_dir = course
-    with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
-        yield c
+# course, grader and client: tests/web/conftest.py's, graded by the course copy's hidden tests
+pytestmark = pytest.mark.hidden_tests
 
 
 @pytest.fixture
