@@ -46,5 +46,8 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     graders = f"{settings.workers} worker(s)" if app.state.queue_kind == "embedded" else "graded by practice worker"
     click.echo(f"torch-practice: http://{shown}:{settings.port}/  (sandbox: {app.state.sandbox_name}, "
                f"data: {settings.data_dir.resolve()}, {graders}); Ctrl+C stops")
-    # Open event streams would otherwise hold a Ctrl+C until their grading ends.
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=5)
+    from web.server import server_options
+
+    # Timeouts and limits (docs/security.md); a graceful shutdown of 5 s, else open event streams would hold a
+    # Ctrl+C until their grading ends.
+    uvicorn.run(app, **server_options(settings))
