@@ -264,3 +264,19 @@ def test_sign_in_tokens_stay_out_of_the_access_log(settings, grader):
             logging.getLogger("uvicorn.access").removeHandler(handler)
     assert not any("SECRET" in line for line in records), records
     assert any("/signin/link/<redacted>?token=<redacted>" in line for line in records), records
+
+
+def test_concurrent_submissions_of_one_learner_queue_one(settings, grader):
+    """The routes run in threads now: the one-grading-at-a-time check and the store happen under one lock."""
+    grader.gate.clear()
+    with LiveServer(create_app(settings, grade=grader), settings) as server:
+        cookie = httpx.get(f"{server.url}/healthz", timeout=10).cookies[LEARNER_COOKIE]
+        try:
+            def post(_):
+                return httpx.post(f"{server.url}{SUBMIT}", json={"source": CORRECT}, cookies={LEARNER_COOKIE: cookie},
+                                  timeout=30).status_code
+            with ThreadPoolExecutor(6) as pool:
+                codes = sorted(pool.map(post, range(6)))
+        finally:
+            grader.gate.set()
+    assert codes == [202, 429, 429, 429, 429, 429]
