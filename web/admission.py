@@ -3,7 +3,8 @@
 
 - per learner: one submission grading at a time, and `submissions_per_minute` a minute (counted in the database);
 - per client address: `submissions_per_minute_per_address` a minute, whatever learners it claims to be (a cookie
-  costs nothing, so learners alone bound nothing); counted in this web process;
+  costs nothing, so learners alone bound nothing); counted in this web process; an IPv6 address counts as its /64
+  (one subscriber's network: a host can take any address of it);
 - the whole queue: `max_queued_submissions` waiting for a grader.
 
 The checks and the store happen under one lock, so two requests of one learner cannot both pass the one-at-a-time
@@ -12,6 +13,7 @@ check (the routes run in worker threads).
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -39,6 +41,17 @@ def refuse_over_rate(recent: list[datetime], per_minute: int, what: str) -> None
                             headers={"Retry-After": str(seconds)})
 
 
+def address_key(address: str) -> str:
+    """The unit an address is counted in: an IPv4 address itself, an IPv6 address's /64 network."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address  # not an address (a test client's name)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip.ipv4_mapped or ip) if isinstance(ip, ipaddress.IPv6Address) else str(ip)
+
+
 class Admission:
     """The bounds above, for one app (its settings and store)."""
 
@@ -48,7 +61,8 @@ class Admission:
         self._by_address: dict[str, deque[float]] = {}
 
     def admit(self, learner_id: str, address: str, add: Callable[[], Submission]) -> Submission:
-        """`add()` (store and queue the submission) unless a bound refuses it (HTTPException 429)."""
+        """`add()` (store and queue the submission) unless a bound refuses it (HTTPException 429); `address` is an
+        `address_key`."""
         settings = self._settings
         with self._lock:
             if self._store.active(learner_id) is not None:

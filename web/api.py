@@ -13,7 +13,7 @@ from starlette.requests import ClientDisconnect
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
-from web.admission import BUSY_RETRY_AFTER, RATE_WINDOW, refuse_over_rate  # noqa: F401 - the playground's too
+from web.admission import BUSY_RETRY_AFTER, RATE_WINDOW, address_key, refuse_over_rate  # noqa: F401 - playground
 from web.jsonbody import parse_json
 from web.offload import in_thread
 from web.schemas import (
@@ -150,7 +150,7 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     body = await read_body(request, settings.max_source_bytes * 6 + 4096)
     source = parse_source(body, settings.max_source_bytes)
     state = request.app.state
-    address = request.client.host if request.client else ""
+    address = address_key(request.client.host) if request.client else ""
 
     def admit() -> Submission:
         check_deadline(state.deadlines, who, exercise.id)

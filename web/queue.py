@@ -143,6 +143,8 @@ class EmbeddedQueue(GradingQueue):
     def depth(self) -> dict[str, int]:
         """Submissions waiting: those for a GPU that this process cannot grade under `gpu`, the rest under
         `embedded`."""
+        if self._serves_gpu:  # every queued submission is ours (and /healthz reads no sources)
+            return {"embedded": self._store.count(QUEUED)}
         waiting = self._store.unfinished()
         gpu = sum(1 for s in waiting if s.status == QUEUED and not self._serves_gpu and self._needs_gpu(s.exercise_id))
         return {"embedded": self._store.count(QUEUED) - gpu, **({"gpu": gpu} if gpu else {})}

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from tests.web.conftest import CORRECT, wait_done
 from tests.web.live import LiveServer, read_all
+from web.admission import address_key
 from web.app import create_app
 from web.offload import hash_slots
 from web.sessions import LEARNER_COOKIE
@@ -280,3 +281,12 @@ def test_concurrent_submissions_of_one_learner_queue_one(settings, grader):
         finally:
             grader.gate.set()
     assert codes == [202, 429, 429, 429, 429, 429]
+
+
+@pytest.mark.parametrize("address, key", [
+    ("10.0.0.1", "10.0.0.1"), ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+    ("2001:db8:1:2:ffff::9", "2001:db8:1:2::/64"),
+    ("::ffff:10.0.0.1", "10.0.0.1"), ("testclient", "testclient")])
+def test_an_ipv6_address_counts_as_its_64(address, key):
+    """A host given an IPv6 /64 can send from any of its 2**64 addresses: the per-address budget is the network's."""
+    assert address_key(address) == key
