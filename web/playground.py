@@ -146,7 +146,7 @@ async def run_playground(request: Request, lang: str | None = Query(None, patter
         from web.pages import lang_of
 
         raise HTTPException(503, gettext_for(lang or lang_of(request))(ON_WORKERS))
-    runs, who = runs_of(request), learner(request)
+    runs, who = runs_of(request), await run_in_threadpool(learner, request)
     runs.begin(who)
 
     def run():

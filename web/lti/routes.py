@@ -18,12 +18,13 @@ from __future__ import annotations
 from urllib.parse import urlencode, urlsplit
 
 from fastapi import APIRouter, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from web.forms import read_form
+from web.hosts import site_link, site_url
 from web.lti.launch import DEEP_LINKING, LtiRefused, verify_launch
 from web.middleware import CSP
+from web.offload import in_thread
 
 router = APIRouter(include_in_schema=False)
 
@@ -42,7 +43,10 @@ async def _params(request: Request) -> dict[str, str]:
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
 async def login(request: Request) -> Response:
     """OIDC third-party login initiation: answer with a redirect to the platform's auth URL."""
-    params = await _params(request)
+    return await in_thread(_login, request, await _params(request))
+
+
+def _login(request: Request, params: dict[str, str]) -> Response:
     issuer, hint = params.get("iss", ""), params.get("login_hint", "")
     if not issuer or not hint:
         return _refused(LtiRefused(400, "the login needs iss and login_hint: start it from the LMS"))
@@ -53,7 +57,7 @@ async def login(request: Request) -> Response:
                                         "register it with `practice lti add-platform`"))
     login_ = registry.new_login(platform.id)
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",
-             "client_id": platform.client_id, "redirect_uri": str(request.url_for("lti_launch")),
+             "client_id": platform.client_id, "redirect_uri": site_link(request, "lti_launch"),
              "login_hint": hint, "state": login_.state, "nonce": login_.nonce}
     if params.get("lti_message_hint"):
         query["lti_message_hint"] = params["lti_message_hint"]
@@ -65,7 +69,10 @@ async def login(request: Request) -> Response:
 @router.post("/lti/launch", name="lti_launch")
 async def launch(request: Request) -> Response:
     """The platform's form post of the id_token: the learner lands on the exercise, signed in as a class member."""
-    form = await read_form(request)
+    return await in_thread(_launch, request, await read_form(request))
+
+
+def _launch(request: Request, form: dict[str, str]) -> Response:
     state = request.app.state
     try:
         verified = verify_launch(state.lti, state.lti_keys, form.get("id_token", ""), form.get("state", ""))
@@ -78,8 +85,7 @@ async def launch(request: Request) -> Response:
     if verified.instructor and verified.memberships_url:
         from web.lti.roster import read_roster_quietly
 
-        await run_in_threadpool(read_roster_quietly, state.lti, verified.platform, verified.memberships_url,
-                                verified.class_id)
+        read_roster_quietly(state.lti, verified.platform, verified.memberships_url, verified.class_id)
     if verified.message_type == DEEP_LINKING:
         return _picker(request, verified)
     learner_id = state.lti.learner_for(verified.platform.id, verified.sub, verified.class_id, verified.name)
@@ -113,17 +119,20 @@ def _picker(request: Request, verified) -> Response:
 @router.post("/lti/deep-link", name="lti_deep_link")
 async def deep_link(request: Request) -> Response:
     """The picked exercise: a form that posts the signed LtiDeepLinkingResponse to the platform's return URL."""
+    return await in_thread(_deep_link, request, await read_form(request))
+
+
+def _deep_link(request: Request, form: dict[str, str]) -> Response:
     from web.lti.deep_linking import read_context, response_token
     from web.pages import page
 
-    form = await read_form(request)
     state = request.app.state
     try:
         context = read_context(state.settings.secret_key, form.get("context", ""))
         exercise = state.course.get(form.get("exercise", ""))
         if exercise is None:
             raise LtiRefused(404, f"no exercise {form.get('exercise', '')!r} in this course: pick one of the list")
-        base = str(request.base_url).rstrip("/")
+        base = site_url(request)
         return_url, token = response_token(state.lti, context, base, exercise.id, exercise.title.get("en"))
     except LtiRefused as exc:
         return _refused(exc)
@@ -142,4 +151,4 @@ def config(request: Request) -> Response:
     """What the LMS administrator pastes: tool URLs, the JWKS URL, redirect URIs, scopes, placements."""
     from web.lti.config import tool_configuration
 
-    return JSONResponse(tool_configuration(str(request.base_url)), headers={"Cache-Control": "no-store"})
+    return JSONResponse(tool_configuration(site_url(request)), headers={"Cache-Control": "no-store"})
