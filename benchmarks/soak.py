@@ -1,16 +1,20 @@
 """Soak: one server process grades hundreds of mixed submissions with bubblewrap, then still grades an honest one
 at its normal speed and has leaked nothing.
 
-    python benchmarks/soak.py [--count 500] [--learners 3] [--workers 2]
+    python benchmarks/soak.py [--count 500] [--learners 3] [--workers 2] [--honest-runs 20]
+    python benchmarks/soak.py --small      # the suite's mode: one submission of each kind, timings not judged
 
 The web app runs in this process (FastAPI's TestClient, the embedded queue, SQLite in a temporary folder) with the
 bwrap sandbox and its compile cache layers, on a course made of the fake course's add-one (most submissions:
-correct, wrong, syntax error, time limit, memory limit, output flood, crash) and the two exercises the cheats of
-tests/cheats/submissions attack. Several learners submit at once, each waiting for its verdict before the next.
+correct, wrong, syntax error, time limit, memory limit, output flood, crash) and the exercises the cheats of
+tests/cheats/submissions attack, copied as tests/cheats builds its course (`make_course`: whatever exercises its
+table names). Several learners submit at once, each waiting for its verdict before the next.
 
-It prints the counts per kind and verdict, then fails (exit 1) on any INTERNAL_ERROR, any verdict a kind does not
-allow, an honest grading after the soak slower than 1.5x (+0.5 s) its median before, or anything left behind: a
-process of a sandbox uid, a run cgroup, a mount of this process's namespace, a file in its temporary folder.
+It prints the counts per kind and verdict and the honest submission's latency before and after the soak (median
+and 95th percentile side by side), then fails (exit 1) on any INTERNAL_ERROR, any verdict a kind does not allow,
+an honest median after the soak slower than 1.5x (+0.5 s) its median before (not in --small, whose single runs say
+nothing about speed), or anything left behind: a process of a sandbox uid, a run cgroup, a mount of this process's
+namespace, a file in its temporary folder.
 """
 
 from __future__ import annotations
@@ -36,12 +40,13 @@ os.environ["TMPDIR"] = str(PRIVATE_TMP)
 # Sandbox uids of their own (the test suite uses 61000 and 62000+), so that leftovers are this run's.
 os.environ.setdefault("PRACTICE_UID_BASE", "58000")
 
-from judge.paths import EXERCISES_DIR  # noqa: E402
 from tests.cheats.test_cheats import CHEATS, HERE as CHEATS_DIR  # noqa: E402
+from tests.cheats.test_cheats import make_course as make_cheat_course  # noqa: E402
 
 FAKE = ROOT / "tests" / "fake_course" / "add-one"
 ADD_ONE_SECONDS = 6  # the time limit of add-one here: a time-limit submission costs this much
-CHEAT_SECONDS = 40  # as in tests/cheats: a cheat that never answers is cut here
+CHEAT_SECONDS = 40  # the cheats' exercises: time for an honest grading on a loaded machine
+NEVER_SECONDS = 4  # the copy for the cheat that never answers (tests/cheats' `<exercise>-never`): cut here
 
 # kind -> (weight per round, the verdicts allowed, sources); "cheat" sources come from tests/cheats.
 KINDS: dict[str, tuple[int, set[str], list[str]]] = {
@@ -74,13 +79,11 @@ KINDS: dict[str, tuple[int, set[str], list[str]]] = {
 
 
 def make_course(folder: Path) -> Path:
-    """add-one with a short time limit, and the exercises the cheats attack, with the cheats' time limit."""
+    """add-one with a short time limit, and the exercises the cheats attack, as tests/cheats builds them."""
     course = folder / "course"
     shutil.copytree(FAKE, course / "add-one")
     _set_time(course / "add-one", ADD_ONE_SECONDS)
-    for exercise in {e for e, _ in CHEATS.values()}:
-        shutil.copytree(EXERCISES_DIR / exercise, course / exercise)
-        _set_time(course / exercise, CHEAT_SECONDS)
+    make_cheat_course(course, CHEAT_SECONDS, NEVER_SECONDS)
     return course
 
 
@@ -93,10 +96,14 @@ def _set_time(folder: Path, seconds: int) -> None:
 
 
 def plan(count: int) -> list[tuple[str, str, str, set[str]]]:
-    """(kind, exercise, source, allowed verdicts) for `count` submissions, the kinds interleaved by weight."""
+    """(kind, exercise, source, allowed verdicts) for `count` submissions, the kinds interleaved by weight; the
+    first len(KINDS) are one of each kind."""
     cheats = sorted(CHEATS)
     rotation = [kind for kind, (weight, _, _) in KINDS.items() for _ in range(weight)]
-    order = [rotation[(i * 7) % len(rotation)] for i in range(len(rotation))]  # spread the kinds over a round
+    spread = [rotation[(i * 7) % len(rotation)] for i in range(len(rotation))]  # spread the kinds over a round
+    for kind in KINDS:  # a round that begins with each kind once
+        spread.remove(kind)
+    order = list(KINDS) + spread
     seen: collections.Counter = collections.Counter()
     items = []
     for i in range(count):
@@ -192,6 +199,12 @@ def temp_files(data: Path) -> list[str]:
                   if data not in p.parents and p != data)
 
 
+def p95(times: list[float]) -> float:
+    """The 95th percentile (nearest rank)."""
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, max(0, -(-95 * len(ordered) // 100) - 1))]
+
+
 # ---- the run --------------------------------------------------------------------------------------------------
 
 def honest_times(learner: Learner, runs: int) -> list[float]:
@@ -209,8 +222,12 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=500, help="mixed submissions to grade")
     parser.add_argument("--learners", type=int, default=3, help="learners submitting at once")
     parser.add_argument("--workers", type=int, default=2, help="gradings at once (the server's workers)")
-    parser.add_argument("--honest-runs", type=int, default=5, help="honest gradings timed before and after")
+    parser.add_argument("--honest-runs", type=int, default=20, help="honest gradings timed before and after")
+    parser.add_argument("--small", action="store_true",
+                        help="the suite's mode: one submission of each kind, 2 learners, 1 honest run each side")
     args = parser.parse_args()
+    if args.small:
+        args.count, args.learners, args.honest_runs = len(KINDS), 2, 1
 
     from fastapi.testclient import TestClient
 
@@ -241,7 +258,8 @@ def main() -> int:
     lock = threading.Lock()
     with TestClient(create_app(settings)) as client:
         first = Learner(client)
-        honest_times(first, 2 * 2 + 1)  # every warm worker of both pools has forked once (PRACTICE_POOL_SIZE 2)
+        if not args.small:  # every warm worker of both pools has forked once (PRACTICE_POOL_SIZE 2)
+            honest_times(first, 2 * 2 + 1)
         before = honest_times(first, args.honest_runs)
         temp_before = temp_files(data)
         queue = list(enumerate(items))
@@ -299,9 +317,13 @@ def main() -> int:
     for line in problems[:20]:
         print("   ", line)
     b, a = statistics.median(before), statistics.median(after)
-    slow = a > max(1.5 * b, b + 0.5)
-    print(f"honest add-one through the web: median {b:.3f} s before, {a:.3f} s after "
-          f"({'SLOWER' if slow else 'ok'}; {args.honest_runs} runs each)")
+    slow = a > max(1.5 * b, b + 0.5) and not args.small
+    print(f"honest add-one through the web ({args.honest_runs} runs each side):")
+    print(f"  {'':<8}{'median':>9}{'p95':>9}{'min':>9}{'max':>9}")
+    for label, times in (("before", before), ("after", after)):
+        print(f"  {label:<8}{statistics.median(times):>8.3f}s{p95(times):>8.3f}s{min(times):>8.3f}s"
+              f"{max(times):>8.3f}s")
+    print(f"  after/before median {a / b:.2f}x ({'not judged in --small' if args.small else 'SLOWER' if slow else 'ok'})")
     print(f"processes under the server while up: {workers_up} (the warm workers)")
     for what, found in leaks.items():
         print(f"left behind, {what}: {len(found)}" + (f" {found[:5]}" if found else ""))
