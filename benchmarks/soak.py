@@ -44,8 +44,8 @@ from tests.cheats.test_cheats import CHEATS, HERE as CHEATS_DIR  # noqa: E402
 from tests.cheats.test_cheats import make_course as make_cheat_course  # noqa: E402
 
 FAKE = ROOT / "tests" / "fake_course" / "add-one"
-ADD_ONE_SECONDS = 6  # the time limit of add-one here: a time-limit submission costs this much
-CHEAT_SECONDS = 40  # the cheats' exercises: time for an honest grading on a loaded machine
+ADD_ONE_SECONDS = 6  # the time limit of add-one here (--add-one-seconds): a time-limit submission costs this much
+CHEAT_SECONDS = 60  # the cheats' exercises: time for an honest grading on a loaded machine
 NEVER_SECONDS = 4  # the copy for the cheat that never answers (tests/cheats' `<exercise>-never`): cut here
 
 # kind -> (weight per round, the verdicts allowed, sources); "cheat" sources come from tests/cheats.
@@ -78,11 +78,11 @@ KINDS: dict[str, tuple[int, set[str], list[str]]] = {
 }
 
 
-def make_course(folder: Path) -> Path:
+def make_course(folder: Path, add_one_seconds: int = ADD_ONE_SECONDS) -> Path:
     """add-one with a short time limit, and the exercises the cheats attack, as tests/cheats builds them."""
     course = folder / "course"
     shutil.copytree(FAKE, course / "add-one")
-    _set_time(course / "add-one", ADD_ONE_SECONDS)
+    _set_time(course / "add-one", add_one_seconds)
     make_cheat_course(course, CHEAT_SECONDS, NEVER_SECONDS)
     return course
 
@@ -189,9 +189,15 @@ def run_cgroups() -> list[str]:
     return sorted(str(p) for d in base.dirs.values() if d.exists() for p in d.glob("*/run-*"))
 
 
+# Mounts the host's Docker engine makes for other people's containers: this process's namespace is the host's, and
+# the soak runs no container (its sandbox is bwrap, whose mounts live in namespaces of their own).
+OTHERS_MOUNTS = ("/run/docker/", "/var/lib/docker/")
+
+
 def mounts() -> list[str]:
     lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    return sorted(line.split(" - ")[0].split(" ", 4)[4] for line in lines)
+    points = (line.split(" - ")[0].split(" ", 4)[4] for line in lines)
+    return sorted(p for p in points if not p.startswith(OTHERS_MOUNTS))
 
 
 def temp_files(data: Path) -> list[str]:
@@ -223,6 +229,8 @@ def main() -> int:
     parser.add_argument("--learners", type=int, default=3, help="learners submitting at once")
     parser.add_argument("--workers", type=int, default=2, help="gradings at once (the server's workers)")
     parser.add_argument("--honest-runs", type=int, default=20, help="honest gradings timed before and after")
+    parser.add_argument("--add-one-seconds", type=int, default=ADD_ONE_SECONDS,
+                        help="add-one's time limit (raise it on a loaded machine: honest gradings must fit in it)")
     parser.add_argument("--small", action="store_true",
                         help="the suite's mode: one submission of each kind, 2 learners, 1 honest run each side")
     args = parser.parse_args()
@@ -240,7 +248,7 @@ def main() -> int:
     reason = unavailable_reason("bwrap")
     if reason:
         raise SystemExit(f"bwrap is unavailable: {reason}")
-    course = make_course(PRIVATE_TMP)
+    course = make_course(PRIVATE_TMP, args.add_one_seconds)
     data = PRIVATE_TMP / "data"
     started = time.perf_counter()
     exercises = load_course(course)
@@ -261,6 +269,7 @@ def main() -> int:
         if not args.small:  # every warm worker of both pools has forked once (PRACTICE_POOL_SIZE 2)
             honest_times(first, 2 * 2 + 1)
         before = honest_times(first, args.honest_runs)
+        load_before = os.getloadavg()
         temp_before = temp_files(data)
         queue = list(enumerate(items))
         soak_started = time.perf_counter()
@@ -293,6 +302,7 @@ def main() -> int:
             thread.join()
         soak_seconds = time.perf_counter() - soak_started
         after = honest_times(first, args.honest_runs)
+        load_after = os.getloadavg()
         leaks = {"sandbox-uid processes": sandbox_processes(), "run cgroups": run_cgroups(),
                  "new mounts": sorted(set(mounts()) - set(mounts_before)),
                  "new temporary files": sorted(set(temp_files(data)) - set(temp_before))}
@@ -303,7 +313,7 @@ def main() -> int:
     leaks["processes after close"] = descendants()
 
     print(f"\n{len(items)} submissions in {soak_seconds:.0f} s ({len(items) / soak_seconds:.2f}/s) by "
-          f"{args.learners} learners on {args.workers} workers; load average {os.getloadavg()[0]:.1f} on "
+          f"{args.learners} learners on {args.workers} workers; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on "
           f"{os.cpu_count()} cores")
     by_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for (kind, verdict), n in counts.items():
@@ -319,10 +329,10 @@ def main() -> int:
     b, a = statistics.median(before), statistics.median(after)
     slow = a > max(1.5 * b, b + 0.5) and not args.small
     print(f"honest add-one through the web ({args.honest_runs} runs each side):")
-    print(f"  {'':<8}{'median':>9}{'p95':>9}{'min':>9}{'max':>9}")
-    for label, times in (("before", before), ("after", after)):
+    print(f"  {'':<8}{'median':>9}{'p95':>9}{'min':>9}{'max':>9}   load average (1, 5, 15 min) when timed")
+    for label, times, load in (("before", before, load_before), ("after", after, load_after)):
         print(f"  {label:<8}{statistics.median(times):>8.3f}s{p95(times):>8.3f}s{min(times):>8.3f}s"
-              f"{max(times):>8.3f}s")
+              f"{max(times):>8.3f}s   {' '.join(f'{x:.1f}' for x in load)}")
     print(f"  after/before median {a / b:.2f}x ({'not judged in --small' if args.small else 'SLOWER' if slow else 'ok'})")
     print(f"processes under the server while up: {workers_up} (the warm workers)")
     for what, found in leaks.items():
