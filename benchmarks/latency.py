@@ -335,6 +335,23 @@ def cost_overhead(runs: int) -> int:
     return 0
 
 
+def warm_grades(warm: Recording, exercise, source: str, runs: int) -> tuple[list[float], float]:
+    """`judge.grade` on the warm pools of `warm`'s backend: the times of `runs` gradings, and how long the pools
+    took to start."""
+    backend = warm.inner
+    try:
+        started = time.perf_counter()
+        backend.warm_up(pools=("runner", "verifier"))
+        ready = time.perf_counter() - started
+        for name in ("runner", "verifier"):
+            backend.pool(name).settle(120)
+        timed(warm, exercise, source, 1)  # not counted: the first fork of each worker touches more pages
+        warm.runs.clear()
+        return timed(warm, exercise, source, runs), ready
+    finally:
+        backend.close()
+
+
 def main() -> int:
     import tempfile
 
@@ -372,19 +389,8 @@ def main() -> int:
     sources = {"reference": inductor.read(inductor.reference), "other": inductor.read(OTHER_SOLUTION)}
     layers_on = args.inductor  # the book exercise needs no Inductor kernels: without Inductor, no layers
 
-    backend = make_sandbox(args.sandbox)
-    warm = Recording(backend)
-    try:
-        started = time.perf_counter()
-        backend.warm_up(pools=("runner", "verifier"))
-        ready = time.perf_counter() - started
-        for name in ("runner", "verifier"):
-            backend.pool(name).settle(120)
-        timed(warm, exercise, source, 1)  # not counted: the first fork of each worker touches more pages
-        warm.runs.clear()
-        warm_times = timed(warm, exercise, source, args.runs)
-    finally:
-        backend.close()
+    warm = Recording(make_sandbox(args.sandbox))
+    warm_times, ready = ([], 0.0) if args.small else warm_grades(warm, exercise, source, args.runs)
 
     with tempfile.TemporaryDirectory(prefix="practice-latency-") as folder:
         course = small_course(Path(folder))
@@ -396,7 +402,8 @@ def main() -> int:
         if cache is not None:
             cache_layers.build(cache, exercises)
         layers = time.perf_counter() - started
-        through_web = web_times(args.sandbox, course, EXERCISE, source, args.runs, compile_cache=layers_on)
+        through_web = book_start.warm if args.small else web_times(args.sandbox, course, EXERCISE, source,
+                                                                   args.runs, compile_cache=layers_on)
         inductor_warm = inductor_cold = {}
         inductor_start = None
         if args.inductor:
@@ -418,6 +425,7 @@ def main() -> int:
     fresh = Recording(make_sandbox("none"))
     fresh_times = timed(fresh, exercise, source, args.fresh_runs)
 
+    warm_times = warm_times or through_web
     warm_median, fresh_median = statistics.median(warm_times), statistics.median(fresh_times)
     print(f"warm backend: {args.sandbox} (pools ready in {ready:.1f} s, compile cache layers ready in {layers:.0f} s"
           f"{'' if cache is not None else ': OFF'}); load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
@@ -443,7 +451,8 @@ def main() -> int:
                   f"layers at all: {statistics.median(inductor_cold['reference']):.3f} s (should take no longer)")
         else:
             print(f"{INDUCTOR_EXERCISE} during warm-up: the layers were built before a grading was sent")
-    print(line(f"{EXERCISE}, grade() on warm {args.sandbox}", warm_times, warm.cpu))
+    if not args.small:
+        print(line(f"{EXERCISE}, grade() on warm {args.sandbox}", warm_times, warm.cpu))
     print(line(f"{EXERCISE}, fresh processes", fresh_times))
     print(f"single-process grader (replaced), warm median: {SINGLE_PROCESS_WARM_MEDIAN_S:.3f} s; "
           f"web API now {statistics.median(through_web) / SINGLE_PROCESS_WARM_MEDIAN_S:.2f}x of it")
