@@ -96,8 +96,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         from sandbox.settings import SandboxSettings
 
         settings = SandboxSettings()
-        base = settings.prestarted_uid_base
-        uids = range(base, base + 128) if settings.prestarted_uids else None
+        uids = settings.prestarted_uid_range() if settings.prestarted_uids else None
         gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=uids, layers={
             "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
         made.append(gpu["sandbox"])
