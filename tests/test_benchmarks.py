@@ -17,16 +17,16 @@ SANDBOXED = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
 
 # benchmark -> (its small mode's arguments, a line each run must print, marks); one row per way it is run.
 SMALL_MODES = {
-    "latency.py --small": (["latency.py", "--small"], ["graph-break-step, web API", "first start (no layers)"],
+    "latency-small": (["latency.py", "--small"], ["graph-break-step, web API", "first start (no layers)"],
                            SANDBOXED),
-    "latency.py --cost": (["latency.py", "--cost", "--cost-runs", "1"],
+    "latency-cost": (["latency.py", "--cost", "--cost-runs", "1"],
                           ["reference  with cost", "other      with cost"], []),
-    "soak.py --small": (["soak.py", "--small"], ["INTERNAL_ERROR: 0", "SOAK OK"], SANDBOXED),
-    "slow_exercises.py": (["slow_exercises.py", "graph-break-step", "--runs", "1"],
+    "soak-small": (["soak.py", "--small"], ["INTERNAL_ERROR: 0", "SOAK OK"], SANDBOXED),
+    "slow_exercises": (["slow_exercises.py", "graph-break-step", "--runs", "1"],
                           ["graph-break-step", "worst run used"], []),
-    "throughput.py": (["throughput.py", "--submissions", "2", "--burst", "4", "--grading-seconds", "0.05"],
+    "throughput": (["throughput.py", "--submissions", "2", "--burst", "4", "--grading-seconds", "0.05"],
                       ["3 worker(s):", "burst of 4"], []),
-    "gpu_latency.py --small": (["gpu_latency.py", "--small"], [], []),  # on a machine without CUDA: says so
+    "gpu_latency-small": (["gpu_latency.py", "--small"], [], []),  # on a machine without CUDA: says so
 }
 
 
