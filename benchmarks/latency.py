@@ -125,10 +125,11 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
     try:
         with tempfile.TemporaryDirectory() as data:
             settings = Settings(data_dir=Path(data), exercises_dir=course, sandbox=sandbox_name, workers=1,
-                                secret_key="latency", submissions_per_minute=1000)
+                                secret_key="latency", submissions_per_minute=1000,
+                                submissions_per_minute_per_address=1000)
             app = create_app(settings)
             times = []
-            with TestClient(app) as client:
+            with TestClient(app, base_url="http://localhost") as client:
                 cpu_before = _server_cpu()
                 for i in range(runs + int(skip_first)):
                     if i == int(skip_first):
@@ -190,9 +191,10 @@ def first_start(sandbox_name: str, course: Path, exercise_id: str, source: str, 
                            "PRACTICE_COMPILE_CACHE_DIR": str(Path(folder) / "cc")})
         try:
             settings = Settings(data_dir=Path(data), exercises_dir=course, sandbox=sandbox_name, workers=1,
-                                secret_key="latency", submissions_per_minute=1000)
+                                secret_key="latency", submissions_per_minute=1000,
+                                submissions_per_minute_per_address=1000)
             started = time.perf_counter()
-            with TestClient(create_app(settings)) as client:
+            with TestClient(create_app(settings), base_url="http://localhost") as client:
                 stop = threading.Event()
 
                 def watch() -> None:  # /healthz as an operator polls it
