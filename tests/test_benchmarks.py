@@ -20,7 +20,8 @@ SMALL_MODES = {
     "latency-small": (["latency.py", "--small"], ["graph-break-step, web API", "first start (no layers)"],
                            SANDBOXED),
     "latency-cost": (["latency.py", "--cost", "--cost-runs", "1"],
-                          ["reference  with cost", "other      with cost"], []),
+                          ["reference  with cost", "other      with cost",  # the wall times, then CPU beside them
+                           "reference  CPU with", "other      CPU with"], []),
     "soak-small": (["soak.py", "--small"], ["INTERNAL_ERROR: 0", "SOAK OK"], SANDBOXED),
     "slow_exercises": (["slow_exercises.py", "graph-break-step", "--runs", "1"],
                           ["graph-break-step", "worst run used"], []),
