@@ -126,9 +126,9 @@ class Worker:
             from web.grading import make_grade_fn
 
             course = Course(settings.exercises_dir, reload=settings.reload_exercises)
-            grade, warm, self._close_grader, _layers, _serves_gpu = make_grade_fn(course, sandbox,
-                                                                                 gpu_pool_size=settings.workers)
-            warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
+            grading = make_grade_fn(course, sandbox, gpu_pool_size=settings.workers)
+            grade, self._close_grader = grading.grade, grading.close
+            grading.warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
         self.sandbox = sandbox or "none"
         from web.lti.grades import GradeSender
 
