@@ -103,8 +103,10 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)
-    app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
-    app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
+    app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure,
+                                learner_max_age=int(settings.learner_session_days * 24 * 3600),
+                                instructor_max_age=int(settings.instructor_session_hours * 3600))
+    app.add_middleware(LearnerMiddleware, cookies=app.state.cookies, sessions=app.state.classes)
     app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)

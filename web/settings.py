@@ -50,6 +50,11 @@ class Settings(BaseSettings):
     secret_key: str | None = Field(
         None, description="Signs learner cookies; default: a random key kept in <data_dir>/secret_key.")
     cookie_secure: bool = Field(False, description="Send cookies only over HTTPS (set behind a TLS proxy).")
+    learner_session_days: float = Field(
+        90, gt=0, description="A learner's browser stays signed in this many days after its last visit (an "
+                              "anonymous learner's work is then out of reach).")
+    instructor_session_hours: float = Field(
+        12, gt=0, description="An instructor's sign-in lasts this many hours.")
     raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
 
     @field_validator("sandbox")
