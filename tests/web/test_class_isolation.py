@@ -41,11 +41,20 @@ def two_classes(server):
     b_path, b_join = class_of(server, b_teacher)
     bob = joined(server, a_join)
     submit(bob, WRONG)
-    assert 'id="shared-note"' in bob.get(b_join).text  # told before joining what B will see
     assert bob.post(b_join, data={"display_name": "Bob"}).status_code == 303
     submit(bob, CORRECT)
     return {"a": (a_teacher, a_path), "b": (b_teacher, b_path), "bob": bob,
             "learner": learner_id_in(a_teacher, a_path)}
+
+
+def test_joining_a_second_class_says_what_its_instructors_will_see(server):
+    a_path, a_join = class_of(server, signed_in_teacher(server))
+    _, b_join = class_of(server, signed_in_teacher(server))
+    bob = browser(server)
+    assert 'id="shared-note"' not in bob.get(a_join).text
+    bob.post(a_join, data={"display_name": "Bob"})
+    note = bob.get(b_join + "?lang=en").text
+    assert 'id="shared-note"' in note and "will see what you submit from now on" in note
 
 
 def test_each_class_sees_only_what_the_learner_did_in_it(two_classes):
