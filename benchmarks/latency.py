@@ -121,10 +121,11 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
     try:
         with tempfile.TemporaryDirectory() as data:
             settings = Settings(data_dir=Path(data), exercises_dir=course, sandbox=sandbox_name, workers=1,
-                                secret_key="latency", submissions_per_minute=1000)
+                                secret_key="latency", submissions_per_minute=1000,
+                                submissions_per_minute_per_address=1000)
             app = create_app(settings)
             times = []
-            with TestClient(app) as client:
+            with TestClient(app, base_url="http://localhost") as client:
                 cpu_before = _server_cpu()
                 for i in range(runs + int(skip_first)):
                     if i == int(skip_first):
@@ -169,9 +170,10 @@ def warmup_times(sandbox_name: str, course: Path, exercise_id: str, source: str,
         os.environ.update({"PRACTICE_COMPILE_CACHE": "1", "PRACTICE_COMPILE_CACHE_DIR": str(Path(layers) / "cc")})
         try:
             settings = Settings(data_dir=Path(data), exercises_dir=course, sandbox=sandbox_name, workers=1,
-                                secret_key="latency", submissions_per_minute=1000)
+                                secret_key="latency", submissions_per_minute=1000,
+                                submissions_per_minute_per_address=1000)
             during, after = [], []
-            with TestClient(create_app(settings)) as client:
+            with TestClient(create_app(settings), base_url="http://localhost") as client:
                 def state() -> str:
                     return client.get("/healthz").json()["layers"]["cpu"]["state"]
 

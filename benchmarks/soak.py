@@ -234,12 +234,13 @@ def main() -> int:
           f"({'on' if cache is not None else 'off'})")
     mounts_before = mounts()
     settings = Settings(data_dir=data, exercises_dir=course, sandbox="bwrap", workers=args.workers,
-                        secret_key="soak", submissions_per_minute=100_000)
+                        secret_key="soak", submissions_per_minute=100_000,
+                        submissions_per_minute_per_address=100_000, max_queued_submissions=100_000)
     items = plan(args.count)
     counts: collections.Counter = collections.Counter()
     problems: list[str] = []
     lock = threading.Lock()
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         first = Learner(client)
         honest_times(first, 2 * 2 + 1)  # every warm worker of both pools has forked once (PRACTICE_POOL_SIZE 2)
         before = honest_times(first, args.honest_runs)

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from web import db
+from web.admission import Admission
 from web.api import router as api_router
 from web.classes import ClassStore
 from web.client_api import router as client_api_router
@@ -20,6 +21,7 @@ from web.deadlines import Deadlines
 from web.events import EventHub
 from web.forms import PageRefused
 from web.grading import choose_sandbox, make_grade_fn
+from web.hosts import HostAllowlist, allowed as allowed_hosts
 from web.join import router as join_router
 from web.lti.grades import GradeSender
 from web.lti.launch import KeySets
@@ -78,6 +80,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
+        _app.state.hash_slots = None  # web.offload makes them on this loop
         queue.start()
         if warm is not None:
             threading.Thread(target=warm, name="sandbox-warm-up", daemon=True).start()
@@ -106,7 +109,9 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure,
                                 learner_max_age=int(settings.learner_session_days * 24 * 3600),
                                 instructor_max_age=int(settings.instructor_session_hours * 3600))
+    app.state.admission = Admission(settings, store)
     app.add_middleware(LearnerMiddleware, cookies=app.state.cookies, sessions=app.state.classes)
+    app.add_middleware(HostAllowlist, names=allowed_hosts(settings))  # outermost: before anything reads the Host
     app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)

@@ -130,7 +130,7 @@ async def run_playground(request: Request, lang: str | None = Query(None, patter
     if state.sandbox_name == "workers":
         raise HTTPException(503, "the playground runs where the web process grades; this deployment grades on "
                                  "`practice worker`s")
-    runs, who = runs_of(request), learner(request)
+    runs, who = runs_of(request), await run_in_threadpool(learner, request)
     runs.begin(who)
 
     def run():

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from http.cookies import SimpleCookie
 
 from itsdangerous import BadSignature, Signer, TimestampSigner
+from starlette.requests import cookie_parser
 
 LEARNER_COOKIE = "practice_learner"
 INSTRUCTOR_COOKIE = "practice_instructor"
@@ -50,12 +50,10 @@ class Cookies:
 
     @staticmethod
     def parse(cookie_header: str) -> dict[str, str]:
-        cookies = SimpleCookie()
-        try:
-            cookies.load(cookie_header)
-        except Exception:  # noqa: BLE001 - a malformed Cookie header counts as no cookies, not as an error
-            return {}
-        return {name: morsel.value for name, morsel in cookies.items()}
+        """Every `name=value` pair of the header. Other apps on the same host (any port) share it, so a pair the
+        standard library's strict parser dislikes (`prefs={"theme":"dark"}`) is kept or skipped, never a reason to
+        drop the learner's own cookie (Starlette's browser-compatible parser)."""
+        return cookie_parser(cookie_header)
 
     def learner(self, cookies: dict[str, str]) -> LearnerSession | None:
         """The cookie's learner session, or None when it is missing, tampered with or expired."""

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import sessionmaker
 
+from web.admission import address_key as client_unit
 from web.errors import InputError
 from web.i18n import N_
 from web.store import _aware
@@ -43,7 +44,8 @@ def account_key(kind: str, scope: str, name: str) -> str:
 
 
 def address_key(address: str | None) -> str:
-    return f"address:{address or 'unknown'}"[:255]
+    """An address counted as the submission limits count it (an IPv6 address as its /64)."""
+    return f"address:{client_unit(address) if address else 'unknown'}"[:255]
 
 
 class SignInThrottle:

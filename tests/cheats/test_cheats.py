@@ -127,7 +127,8 @@ def web(course, tmp_path_factory):
 
     _require_bwrap()
     settings = Settings(data_dir=tmp_path_factory.mktemp("cheat-data"), exercises_dir=course, sandbox="bwrap",
-                        workers=1, secret_key="cheats", submissions_per_minute=1000)
+                        workers=1, secret_key="cheats", submissions_per_minute=1000,
+                        submissions_per_minute_per_address=1000)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PRACTICE_POOL_SIZE", "1")  # one grading at a time: a second warm worker would only cost
         with TestClient(create_app(settings)) as client:

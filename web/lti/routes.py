@@ -16,7 +16,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from web.forms import read_form
+from web.hosts import site_link
 from web.lti.launch import LtiRefused, verify_launch
+from web.offload import in_thread
 
 router = APIRouter(include_in_schema=False)
 
@@ -35,7 +37,10 @@ async def _params(request: Request) -> dict[str, str]:
 @router.api_route("/lti/login", methods=["GET", "POST"], name="lti_login")
 async def login(request: Request) -> Response:
     """OIDC third-party login initiation: answer with a redirect to the platform's auth URL."""
-    params = await _params(request)
+    return await in_thread(_login, request, await _params(request))
+
+
+def _login(request: Request, params: dict[str, str]) -> Response:
     issuer, hint = params.get("iss", ""), params.get("login_hint", "")
     if not issuer or not hint:
         return _refused(LtiRefused(400, "the login needs iss and login_hint: start it from the LMS"))
@@ -46,7 +51,7 @@ async def login(request: Request) -> Response:
                                         "register it with `practice lti add-platform`"))
     login_ = registry.new_login(platform.id)
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",
-             "client_id": platform.client_id, "redirect_uri": str(request.url_for("lti_launch")),
+             "client_id": platform.client_id, "redirect_uri": site_link(request, "lti_launch"),
              "login_hint": hint, "state": login_.state, "nonce": login_.nonce}
     if params.get("lti_message_hint"):
         query["lti_message_hint"] = params["lti_message_hint"]
@@ -58,7 +63,10 @@ async def login(request: Request) -> Response:
 @router.post("/lti/launch", name="lti_launch")
 async def launch(request: Request) -> Response:
     """The platform's form post of the id_token: the learner lands on the exercise, signed in as a class member."""
-    form = await read_form(request)
+    return await in_thread(_launch, request, await read_form(request))
+
+
+def _launch(request: Request, form: dict[str, str]) -> Response:
     state = request.app.state
     try:
         verified = verify_launch(state.lti, state.lti_keys, form.get("id_token", ""), form.get("state", ""))
