@@ -37,6 +37,7 @@ from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
 from web.teach import refused_page, router as teach_router
+from web.throttle import SignInThrottle
 from web.tokens import TokenStore
 
 log = logging.getLogger(__name__)
@@ -102,7 +103,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
     app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
-    app.state.classes = ClassStore(engine)
+    app.state.classes = ClassStore(engine, SignInThrottle(engine, settings.signin_failures_per_name,
+                                                          settings.signin_failures_per_address))
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)

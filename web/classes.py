@@ -66,9 +66,9 @@ class Member:
 class ClassStore:
     """Accounts and classes; every method opens and closes its own session (thread-safe)."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, throttle: SignInThrottle | None = None):
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self.throttle = SignInThrottle(engine)
+        self.throttle = throttle or SignInThrottle(engine)
 
     # ---- sessions ---------------------------------------------------------------------------------
     def sessions_current(self, learner: LearnerSession | None,

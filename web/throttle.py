@@ -1,10 +1,10 @@
 """Sign-in backoff: failed password sign-ins counted per account name and per client address, in the database.
 
-After `ACCOUNT_FREE` failures for one name (whether or not it names anyone, so a refusal tells nothing
-about which names exist) or `ADDRESS_FREE` from one address, each further failure blocks that key for
-twice as long as the one before, from `BASE_BLOCK_S` up to `MAX_BLOCK_S`; while blocked, no password is
-even checked. A key's count is forgotten `FORGET_AFTER` after its last failure; a successful sign-in
-forgets its account's. Kept in the database, so every web process of a deployment counts the same.
+After `signin_failures_per_name` failures for one name (whether or not it names anyone, so a refusal tells
+nothing about which names exist) or `signin_failures_per_address` from one address (web/settings.py), each
+further failure blocks that key for twice as long as the one before, from `BASE_BLOCK_S` up to `MAX_BLOCK_S`;
+while blocked, no password is even checked. A key's count is forgotten `FORGET_AFTER` after its last failure;
+a successful sign-in forgets its account's. Kept in the database, so every web process counts the same.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from web.i18n import N_
 from web.store import _aware
 from web.tables import SignInFailureRow, now as _now
 
-ACCOUNT_FREE = 5
+ACCOUNT_FREE = 5  # the defaults of the settings
 ADDRESS_FREE = 20
 BASE_BLOCK_S = 30
 MAX_BLOCK_S = 15 * 60
@@ -51,8 +51,9 @@ def address_key(address: str | None) -> str:
 class SignInThrottle:
     """The `signin_failures` table; every method opens and closes its own session (thread-safe)."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, per_name: int = ACCOUNT_FREE, per_address: int = ADDRESS_FREE):
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self.per_name, self.per_address = per_name, per_address
 
     def check(self, *keys: str) -> None:
         """Raise `SignInThrottled` when any of the keys is blocked now."""
@@ -73,7 +74,7 @@ class SignInThrottle:
 
     def _count(self, account: str, address: str, when) -> None:
         with self._sessions() as s, s.begin():
-            for key, free in ((account, ACCOUNT_FREE), (address, ADDRESS_FREE)):
+            for key, free in ((account, self.per_name), (address, self.per_address)):
                 row = s.get(SignInFailureRow, key, with_for_update=True)
                 if row is None:
                     row = SignInFailureRow(key=key, failures=0, last_at=when)
