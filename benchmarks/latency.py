@@ -234,13 +234,18 @@ def versus(label: str, warm: list[float], cold: list[float], target: float | Non
             f"warm min {min(warm):.3f} max {max(warm):.3f}, {len(warm)} vs {len(cold)} runs{cpus}")
 
 
-def timed_cost(sandbox, exercise, source: str, runs: int, measure_cost: bool) -> list[float]:
+def timed_cost(sandbox, exercise, source: str, runs: int, measure_cost: bool,
+               cpu: list[float] | None = None) -> list[float]:
     """Wall times of `runs` gradings with (`measure_cost` None: the exercise's [cost]) or without the section."""
     times = []
     for _ in range(runs):
         started = time.perf_counter()
+        before = len(getattr(sandbox, "runs", []))
         report = grade(exercise, source, sandbox=sandbox, measure_cost=None if measure_cost else False)
         times.append(time.perf_counter() - started)
+        runs_cpu = getattr(sandbox, "runs", [])[before:]
+        if cpu is not None and runs_cpu and all(c is not None for c in runs_cpu):
+            cpu.append(sum(runs_cpu))  # the runner's and the verifier's
         if report.verdict is not Verdict.ACCEPTED or (report.cost is None) == measure_cost:
             raise SystemExit(f"expected ACCEPTED {'with' if measure_cost else 'without'} a cost section, got "
                              f"{report.verdict.value}: {report.summary}\n{report.stderr[-2000:]}")
@@ -251,19 +256,22 @@ def cost_overhead(runs: int) -> int:
     """The Inductor exercise graded with and without its cost section, alternating, on the warm local backend."""
     inductor = load_exercise(EXERCISES_DIR / INDUCTOR_EXERCISE)
     sources = {"reference": inductor.read(inductor.reference), "other": inductor.read(OTHER_SOLUTION)}
-    sandbox = make_sandbox("local")
+    backend = make_sandbox("local")
+    sandbox = Recording(backend)
     try:
-        sandbox.warm_up(pools=("runner", "verifier"))
+        backend.warm_up(pools=("runner", "verifier"))
         for source in sources.values():  # not counted: the first gradings build the C++ kernels both ways share
             timed_cost(sandbox, inductor, source, 1, True)
         with_cost = {k: [] for k in sources}
         without = {k: [] for k in sources}
+        cpu_with = {k: [] for k in sources}
+        cpu_without = {k: [] for k in sources}
         for _ in range(runs):
             for name, source in sources.items():
-                without[name] += timed_cost(sandbox, inductor, source, 1, False)
-                with_cost[name] += timed_cost(sandbox, inductor, source, 1, True)
+                without[name] += timed_cost(sandbox, inductor, source, 1, False, cpu_without[name])
+                with_cost[name] += timed_cost(sandbox, inductor, source, 1, True, cpu_with[name])
     finally:
-        sandbox.close()
+        backend.close()
     print(f"cost section, {INDUCTOR_EXERCISE} on the warm local backend; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
     for name in sources:
@@ -273,6 +281,11 @@ def cost_overhead(runs: int) -> int:
               f"(target +{COST_TARGET:.0%}: {'met' if extra <= COST_TARGET else 'MISSED'}); {runs} runs each, "
               f"with min {min(with_cost[name]):.3f} max {max(with_cost[name]):.3f}, "
               f"without min {min(without[name]):.3f} max {max(without[name]):.3f}")
+        if cpu_with[name] and cpu_without[name]:  # CPU seconds hardly move with the machine's load; wall time does
+            a, b = statistics.median(cpu_with[name]), statistics.median(cpu_without[name])
+            print(f"{INDUCTOR_EXERCISE} {name:<10} CPU with {a:7.3f} s | without {b:7.3f} s | {a / b - 1:+6.1%} "
+                  f"(target +{COST_TARGET:.0%}: {'met' if a / b - 1 <= COST_TARGET else 'MISSED'}); runner + "
+                  f"verifier, their child processes included")
     return 0
 
 

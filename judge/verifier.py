@@ -155,7 +155,8 @@ def _cost_section(job, client, release_runner):
     try:
         reference = getattr(LOADED.exercise_module("reference"), job.entry_point)
         starter = getattr(LOADED.exercise_module("starter"), job.entry_point, None)
-        return measure(CostSpec.model_validate(job.cost), reference, starter, release_runner=release_runner)
+        return measure(CostSpec.model_validate(job.cost), reference, starter, release_runner=release_runner,
+                       known=job.cost_known)
     except Exception as exc:  # noqa: BLE001 - the section is display only
         print(f"cost section not made: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None

@@ -18,6 +18,8 @@ def test_latency_cost_small_mode():
     lines = [line for line in result.stdout.splitlines() if "with cost" in line]
     assert [line.split()[1] for line in lines] == ["reference", "other"], result.stdout
     assert all("without" in line and "target +15%" in line for line in lines), result.stdout
+    cpu = [line for line in result.stdout.splitlines() if "CPU with" in line]  # beside the wall times
+    assert [line.split()[1] for line in cpu] == ["reference", "other"], result.stdout
 
 
 def test_signin_flood_small_mode():

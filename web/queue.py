@@ -38,13 +38,18 @@ def notify(listeners: list[Listener], learner_id: str, exercise_id: str) -> None
             log.exception("a verdict listener failed for %s on %s", learner_id, exercise_id)
 
 
-def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str) -> Submission | None:
+def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str,
+                  max_attempts: int | None = None) -> Submission | None:
     """Grade one regrade (its submission's source, the exercise as it is now); the submission when this call
-    stored the new report (None: finished already, or gone)."""
+    stored the new report (None: finished already, or gone). A regrade started more than `max_attempts` times
+    (its workers kept dying) gets INTERNAL_ERROR instead of another attempt."""
     claimed = regrades.mark_running(regrade_id)
     if claimed is None:
         return None
     regrade, submission = claimed
+    if max_attempts is not None and regrade.attempts > max_attempts:
+        report = internal_error(submission.exercise_id, f"no grader finished this regrade in {max_attempts} attempts")
+        return submission if regrades.finish(regrade.id, report) else None
     try:
         report = grade(submission, lambda event: None)  # nobody watches a regrade live
     except Exception as exc:

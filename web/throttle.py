@@ -10,7 +10,7 @@ a successful sign-in forgets its account's. Kept in the database, so every web p
 from __future__ import annotations
 
 import math
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from sqlalchemy import delete
 from sqlalchemy.engine import Engine
@@ -58,9 +58,13 @@ class SignInThrottle:
     def check(self, *keys: str) -> None:
         """Raise `SignInThrottled` when any of the keys is blocked now."""
         when = _now()
+        until: list[datetime] = []
         with self._sessions() as s:
-            until = [_aware(r.blocked_until) for k in keys if (r := s.get(SignInFailureRow, k)) is not None
-                     and r.blocked_until is not None and _aware(r.blocked_until) > when]
+            for key in keys:
+                row = s.get(SignInFailureRow, key)
+                blocked = _aware(row.blocked_until) if row is not None else None
+                if blocked is not None and blocked > when:
+                    until.append(blocked)
         if until:
             raise SignInThrottled(math.ceil((max(until) - when).total_seconds()))
 
