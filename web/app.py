@@ -37,6 +37,7 @@ from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
 from web.teach import refused_page, router as teach_router
+from web.throttle import SignInThrottle
 from web.tokens import TokenStore
 
 log = logging.getLogger(__name__)
@@ -105,13 +106,16 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.queue_kind = kind
     app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
     app.state.warm_pools = pools  # web.grading.WarmPools: whether this process's warm pools have started
-    app.state.classes = ClassStore(engine)
+    app.state.classes = ClassStore(engine, SignInThrottle(engine, settings.signin_failures_per_name,
+                                                          settings.signin_failures_per_address))
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)
-    app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
+    app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure,
+                                learner_max_age=int(settings.learner_session_days * 24 * 3600),
+                                instructor_max_age=int(settings.instructor_session_hours * 3600))
     app.state.admission = Admission(settings, store)
-    app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
+    app.add_middleware(LearnerMiddleware, cookies=app.state.cookies, sessions=app.state.classes)
     app.add_middleware(HostAllowlist, names=allowed_hosts(settings))  # outermost: before anything reads the Host
     app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

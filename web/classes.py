@@ -1,14 +1,19 @@
 """Instructors, classes and their members, stored with SQLAlchemy beside the submissions.
 
 Errors a person can fix (a taken display name, a wrong password) are `InputError`s whose message says what
-to do; pages translate them. Passwords are Argon2 hashes (`web.passwords`); sign-in links are random tokens
-of which only the SHA-256 is kept, so reissuing one makes the old link stop working.
+to do; pages translate them. Passwords are Argon2 hashes (`web.passwords`, rules in `web.password_policy`);
+sign-in links are random tokens of which only the SHA-256 is kept, so reissuing one makes the old link stop
+working. Each account has a session epoch (`web.sessions`): a new link, a new password or signing out raises
+it and so ends the sessions made before. Password sign-ins go through `web.throttle`'s backoff.
+
+One learner may be in several classes. What an instructor of one of them may do to a member is bounded by
+`foreign_classes` (docs/security.md, "Accounts, sessions and classes"): see only what the learner did while
+in the instructor's class, and issue a sign-in link or token only for a learner in no class they do not teach.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,12 +25,16 @@ from sqlalchemy.orm import sessionmaker
 
 from web.errors import InputError
 from web.i18n import N_
-from web.passwords import check_new_password, hash_password, new_token, token_hash, verify_password
+from web.names import MAX_DISPLAY_NAME, display_name_of, look_alike, name_key as _key
+from web.password_policy import check_new_password
+from web.passwords import hash_password, new_token, token_hash, verify_password
+from web.sessions import LearnerSession
 from web.store import _aware, ensure_learner
 from web.tables import ClassInstructorRow, ClassRow, InstructorRow, LearnerRow, MemberRow, now as _now
+from web.throttle import SignInThrottle, account_key, address_key
 
+__all__ = ["MAX_DISPLAY_NAME", "ClassStore", "display_name_of"]
 USERNAME = re.compile(r"^[\w.@-]{1,64}$")
-MAX_DISPLAY_NAME = 40
 MAX_CLASS_NAME = 200
 
 
@@ -33,6 +42,7 @@ MAX_CLASS_NAME = 200
 class Instructor:
     id: str
     username: str
+    session_epoch: int = 0
 
 
 @dataclass(frozen=True)
@@ -53,36 +63,49 @@ class Member:
     has_password: bool = False
 
 
-def display_name_of(text: str) -> str:
-    """A display name as stored: NFC, inner runs of spaces made one; `InputError` when empty, long or odd."""
-    name = " ".join(unicodedata.normalize("NFC", text).split())
-    if not name:
-        raise InputError(N_("Enter a display name: the name your instructor will see."))
-    if len(name) > MAX_DISPLAY_NAME:
-        raise InputError(N_("The display name is too long: use at most {n} characters."), n=MAX_DISPLAY_NAME)
-    if any(unicodedata.category(ch).startswith("C") for ch in name):
-        raise InputError(N_("The display name contains control characters: use letters, digits and spaces."))
-    return name
-
-
-def _key(display_name: str) -> str:
-    return display_name.casefold()
-
-
 class ClassStore:
     """Accounts and classes; every method opens and closes its own session (thread-safe)."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, throttle: SignInThrottle | None = None):
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        self.throttle = throttle or SignInThrottle(engine)
+
+    # ---- sessions ---------------------------------------------------------------------------------
+    def sessions_current(self, learner: LearnerSession | None,
+                         instructor: tuple[str, int] | None) -> tuple[bool, bool]:
+        """Whether each cookie's epoch is its account's (a learner not stored yet is at epoch 0)."""
+        with self._sessions() as s:
+            learner_ok = learner is not None and learner.epoch == (
+                s.scalar(select(LearnerRow.session_epoch).where(LearnerRow.id == learner.learner_id)) or 0)
+            instructor_ok = instructor is not None and s.scalar(select(InstructorRow.session_epoch).where(
+                InstructorRow.id == instructor[0])) == instructor[1]
+        return learner_ok, instructor_ok
+
+    def learner_epoch(self, learner_id: str) -> int:
+        with self._sessions() as s:
+            return s.scalar(select(LearnerRow.session_epoch).where(LearnerRow.id == learner_id)) or 0
+
+    def end_learner_sessions(self, learner_id: str) -> int:
+        """End every session of the learner made so far; the new epoch (for the cookie of the one that stays)."""
+        with self._sessions() as s, s.begin():
+            ensure_learner(s.connection(), learner_id)
+            s.execute(update(LearnerRow).where(LearnerRow.id == learner_id)
+                      .values(session_epoch=LearnerRow.session_epoch + 1))
+        return self.learner_epoch(learner_id)
+
+    def end_instructor_sessions(self, instructor_id: str) -> None:
+        with self._sessions() as s, s.begin():
+            s.execute(update(InstructorRow).where(InstructorRow.id == instructor_id)
+                      .values(session_epoch=InstructorRow.session_epoch + 1))
 
     # ---- instructors ------------------------------------------------------------------------------
     def add_instructor(self, username: str, password: str) -> Instructor:
         username = username.strip().lower()
         if not USERNAME.match(username):
             raise InputError(N_("The user name may hold letters, digits, '.', '@', '-' and '_' (at most 64)."))
-        check_new_password(password)
+        check_new_password(password, (username,))
         row = InstructorRow(id=uuid.uuid4().hex, username=username, password_hash=hash_password(password),
-                            created_at=_now())
+                            created_at=_now(), session_epoch=0)
         try:
             with self._sessions() as s, s.begin():
                 s.add(row)
@@ -92,10 +115,12 @@ class ClassStore:
         return Instructor(row.id, row.username)
 
     def set_instructor_password(self, username: str, password: str) -> None:
-        check_new_password(password)
+        """A new password; every session of the instructor made before ends."""
+        check_new_password(password, (username.strip().lower(),))
         with self._sessions() as s, s.begin():
             done: CursorResult = s.execute(update(InstructorRow).where(
-                InstructorRow.username == username.strip().lower()).values(password_hash=hash_password(password)))
+                InstructorRow.username == username.strip().lower()).values(
+                password_hash=hash_password(password), session_epoch=InstructorRow.session_epoch + 1))
         if done.rowcount != 1:
             raise InputError(N_("No instructor is named {name}: check the spelling, or create the account with "
                                 "`practice admin add-instructor`."), name=username.strip())
@@ -105,15 +130,21 @@ class ClassStore:
             return None
         with self._sessions() as s:
             row = s.get(InstructorRow, instructor_id)
-            return Instructor(row.id, row.username) if row else None
+            return Instructor(row.id, row.username, row.session_epoch) if row else None
 
-    def sign_in_instructor(self, username: str, password: str) -> Instructor:
+    def sign_in_instructor(self, username: str, password: str, address: str | None = None) -> Instructor:
+        """The instructor of this name and password; `InputError` (`SignInThrottled` while backing off)."""
+        username = username.strip().lower()
+        keys = account_key("instructor", "", username[:64]), address_key(address)
+        self.throttle.check(*keys)
         with self._sessions() as s:
-            row = s.scalar(select(InstructorRow).where(InstructorRow.username == username.strip().lower()))
+            row = s.scalar(select(InstructorRow).where(InstructorRow.username == username))
         if not verify_password(row.password_hash if row else None, password):
+            self.throttle.failed(*keys)
             raise InputError(N_("Wrong user name or password: check both and try again (user names are "
                                 "created with `practice admin add-instructor`)."))
-        return Instructor(row.id, row.username)
+        self.throttle.succeeded(keys[0])
+        return Instructor(row.id, row.username, row.session_epoch)
 
     # ---- classes ----------------------------------------------------------------------------------
     def create_class(self, instructor_id: str, name: str) -> Class:
@@ -175,12 +206,21 @@ class ClassStore:
         """Add the learner (the cookie's id, with its submissions so far) under a display name unique in the class."""
         name = display_name_of(display_name)
         if password:
-            check_new_password(password)
+            check_new_password(password, (name,))
         try:
             with self._sessions() as s, s.begin():
                 ensure_learner(s.connection(), learner_id)
                 if s.get(MemberRow, (class_id, learner_id)) is not None:
                     raise InputError(N_("You are in this class already."))
+                similar = look_alike(name, list(s.scalars(select(MemberRow.display_name).where(
+                    MemberRow.class_id == class_id))))
+                if similar is not None:
+                    raise InputError(N_("{name} looks like {other}, the name of someone in this class: choose a "
+                                        "name that reads differently (add your family name or a number)."),
+                                     name=name, other=similar)
+                if password and s.get(LearnerRow, learner_id).password_hash is not None:
+                    raise InputError(N_("You have a password already (it signs you in to all your classes): leave "
+                                        "the password empty, or change it on your page."))
                 s.add(MemberRow(class_id=class_id, learner_id=learner_id, display_name=name, name_key=_key(name),
                                 joined_at=_now()))
                 if password:
@@ -217,31 +257,64 @@ class ClassStore:
         return Member(row.class_id, row.learner_id, row.display_name, _aware(row.joined_at), password_hash is not None)
 
     # ---- learners signing in --------------------------------------------------------------------------
-    def sign_in_learner(self, class_id: str, display_name: str, password: str) -> Member:
+    def sign_in_learner(self, class_id: str, display_name: str, password: str, address: str | None = None) -> Member:
+        """The member of this name (in any typed form of it) and password; `InputError` (`SignInThrottled`)."""
+        key = _key(display_name)
+        keys = account_key("learner", class_id, key[:MAX_DISPLAY_NAME * 3]), address_key(address)
+        self.throttle.check(*keys)
         with self._sessions() as s:
             row = s.execute(select(MemberRow, LearnerRow.password_hash).join(
                 LearnerRow, LearnerRow.id == MemberRow.learner_id).where(
-                MemberRow.class_id == class_id, MemberRow.name_key == _key(" ".join(display_name.split())))).first()
+                MemberRow.class_id == class_id, MemberRow.name_key == key)).first()
         if not verify_password(row[1] if row else None, password):
+            self.throttle.failed(*keys)
             raise InputError(N_("Wrong display name or password for this class. No password yet? Ask your "
                                 "instructor for your personal sign-in link."))
+        self.throttle.succeeded(keys[0])
         return self._member(*row)
 
-    def set_learner_password(self, learner_id: str, password: str) -> None:
-        check_new_password(password)
+    def set_learner_password(self, learner_id: str, password: str, current: str = "", may_reset: bool = False,
+                             address: str | None = None) -> int:
+        """A new password, checked against the current one where there is one (not within a sign-in link's
+        reset window, `may_reset`); every session made before ends. The new epoch, for this browser's cookie."""
+        with self._sessions() as s:
+            stored = s.scalar(select(LearnerRow.password_hash).where(LearnerRow.id == learner_id))
+            names = tuple(s.scalars(select(MemberRow.display_name).where(MemberRow.learner_id == learner_id)))
+        if stored is not None and not may_reset:
+            keys = account_key("learner-current", "", learner_id), address_key(address)
+            self.throttle.check(*keys)
+            if not verify_password(stored, current):
+                self.throttle.failed(*keys)
+                raise InputError(N_("The current password is wrong: type the password you sign in with now (lost "
+                                    "it? sign in with a personal sign-in link, then set a new one)."))
+            self.throttle.succeeded(keys[0])
+        check_new_password(password, names)
         with self._sessions() as s, s.begin():
             ensure_learner(s.connection(), learner_id)
             s.execute(update(LearnerRow).where(LearnerRow.id == learner_id)
                       .values(password_hash=hash_password(password)))
+        return self.end_learner_sessions(learner_id)
+
+    def has_password(self, learner_id: str) -> bool:
+        with self._sessions() as s:
+            return s.scalar(select(LearnerRow.password_hash).where(LearnerRow.id == learner_id)) is not None
 
     def issue_signin_token(self, learner_id: str) -> str:
-        """A new personal sign-in token for the learner; the previous one stops working."""
+        """A new personal sign-in token for the learner; the previous one and every session made before end."""
         token = new_token()
         with self._sessions() as s, s.begin():
             ensure_learner(s.connection(), learner_id)
             s.execute(update(LearnerRow).where(LearnerRow.id == learner_id)
-                      .values(signin_token_hash=token_hash(token)))
+                      .values(signin_token_hash=token_hash(token), session_epoch=LearnerRow.session_epoch + 1))
         return token
+
+    def foreign_classes(self, learner_id: str, instructor_id: str) -> list[Class]:
+        """The learner's classes that the instructor does not teach (where the instructor may not act)."""
+        taught = select(ClassInstructorRow.class_id).where(ClassInstructorRow.instructor_id == instructor_id)
+        with self._sessions() as s:
+            rows = s.scalars(select(ClassRow).join(MemberRow, MemberRow.class_id == ClassRow.id).where(
+                MemberRow.learner_id == learner_id, ClassRow.id.not_in(taught)).order_by(ClassRow.created_at))
+            return [Class(c.id, c.name, c.join_code, _aware(c.created_at)) for c in rows]
 
     def learner_by_token(self, token: str) -> str | None:
         with self._sessions() as s:

@@ -11,6 +11,7 @@ from fastapi import HTTPException, Request
 from fastapi.responses import RedirectResponse
 
 from web.api import read_body
+from web.throttle import SignInThrottled
 
 FORM_BYTES = 16 * 1024
 FORM_FIELDS = 20
@@ -50,3 +51,10 @@ def see_other(url: str, *cookies: str) -> RedirectResponse:
     for cookie in cookies:
         response.headers.append("set-cookie", cookie)
     return response
+
+
+def refused_status(exc: Exception, status: int = 401) -> dict:
+    """A refused sign-in's status and headers: 429 with Retry-After while backing off."""
+    if isinstance(exc, SignInThrottled):
+        return {"status": 429, "headers": {"Retry-After": str(exc.retry_after)}}
+    return {"status": status, "headers": {}}

@@ -4,10 +4,13 @@ Joining keeps the browser's learner (the cookie's id) and so every submission ma
 browser a learner signs in with the display name and password, or through a personal sign-in link (their
 instructor can reissue it; the old link then stops working). Without a class nothing changes: solo use is
 anonymous, as before. `/me` also makes and revokes the learner's tokens for `practice submit` and notebooks
-(web/tokens.py).
+(web/tokens.py), sets the password (asking for the current one, except just after a sign-in link) and signs
+out. A new link, a new password and signing out end the learner's other sessions (web/sessions.py).
 """
 
 from __future__ import annotations
+
+import time
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -15,14 +18,22 @@ from fastapi.responses import HTMLResponse, Response
 from web.api import learner
 from web.classes import Class
 from web.errors import InputError
-from web.forms import PageRefused, read_form, see_other
+from web.forms import PageRefused, read_form, refused_status, see_other
 from web.hosts import site_link, site_url
 from web.i18n import N_, gettext_for
 from web.offload import hashing, in_thread
 from web.pages import lang_of, page
+from web.sessions import LINK_RESET_S
 from web.standing import learner_course
 
 router = APIRouter(include_in_schema=False)
+
+
+def session_cookie(request: Request, learner_id: str, epoch: int | None = None, reset: bool = False) -> str:
+    """The learner cookie of a session of `learner_id` at its account's current epoch; `reset`: a new password
+    may be set without the current one for `LINK_RESET_S` (after a personal sign-in link)."""
+    epoch = request.app.state.classes.learner_epoch(learner_id) if epoch is None else epoch
+    return request.app.state.cookies.learner_header(learner_id, epoch, int(time.time()) + LINK_RESET_S if reset else 0)
 
 
 def class_by_code(request: Request, code: str) -> Class:
@@ -35,7 +46,8 @@ def class_by_code(request: Request, code: str) -> Class:
 
 def _join_page(request: Request, class_: Class, status: int = 200, **context) -> Response:
     member = request.app.state.classes.member(class_.id, learner(request))
-    defaults = {"join_error": None, "signin_error": None, "display_name": "", "signin_name": ""}
+    defaults = {"join_error": None, "signin_error": None, "display_name": "", "signin_name": "",
+                "other_classes": member is None and bool(request.app.state.classes.memberships(learner(request)))}
     return page(request, "join.html", {"class_": class_, "member": member, **defaults, **context}, status=status)
 
 
@@ -72,17 +84,26 @@ def _signin(request: Request, code: str, form: dict[str, str]) -> Response:
     class_ = class_by_code(request, code)
     try:
         member = request.app.state.classes.sign_in_learner(class_.id, form.get("display_name", ""),
-                                                           form.get("password", ""))
+                                                           form.get("password", ""), client_address(request))
     except InputError as exc:
-        return _join_page(request, class_, 401, signin_error=exc.text(gettext_for(lang_of(request))),
-                          signin_name=form.get("display_name", ""))
-    return see_other("/me", request.app.state.cookies.learner_header(member.learner_id))
+        refused = refused_status(exc)
+        response = _join_page(request, class_, refused["status"], signin_error=exc.text(gettext_for(lang_of(request))),
+                              signin_name=form.get("display_name", ""))
+        response.headers.update(refused["headers"])
+        return response
+    return see_other("/me", session_cookie(request, member.learner_id))
+
+
+def client_address(request: Request) -> str | None:
+    return request.client.host if request.client else None
 
 
 def _me(request: Request, status: int = 200, **context) -> Response:
     state, who = request.app.state, learner(request)
     memberships = state.classes.memberships(who)
-    defaults = {"password_error": None, "password_saved": False, "new_link": None, "new_token": None}
+    defaults = {"password_error": None, "password_saved": False, "new_link": None, "new_token": None,
+                "has_password": bool(memberships) and state.classes.has_password(who),
+                "may_reset": request.state.learner_session.may_reset_password()}
     tokens = state.tokens.live(who) if memberships else []
     return page(request, "me.html", {"memberships": memberships, "tokens": tokens,
                                      "server_url": site_url(request), **defaults,
@@ -107,10 +128,17 @@ def _set_password(request: Request, form: dict[str, str]) -> Response:
     if form.get("password", "") != form.get("password2", ""):
         return _me(request, 400, password_error=_("The two passwords differ: type the same password twice."))
     try:
-        request.app.state.classes.set_learner_password(learner(request), form.get("password", ""))
+        epoch = request.app.state.classes.set_learner_password(
+            learner(request), form.get("password", ""), form.get("current", ""),
+            request.state.learner_session.may_reset_password(), client_address(request))
     except InputError as exc:
-        return _me(request, 400, password_error=exc.text(_))
-    return _me(request, password_saved=True)
+        refused = refused_status(exc, 400)
+        response = _me(request, refused["status"], password_error=exc.text(_))
+        response.headers.update(refused["headers"])
+        return response
+    response = _me(request, password_saved=True, may_reset=False)
+    response.headers.append("set-cookie", session_cookie(request, learner(request), epoch))  # this browser stays
+    return response
 
 
 @router.post("/me/signin-link", response_class=HTMLResponse)
@@ -119,7 +147,19 @@ def new_link(request: Request) -> Response:
     if not request.app.state.classes.memberships(learner(request)):
         raise PageRefused(403, N_("Join a class first: a sign-in link signs you in to your classes."))
     token = request.app.state.classes.issue_signin_token(learner(request))
-    return _me(request, new_link=site_link(request, "link_page", token=token))
+    response = _me(request, new_link=site_link(request, "link_page", token=token))
+    response.headers.append("set-cookie", session_cookie(request, learner(request)))  # this browser stays
+    return response
+
+
+@router.post("/me/signout")
+def learner_signout(request: Request) -> Response:
+    """Sign out: every session of this learner ends (in every browser); this one becomes a new anonymous one."""
+    if not request.app.state.classes.memberships(learner(request)):
+        raise PageRefused(403, N_("Join a class first: signing out is for learners of a class (without one, "
+                                  "your work lives only in this browser)."))
+    request.app.state.classes.end_learner_sessions(learner(request))
+    return see_other("/", request.app.state.cookies.clear_learner_header())
 
 
 def _link_learner(request: Request, token: str):
@@ -142,7 +182,7 @@ def link_page(request: Request, token: str) -> Response:
 @router.post("/signin/link/{token}")
 def link_signin(request: Request, token: str) -> Response:
     learner_id, _ = _link_learner(request, token)
-    return see_other("/me", request.app.state.cookies.learner_header(learner_id))
+    return see_other("/me", session_cookie(request, learner_id, reset=True))
 
 
 @router.post("/me/tokens", response_class=HTMLResponse)

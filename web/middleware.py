@@ -2,7 +2,9 @@
 
 - Learners are anonymous: a signed cookie (HttpOnly, SameSite=Lax) carries a random id, put in
   `request.state.learner_id` (`web/sessions.py`). A signed-in instructor's id (a second cookie) is put in
-  `request.state.instructor_id`; routes check it against the database.
+  `request.state.instructor_id`; routes check it against the database. Each session's epoch is checked against
+  its account's (off the event loop): a session ended by a new link, a new password or a sign-out counts as
+  no cookie. A learner's cookie older than a day is signed again, so it expires only after days unused.
 - Content-Security-Policy allows only the app's own scripts, styles and connections (plus the
   editor's one <style> element, admitted by a per-response nonce).
 - State-changing methods are refused (403) when the browser says the request is cross-site:
@@ -15,9 +17,12 @@ from __future__ import annotations
 
 import json
 import secrets
+from typing import Protocol
 from urllib.parse import urlsplit
 
-from web.sessions import LEARNER_COOKIE, Cookies
+from starlette.concurrency import run_in_threadpool
+
+from web.sessions import LEARNER_COOKIE, Cookies, LearnerSession
 
 COOKIE = LEARNER_COOKIE
 # The editor injects its own <style> element; a per-response nonce admits it and nothing else.
@@ -33,10 +38,16 @@ SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 CROSS_SITE_PATHS = ("/lti/",)  # authenticated by a signed token, never by a cookie
 
 
+class SessionEpochs(Protocol):
+    def sessions_current(self, learner: LearnerSession | None,
+                         instructor: tuple[str, int] | None) -> tuple[bool, bool]: ...
+
+
 class LearnerMiddleware:
-    def __init__(self, app, cookies: Cookies):
+    def __init__(self, app, cookies: Cookies, sessions: SessionEpochs):
         self.app = app
         self.cookies = cookies
+        self.sessions = sessions
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -46,12 +57,18 @@ class LearnerMiddleware:
                 and _cross_site(headers)):
             return await _forbidden(send)
         cookies = self.cookies.parse(headers.get("cookie", ""))
-        learner_id = self.cookies.learner(cookies)
-        is_new = learner_id is None
-        learner_id = learner_id or secrets.token_hex(16)  # a missing or tampered cookie gets a new learner
+        session, instructor = self.cookies.learner(cookies), self.cookies.instructor(cookies)
+        if session is not None or instructor is not None:
+            learner_ok, instructor_ok = await run_in_threadpool(self.sessions.sessions_current, session, instructor)
+            session, instructor = (session if learner_ok else None), (instructor if instructor_ok else None)
+        is_new = session is None
+        # A missing, tampered, expired or ended cookie gets a new learner.
+        session = session or LearnerSession(secrets.token_hex(16))
+        renew = is_new or self.cookies.needs_renewal(session)
+        learner_id = session.learner_id
         nonce = secrets.token_urlsafe(16)
-        scope.setdefault("state", {}).update(learner_id=learner_id, csp_nonce=nonce,
-                                             instructor_id=self.cookies.instructor(cookies))
+        scope.setdefault("state", {}).update(learner_id=learner_id, learner_session=session, csp_nonce=nonce,
+                                             instructor_id=instructor[0] if instructor else None)
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
@@ -61,8 +78,9 @@ class LearnerMiddleware:
                 extra = [*([] if own else [(b"content-security-policy", CSP.format(nonce=nonce).encode())]),
                          *SECURITY_HEADERS]
                 # A route that signed a learner in set the cookie itself.
-                if is_new and not any(k == b"set-cookie" and v.startswith(f"{COOKIE}=".encode()) for k, v in headers):
-                    extra.append((b"set-cookie", self.cookies.learner_header(learner_id).encode("latin-1")))
+                if renew and not any(k == b"set-cookie" and v.startswith(f"{COOKIE}=".encode()) for k, v in headers):
+                    cookie = self.cookies.renewed_learner_header(session)
+                    extra.append((b"set-cookie", cookie.encode("latin-1")))
                 message = {**message, "headers": headers + extra}
             await send(message)
 

@@ -1,7 +1,8 @@
 """Passwords and tokens: Argon2id hashes (argon2-cffi), random tokens for join codes and sign-in links.
 
 A sign-in link's token is random (32 bytes), so the database keeps only its SHA-256: a stolen database
-reveals no working link. Passwords are Argon2id with argon2-cffi's default cost (RFC 9106 low-memory profile).
+reveals no working link. Passwords are Argon2id with argon2-cffi's default cost (RFC 9106 low-memory profile);
+what a new password must be is `web.password_policy`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,6 @@ from functools import lru_cache
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from web.errors import InputError
-from web.i18n import N_
-
-MIN_PASSWORD_CHARS = 8
-MAX_PASSWORD_CHARS = 256
 _HASHER = PasswordHasher()
 
 
@@ -37,14 +33,6 @@ def verify_password(stored_hash: str | None, password: str) -> bool:
 def _dummy_hash() -> str:
     # Unknown user names cost as much as wrong passwords, so timing does not tell which names exist.
     return _HASHER.hash(secrets.token_hex(16))
-
-
-def check_new_password(password: str) -> None:
-    """Raise `InputError` saying what to change when a new password is too short or too long."""
-    if len(password) < MIN_PASSWORD_CHARS:
-        raise InputError(N_("The password is too short: use at least {n} characters."), n=MIN_PASSWORD_CHARS)
-    if len(password) > MAX_PASSWORD_CHARS:
-        raise InputError(N_("The password is too long: use at most {n} characters."), n=MAX_PASSWORD_CHARS)
 
 
 def new_token(nbytes: int = 32) -> str:

@@ -8,20 +8,21 @@ from __future__ import annotations
 
 import csv
 import io
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
 from judge.report import Report, Verdict, localized
+from web.class_scope import in_class
 from web.classes import Member
 from web.deadlines import timing
 from web.regrade import Regrade
 from web.store import Submission, _aware
-from web.tables import DONE, ORIGINS, MemberRow, SubmissionRow
+from web.tables import DONE, ORIGINS, SubmissionRow
 
 ACCEPTED = Verdict.ACCEPTED.value
 SAMPLES_PER_CHECK = 3
@@ -83,8 +84,7 @@ def sort_rows(rows: list[Row], key: str, descending: bool) -> list[Row]:
 
 
 def _member_submissions(engine: Engine, class_id: str, exercise_id: str | None = None, *columns):
-    query = select(*columns).join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
-        MemberRow.class_id == class_id)
+    query = in_class(select(*columns), class_id)
     if exercise_id is not None:
         query = query.where(SubmissionRow.exercise_id == exercise_id)
     with engine.connect() as conn:
@@ -134,8 +134,7 @@ def version_counts(engine: Engine, class_id: str, fingerprints: dict[str, str],
     submission; a report from before versions were recorded counts as older."""
     counts: dict[str, list[int]] = {e: [0, 0] for e in fingerprints}
     columns = (SubmissionRow.id, SubmissionRow.exercise_id, SubmissionRow.fingerprint)
-    query = select(*columns).join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
-        MemberRow.class_id == class_id, SubmissionRow.status == DONE)
+    query = in_class(select(*columns), class_id).where(SubmissionRow.status == DONE)
     with engine.connect() as conn:
         for sid, exercise_id, fingerprint in conn.execute(query):
             if exercise_id not in counts:
@@ -193,16 +192,38 @@ def _cell_text(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def learner_submissions(engine: Engine, class_id: str, learner_id: str,
-                        exercise_id: str | None = None) -> list[Submission]:
-    """One member's submissions, newest first (empty when the learner is not in the class)."""
-    query = select(SubmissionRow).join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
-        MemberRow.class_id == class_id, SubmissionRow.learner_id == learner_id)
+def learner_submissions(engine: Engine, class_id: str, learner_id: str, exercise_id: str | None = None,
+                        limit: int | None = None, offset: int = 0) -> list[Submission]:
+    """One member's submissions made in the class (web.class_scope), newest first, `limit` of them from `offset`
+    (empty when the learner is not in the class)."""
+    query = in_class(select(SubmissionRow), class_id).where(SubmissionRow.learner_id == learner_id)
     if exercise_id is not None:
         query = query.where(SubmissionRow.exercise_id == exercise_id)
+    query = query.order_by(SubmissionRow.created_at.desc(), SubmissionRow.id).offset(offset).limit(limit)
     with engine.connect() as conn:
-        rows = conn.execute(query.order_by(SubmissionRow.created_at.desc())).all()
+        rows = conn.execute(query).all()
     return [Submission.of(r) for r in rows]
+
+
+def learner_counts(engine: Engine, class_id: str, learner_id: str) -> dict[str, int]:
+    """exercise id -> how many submissions the member made to it in the class."""
+    query = in_class(select(SubmissionRow.exercise_id, func.count()), class_id).where(
+        SubmissionRow.learner_id == learner_id).group_by(SubmissionRow.exercise_id)
+    with engine.connect() as conn:
+        return {exercise_id: n for exercise_id, n in conn.execute(query)}
+
+
+def first_solved_in_class(engine: Engine, class_id: str, learner_id: str,
+                          regraded: dict[str, Regrade]) -> dict[str, datetime]:
+    """exercise id -> when the member first solved it in the class (after regrades: submission id -> regrade)."""
+    columns = (SubmissionRow.id, SubmissionRow.exercise_id, SubmissionRow.verdict, SubmissionRow.created_at)
+    query = in_class(select(*columns), class_id).where(SubmissionRow.learner_id == learner_id)
+    solved: dict[str, datetime] = {}
+    with engine.connect() as conn:
+        for sid, exercise_id, verdict, created_at in conn.execute(query.order_by(SubmissionRow.created_at)):
+            if (regraded[sid].verdict if sid in regraded else verdict) == ACCEPTED:
+                solved.setdefault(exercise_id, _aware(created_at))
+    return solved
 
 
 @dataclass
@@ -265,10 +286,3 @@ def exercise_stats(engine: Engine, class_id: str, exercise_id: str, members: lis
         verdicts=sorted(verdicts.items(), key=lambda kv: (-kv[1], kv[0])), finished=sum(verdicts.values()),
         failing=sorted(failing.values(), key=lambda f: (-f.submissions, -len(f.learners), f.name)),
         learners_solved=len(solved), learners_tried=len(tried))
-
-
-def by_exercise(submissions: list[Submission]) -> dict[str, list[Submission]]:
-    grouped: dict[str, list[Submission]] = defaultdict(list)
-    for s in submissions:
-        grouped[s.exercise_id].append(s)
-    return grouped

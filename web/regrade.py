@@ -18,8 +18,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import sessionmaker
 
 from judge.report import Report
+from web.class_scope import in_class
 from web.store import Submission, _aware
-from web.tables import DONE, QUEUED, RUNNING, MemberRow, RegradeRow, SubmissionRow, now as _now
+from web.tables import DONE, QUEUED, RUNNING, RegradeRow, SubmissionRow, now as _now
 
 LIVE_PRIORITY, REGRADE_PRIORITY = 0, -10  # higher is taken first (Procrastinate's convention)
 SCOPES = ("all", "latest")
@@ -86,8 +87,7 @@ class Regrades:
     def _candidates(self, s, exercise_id: str, class_id: str | None, latest: bool) -> list[SubmissionRow]:
         query = select(SubmissionRow).where(SubmissionRow.exercise_id == exercise_id, SubmissionRow.status == DONE)
         if class_id is not None:
-            query = query.join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
-                MemberRow.class_id == class_id)
+            query = in_class(query, class_id)
         rows = list(s.scalars(query.order_by(SubmissionRow.created_at)))
         if latest:
             newest = {r.learner_id: r for r in rows}
@@ -159,8 +159,7 @@ class Regrades:
         query = select(RegradeRow).join(SubmissionRow, SubmissionRow.id == RegradeRow.submission_id).where(
             RegradeRow.status == DONE)
         if class_id is not None:
-            query = query.join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
-                MemberRow.class_id == class_id)
+            query = in_class(query, class_id)
         if learner_id is not None:
             query = query.where(SubmissionRow.learner_id == learner_id)
         if submission_ids is not None:
@@ -176,8 +175,7 @@ class Regrades:
         query = select(RegradeRow.exercise_id).join(SubmissionRow, SubmissionRow.id == RegradeRow.submission_id).where(
             RegradeRow.status != DONE)
         if class_id is not None:
-            query = query.join(MemberRow, MemberRow.learner_id == SubmissionRow.learner_id).where(
-                MemberRow.class_id == class_id)
+            query = in_class(query, class_id)
         counts: dict[str, int] = {}
         with self._sessions() as s:
             for exercise_id in s.scalars(query):

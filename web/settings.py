@@ -50,6 +50,15 @@ class Settings(BaseSettings):
     secret_key: str | None = Field(
         None, description="Signs learner cookies; default: a random key kept in <data_dir>/secret_key.")
     cookie_secure: bool = Field(False, description="Send cookies only over HTTPS (set behind a TLS proxy).")
+    learner_session_days: float = Field(
+        90, gt=0, description="A learner's browser stays signed in this many days after its last visit (an "
+                              "anonymous learner's work is then out of reach).")
+    instructor_session_hours: float = Field(
+        12, gt=0, description="An instructor's sign-in lasts this many hours.")
+    signin_failures_per_name: int = Field(
+        5, ge=1, description="Failed password sign-ins for one name before each further one blocks it for longer.")
+    signin_failures_per_address: int = Field(
+        20, ge=1, description="Failed password sign-ins from one client address before it is blocked likewise.")
     raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
     # What bounds hostile traffic (docs/security.md, "The web server under hostile traffic").
     submissions_per_minute_per_address: int = Field(

@@ -38,6 +38,8 @@ class LearnerRow(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     signin_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    # Carried in the learner's signed cookie; raising it ends every session made before (web/sessions.py).
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     __table_args__ = (Index("ix_learners_signin_token_hash", "signin_token_hash", unique=True),)
 
@@ -103,6 +105,8 @@ class InstructorRow(Base):
     username: Mapped[str] = mapped_column(String(64))
     password_hash: Mapped[str] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    # Carried in the instructor's signed cookie; sign-out and a new password raise it (web/sessions.py).
+    session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     __table_args__ = (Index("ix_instructors_username", "username", unique=True),)
 
@@ -279,6 +283,17 @@ class LtiGradeRow(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (Index("ix_lti_grades_learner_exercise", "learner_id", "exercise_id"),)
+class SignInFailureRow(Base):
+    """Failed sign-ins of one account name or one client address, for backoff (web/throttle.py)."""
+
+    __tablename__ = "signin_failures"
+
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)  # 'account:...' or 'address:...'
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+    blocked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 class LearnerTokenRow(Base):
     """A learner's token for `practice submit` and the notebook's `--submit` (an `Authorization: Bearer` header).
 

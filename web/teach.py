@@ -19,18 +19,19 @@ from judge.report import Report, localized
 from web.classes import Class, Instructor
 from web.deadlines import parse_due, timing
 from web.errors import InputError
-from web.forms import PageRefused, local_path, read_form, see_other
+from web.forms import PageRefused, local_path, read_form, refused_status, see_other
 from web.hosts import site_link, site_url
 from web.i18n import N_, gettext_for, strings
 from web.offload import hashing, in_thread
 from web.pages import lang_of, page
 from web.progress import (
     SORTS,
-    by_exercise,
     changes_csv,
     class_table,
     csv_text,
     exercise_stats,
+    first_solved_in_class,
+    learner_counts,
     learner_submissions,
     sort_rows,
     version_counts,
@@ -39,6 +40,7 @@ from web.regrade import SCOPES
 
 router = APIRouter(include_in_schema=False)
 MESSAGE_CHARS = 300
+SUBMISSIONS_PER_PAGE = 20  # on a learner's page, each with its full report
 DESCENDING_FIRST = ("solved", "attempts")  # counts sort most first; names and exercises (solved first) ascending
 
 
@@ -77,15 +79,24 @@ async def signin(request: Request) -> Response:
 def _signin(request: Request, form: dict[str, str]) -> Response:
     target = local_path(form.get("next"), "/teach")
     try:
-        instructor = request.app.state.classes.sign_in_instructor(form.get("username", ""), form.get("password", ""))
+        instructor = request.app.state.classes.sign_in_instructor(form.get("username", ""), form.get("password", ""),
+                                                                  request.client.host if request.client else None)
     except InputError as exc:
-        return page(request, "signin.html", {"next": target, "username": form.get("username", ""),
-                                             "error": exc.text(gettext_for(lang_of(request)))}, status=401)
-    return see_other(target, request.app.state.cookies.instructor_header(instructor.id))
+        refused = refused_status(exc)
+        response = page(request, "signin.html", {"next": target, "username": form.get("username", ""),
+                                                 "error": exc.text(gettext_for(lang_of(request)))},
+                        status=refused["status"])
+        response.headers.update(refused["headers"])
+        return response
+    return see_other(target, request.app.state.cookies.instructor_header(instructor.id, instructor.session_epoch))
 
 
 @router.post("/signout")
 def signout(request: Request) -> Response:
+    """Sign out: every session of this instructor ends, a copied cookie included."""
+    instructor = signed_in(request)
+    if instructor is not None:
+        request.app.state.classes.end_instructor_sessions(instructor.id)
     return see_other("/", request.app.state.cookies.clear_instructor_header())
 
 
@@ -263,20 +274,27 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
     if member is None:
         raise PageRefused(404, N_("This learner is not in the class."))
     exercise_id = request.query_params.get("exercise") or None
-    submissions = learner_submissions(request.app.state.store.engine, class_id, learner_id, exercise_id)
+    engine = request.app.state.store.engine
+    counts = learner_counts(engine, class_id, learner_id)
+    total = counts.get(exercise_id, 0) if exercise_id else sum(counts.values())
+    pages = max(1, -(-total // SUBMISSIONS_PER_PAGE))
+    page_no = min(max(_int(request.query_params.get("page"), 1), 1), pages)
+    submissions = learner_submissions(engine, class_id, learner_id, exercise_id, limit=SUBMISSIONS_PER_PAGE,
+                                      offset=(page_no - 1) * SUBMISSIONS_PER_PAGE)
     lang = lang_of(request)
     reports = {s.id: localized(Report.model_validate_json(s.report_json), lang).model_dump(mode="json")
                for s in submissions if s.report_json}
     course = request.app.state.course
     changes = request.app.state.regrades.changes(class_id=class_id, learner_id=learner_id)
     due = _due_fn(request, class_id)
-    solved = request.app.state.store.first_solved(learner_id, {c.submission.id: c.regrade for c in changes})
+    solved = first_solved_in_class(engine, class_id, learner_id, {c.submission.id: c.regrade for c in changes})
     deadlines = [{"class_": class_, "exercise": e, "due_at": due(e.id, learner_id),
                   "refuse_late": request.app.state.deadlines.of_class(class_id)[e.id].refuse_late,
                   "timing": timing(due(e.id, learner_id), solved.get(e.id))}
                  for e in course.all() if due(e.id, learner_id) is not None]
     return page(request, "class_learner.html", {
-        "class_": class_, "member": member, "submissions": submissions, "grouped": by_exercise(submissions),
+        "class_": class_, "member": member, "submissions": submissions, "grouped": counts,
+        "page_no": page_no, "pages": pages, "total": total,
         "changes": changes, "deadlines": deadlines,
         "exercise_id": exercise_id, "course": course, "new_link": new_link, "new_token": new_token,
         "server_url": site_url(request),
@@ -284,17 +302,34 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
         "script_strings": strings(lang)})
 
 
+def _int(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text else default
+    except ValueError:
+        return default
+
+
 @router.get("/teach/classes/{class_id}/learners/{learner_id}", response_class=HTMLResponse)
 def learner_page(request: Request, class_id: str, learner_id: str) -> Response:
     return _learner_page(request, class_id, learner_id)
 
 
-@router.post("/teach/classes/{class_id}/learners/{learner_id}/signin-link", response_class=HTMLResponse)
-def reissue_link(request: Request, class_id: str, learner_id: str) -> Response:
-    """A new personal sign-in link for the learner, shown once; the previous link stops working."""
-    taught_class(request, class_id)
+def acting_on(request: Request, class_id: str, learner_id: str) -> None:
+    """Refuse (`PageRefused`) to hand out a way into the learner's account unless the instructor teaches every
+    class the learner is in: a link or token signs in to all of them."""
+    instructor, _ = taught_class(request, class_id)
     if request.app.state.classes.member(class_id, learner_id) is None:
         raise PageRefused(404, N_("This learner is not in the class."))
+    if request.app.state.classes.foreign_classes(learner_id, instructor.id):
+        raise PageRefused(403, N_("This learner is also in a class you do not teach, and a sign-in link or token "
+                                  "signs them in to all their classes: they can make one on their own page "
+                                  "(/me), or an instructor of every class they are in can issue it."))
+
+
+@router.post("/teach/classes/{class_id}/learners/{learner_id}/signin-link", response_class=HTMLResponse)
+def reissue_link(request: Request, class_id: str, learner_id: str) -> Response:
+    """A new personal sign-in link for the learner, shown once; the previous link and the learner's sessions end."""
+    acting_on(request, class_id, learner_id)
     token = request.app.state.classes.issue_signin_token(learner_id)
     return _learner_page(request, class_id, learner_id, site_link(request, "link_page", token=token))
 
@@ -302,9 +337,7 @@ def reissue_link(request: Request, class_id: str, learner_id: str) -> Response:
 @router.post("/teach/classes/{class_id}/learners/{learner_id}/token", response_class=HTMLResponse)
 def reissue_token(request: Request, class_id: str, learner_id: str) -> Response:
     """A new token for `practice submit`, shown once; every earlier token of the learner stops working."""
-    taught_class(request, class_id)
-    if request.app.state.classes.member(class_id, learner_id) is None:
-        raise PageRefused(404, N_("This learner is not in the class."))
+    acting_on(request, class_id, learner_id)
     token = request.app.state.tokens.reissue(learner_id, "issued by the instructor")
     return _learner_page(request, class_id, learner_id, new_token=token)
 

@@ -214,7 +214,7 @@ def test_add_instructor_then_sign_in(tmp_path):
 
 @pytest.mark.parametrize("args, password, message", [
     (("add-instructor", "alice"), "correct horse", "An instructor named alice exists already: choose another"),
-    (("add-instructor", "bob"), "short", "The password is too short: use at least 8 characters."),
+    (("add-instructor", "bob"), "short", "The password is too short: use at least 10 characters"),
     (("add-instructor", "bob smith"), "correct horse", "The user name may hold letters, digits"),
     (("set-password", "carol"), "correct horse", "No instructor is named carol: check the spelling"),
 ])

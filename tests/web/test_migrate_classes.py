@@ -75,3 +75,24 @@ def test_existing_submissions_are_carried_into_the_class_schema(unmigrated_url):
     with engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM learners")).scalar() == 3
     store.close()
+
+
+def test_members_are_rekeyed_by_nfkc_and_keep_their_sessions(unmigrated_url):
+    """Migration 0007: names typed in full width or decomposed sign in; cookies in use stay valid (epoch 0)."""
+    engine = db.make_engine(unmigrated_url)
+    db.upgrade(engine, "0006_course")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO classes (id, name, join_code, created_at) VALUES ('c1', 'A', 'j', :at)"),
+                     {"at": datetime(2026, 3, 1, tzinfo=timezone.utc)})
+        for learner, name, key in [("l1", "\uff22\uff4f\uff42", "\uff42\uff4f\uff42"), ("l2", "Jose\u0301", "jose\u0301")]:
+            conn.execute(text("INSERT INTO learners (id, created_at) VALUES (:id, :at)"),
+                         {"id": learner, "at": datetime(2026, 3, 1, tzinfo=timezone.utc)})
+            conn.execute(text("INSERT INTO class_members (class_id, learner_id, display_name, name_key, joined_at) "
+                              "VALUES ('c1', :l, :n, :k, :at)"),
+                         {"l": learner, "n": name, "k": key, "at": datetime(2026, 3, 1, tzinfo=timezone.utc)})
+    db.upgrade(engine)
+    with engine.connect() as conn:
+        keys = dict(conn.execute(text("SELECT learner_id, name_key FROM class_members")).all())
+        epochs = set(conn.execute(text("SELECT session_epoch FROM learners")).scalars())
+    assert keys == {"l1": "bob", "l2": "jos\u00e9"} and epochs == {0}
+    engine.dispose()

@@ -93,7 +93,8 @@ def _launch(request: Request, form: dict[str, str]) -> Response:
         state.lti.remember_grade(verified.platform.id, verified.lineitem, verified.sub, learner_id, exercise.id)
     target = f"/exercises/{exercise.id}" if exercise is not None else "/"
     response = RedirectResponse(target, status_code=303, headers={"Cache-Control": "no-store"})
-    response.headers.append("set-cookie", state.cookies.learner_header(learner_id))
+    cookie = state.cookies.learner_header(learner_id, state.classes.learner_epoch(learner_id))
+    response.headers.append("set-cookie", cookie)
     return response
 
 
