@@ -16,7 +16,9 @@ from sandbox.jsonlines import Lines, Splitter, parse_line
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = [*VerifierSays, *RunnerSays, *TrustedSays, *Request]
 PARTIES = ["judge/runner.py", "judge/verifier.py", "judge/grading.py", "judge/outcome.py", "judge/child.py",
-           "judge/remote.py", "judge/compiling.py", "judge/plugin.py", "judge/learner_errors.py"]
+           "judge/compiling.py", "judge/plugin.py", "judge/learner_errors.py", "judge/doctor_checks.py",
+           *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "judge" / "remote").glob("*.py")
+             if p.name != "__init__.py")]  # the package's __init__ only re-exports (its __all__ names functions)
 
 
 def test_a_message_carries_only_the_fields_its_kind_declares():

@@ -37,7 +37,7 @@ def compiled(entry, backend="aot_eager"):
     and runs it on the test's own inputs."""
     what = T("`f` compiled with `fullgraph=True` ({backend})", zh="以 `fullgraph=True` 编译的 `f`（{backend}）",
              backend=backend)
-    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=what, local_backend=backend)
+    return entry.compile(fullgraph=True, what=what, local_backend=backend)
 
 
 def test_one_graph(entry):

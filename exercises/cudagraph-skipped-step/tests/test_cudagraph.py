@@ -66,8 +66,8 @@ def cpu_lines(compiled, args) -> T | None:
 def replay(entry):
     """attend compiled here with mode="reduce-overhead", called CALLS times on new values of the same shapes."""
     def run():
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False}, what=T.same("`attend`"),
-                                         local_backend=reduce_overhead_backend())
+        compiled = entry.compile(fullgraph=True, dynamic=False, what=T.same("`attend`"),
+                                 local_backend=reduce_overhead_backend())
         calls = []
         with CudagraphWatch() as watch:
             for call in range(CALLS):  # same shapes, new values; the longest row differs on every call

@@ -38,7 +38,7 @@ def times(entry, reference):
     """The learner's graph and the reference, each compiled here with mode="reduce-overhead" and timed."""
     def run():
         args = inputs(1)
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False}, what=T.same("`decode_step`"))
+        compiled = entry.compile(fullgraph=True, dynamic=False, what=T.same("`decode_step`"))
         compiled(*args)
         index = compiled.calls[-1].graph
         gm, values = compiled.graphs[index].gm, compiled.inputs_for(index, *args)

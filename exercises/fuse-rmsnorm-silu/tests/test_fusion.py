@@ -16,7 +16,6 @@ from judge.checks import (Forbidden, WrongAnswer, assert_same, assert_same_resul
                           cpp_kernel_names, describe_tensor, expected_first, once)
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
-from judge.loaded import LOADED
 from judge.report import GraphDiagnostic
 
 D = 64
@@ -38,8 +37,8 @@ def inductor_run(entry):
     (x, w, output, generated code, the original's output computed first)."""
     def run():
         x, w = inputs()
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what="block", local_backend="inductor")
-        starter = LOADED.exercise_module("starter")
+        compiled = entry.compile(fullgraph=True, what="block", local_backend="inductor")
+        starter = remote.grading().exercise_module("starter")
         expected, (output, codes) = expected_first(starter.block, lambda *a: run_and_get_code(compiled, *a), x, w)
         return x, w, output, codes, expected
 

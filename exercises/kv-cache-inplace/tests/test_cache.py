@@ -89,8 +89,8 @@ def one_graph(entry):
 def session(entry, backend="aot_eager"):
     """append_and_read compiled in the runner; each captured graph is compiled here with `backend` and run on
     this side's cache, so the in-place update must reach this side's tensor."""
-    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=APPEND, local_backend=backend,
-                                 mutates_args=(0,))  # the cache, and nothing else, is updated in place
+    return entry.compile(fullgraph=True, what=APPEND, local_backend=backend,
+                         mutates_args=(0,))  # the cache, and nothing else, is updated in place
 
 
 def guards(compiled) -> list[str]:

@@ -32,10 +32,10 @@ def serve_all(entry, fn_name="attn_scores", expected_fn=None):
                             "every request (a `torch.compile`'d function)",
                             zh="`compile_for_serving` 返回的是 `{type}`；它应当返回服务每个请求的可调用对象"
                                "（一个 `torch.compile` 过的函数）", type=type(serve).__name__))
-    # force_backend swaps in the recorder but keeps the learner's own options (dynamic=..., fullgraph=...)
-    compiled = remote.RemoteCompiled(serve, {}, force_backend=True,
-                                     what=T("the function `compile_for_serving` returned",
-                                            zh="`compile_for_serving` 返回的函数"))
+    # the runner records serve's graphs with the learner's own options (dynamic=..., fullgraph=...)
+    compiled = serve.compile(learner_compiled=True,
+                             what=T("the function `compile_for_serving` returned",
+                                    zh="`compile_for_serving` 返回的函数"))
     served = []
     for x, sent in [(example, (kept_example,))] + [(torch.randn(8, t, 16), None) for t in SERVED_T]:
         try:

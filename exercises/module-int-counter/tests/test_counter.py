@@ -34,7 +34,7 @@ def new_module(entry) -> remote.Ref:
 def compiled(module: remote.Ref, what: T = FULLGRAPH, **options) -> remote.RemoteCompiled:
     """torch.compile(module, fullgraph=True) in the runner; its graphs run here on this side's copy of the
     module's parameters and buffers (taken now, then advanced only by the graphs run here)."""
-    session = remote.RemoteCompiled(module, {"fullgraph": True}, what=what, **options)
+    session = module.compile(fullgraph=True, what=what, **options)
     session.state["target"] = remote.state(module, what=T("`EMADecay`'s buffers", zh="`EMADecay` 的 buffer"),
                                            graph_inputs=True)
     return session

@@ -50,8 +50,7 @@ def inductor_run(entry):
     """One real Inductor compile of add_rmsnorm's captured graph, here, shared by the kernel checks."""
     def run():
         x, r, w = inputs()
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what=T.same("`add_rmsnorm`"),
-                                         local_backend="inductor")
+        compiled = entry.compile(fullgraph=True, what=T.same("`add_rmsnorm`"), local_backend="inductor")
         expected, (output, codes) = expected_first(add_rmsnorm, lambda *a: run_and_get_code(compiled, *a), x, r, w)
         return expected, output, codes
 
