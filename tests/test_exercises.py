@@ -40,7 +40,8 @@ def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, 
                    sandbox=make_sandbox("none") if fresh else local,
                    stop_after_first_failure=kind in ("starter", "wrong"))  # as `practice prove` proves it
     proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), not exercise.needs_cuda)
-    # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and in English (a failing
+    # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and
+    # in English (a failing
     # proof's first failure; an accepted one's every check title).
     assert proof.ok, proof.problem()
 

@@ -9,7 +9,6 @@ outputs and gradients compared are all computed on this side.
 import pytest
 import torch
 
-from judge import remote
 from judge.checks import assert_no_host_sync, compile_one_graph, describe_tensor
 from judge.checks.autograd import assert_same_value_and_grads
 from judge.i18n import T

@@ -10,8 +10,15 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import (Provided, Recompile, WrongAnswer, assert_result_flows_through, assert_same, describe_tensor,
-                          pristine)
+from judge.checks import (
+    Provided,
+    Recompile,
+    WrongAnswer,
+    assert_result_flows_through,
+    assert_same,
+    describe_tensor,
+    pristine,
+)
 from judge.checks.serving import assert_static_graphs
 from judge.i18n import T
 from judge.report import RecompileDiagnostic

@@ -9,9 +9,15 @@ recorded. The learner's lines come from the rebuilt graph run here (which nodes 
 import pytest
 import torch
 
-from judge import remote
-from judge.checks import (WrongAnswer, assert_no_host_sync, assert_same, assert_same_result, describe_tensor,
-                          expected_first, once)
+from judge.checks import (
+    WrongAnswer,
+    assert_no_host_sync,
+    assert_same,
+    assert_same_result,
+    describe_tensor,
+    expected_first,
+    once,
+)
 from judge.checks.cudagraphs import CudagraphWatch, cpu_results, recorded_cuda_graphs, reduce_overhead_backend
 from judge.i18n import T
 from judge.report import GraphDiagnostic

@@ -14,11 +14,18 @@ import torch
 import torch.fx
 
 from judge import remote
-from judge.checks import (Forbidden, Provided, WrongAnswer, assert_result_flows_through, assert_same_result,
-                          compile_one_graph, describe_tensor)
+from judge.checks import (
+    Forbidden,
+    Provided,
+    WrongAnswer,
+    assert_result_flows_through,
+    assert_same_result,
+    compile_one_graph,
+    describe_tensor,
+)
 from judge.checks.custom_ops import OPCHECK_MEANING, assert_calls_custom_op
-from judge.i18n import T
 from judge.checks.trust import rests_on_learner_process
+from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 # (case, x and w whose product is the op's input): a [4, 8] float32, a [3, 5] float64, an empty and a 3-d input

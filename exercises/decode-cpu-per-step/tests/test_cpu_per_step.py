@@ -9,7 +9,6 @@ the reference compiled and timed the same way in the same process.
 
 import torch
 
-from judge import remote
 from judge.checks import assert_no_host_sync, assert_same, describe_tensor, once
 from judge.checks.cost import assert_time_at_most, timed_cost
 from judge.i18n import T

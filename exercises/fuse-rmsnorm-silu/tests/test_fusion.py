@@ -12,8 +12,17 @@ import torch
 from torch._inductor.utils import run_and_get_code
 
 from judge import remote
-from judge.checks import (Forbidden, WrongAnswer, assert_same, assert_same_result, compile_one_graph,
-                          cpp_kernel_names, describe_tensor, expected_first, once)
+from judge.checks import (
+    Forbidden,
+    WrongAnswer,
+    assert_same,
+    assert_same_result,
+    compile_one_graph,
+    cpp_kernel_names,
+    describe_tensor,
+    expected_first,
+    once,
+)
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
 from judge.report import GraphDiagnostic
@@ -88,7 +97,8 @@ def test_one_fused_kernel(entry):
     """
     _, _, _, codes, _ = inductor_run(entry)
     names = cpp_kernel_names(codes)
-    diag = GraphDiagnostic(title=T("Inductor's `call()`", zh="Inductor 的 `call()`"), code="\n\n".join(call_bodies(codes)), highlight=names)
+    diag = GraphDiagnostic(title=T("Inductor's `call()`", zh="Inductor 的 `call()`"),
+                           code="\n\n".join(call_bodies(codes)), highlight=names)
     if len(names) != 1:
         listed = T.same(f"`{', '.join(names)}`") if names else T("none", zh="无")
         raise WrongAnswer(T("Inductor generated {n} kernels ({names}); the norm and SiLU should fuse into exactly "

@@ -11,8 +11,16 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import (CompileCounter, GraphBreak, Recompile, assert_no_host_sync, assert_same, compile_one_graph,
-                          describe_tensor, expected_first)
+from judge.checks import (
+    CompileCounter,
+    GraphBreak,
+    Recompile,
+    assert_no_host_sync,
+    assert_same,
+    compile_one_graph,
+    describe_tensor,
+    expected_first,
+)
 from judge.checks.inplace import assert_updated_in_place
 from judge.checks.serving import short_guard
 from judge.checks.shapes import assert_no_unbacked_symbols
@@ -97,7 +105,10 @@ def guards(compiled) -> list[str]:
     return [short_guard(r) for r in compiled.recompile_reasons]
 
 
-def assert_one_graph_served(compiled, what=None, positions=len(POSITIONS)):
+SERVED_POSITIONS = len(POSITIONS)
+
+
+def assert_one_graph_served(compiled, what=None, positions=SERVED_POSITIONS):
     """Every step ran the same captured graph (so it was checked here on every position)."""
     if compiled.frame_count > 1:
         found = guards(compiled)

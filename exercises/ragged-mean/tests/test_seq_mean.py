@@ -8,7 +8,6 @@ data is decided by tracing that graph here with symbolic sizes, not by the sizes
 
 import torch
 
-from judge import remote
 from judge.checks import assert_same_result, describe_tensor, pristine
 from judge.checks.shapes import assert_no_unbacked_symbols
 from judge.i18n import T

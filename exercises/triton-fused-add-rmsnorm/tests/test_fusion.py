@@ -10,15 +10,22 @@ import re
 
 import pytest
 import torch
+from torch._inductor.utils import run_and_get_code
 
-from judge import remote
-from judge.checks import (Forbidden, WrongAnswer, assert_same, assert_same_result, compile_one_graph, describe_tensor,
-                          expected_first, once)
+from judge.checks import (
+    Forbidden,
+    WrongAnswer,
+    assert_same,
+    assert_same_result,
+    compile_one_graph,
+    describe_tensor,
+    expected_first,
+    once,
+)
 from judge.checks.inductor import triton_kernel_names, triton_kernel_source
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
 from judge.report import GraphDiagnostic
-from torch._inductor.utils import run_and_get_code
 
 N, D = 16, 1024
 EPS = 1e-6
