@@ -128,18 +128,23 @@ def planted_files() -> list[str]:
 class HostState:
     """What must not change on the host: files, processes and listeners of the sandbox uids."""
 
-    def __init__(self, sentinel_dir: Path, sandbox):
+    def __init__(self, sentinel_dir: Path, sandbox, others=()):
         self.dir = sentinel_dir
         self.sentinel = sentinel_dir / "sentinel.txt"
         self.sentinel.write_text("untouched")
         self.sandbox = sandbox
+        self.others = [sb for sb in others if sb is not sandbox]
         self.listing = sorted(p.name for p in sentinel_dir.iterdir())
 
     def worker_pids(self) -> set[int]:
+        """The warm workers' own processes: this backend's, and those of the other backends this test process
+        keeps warm (a Docker container's worker runs on the host as a sandbox uid too)."""
         pids = set()
-        for name in ("runner", "verifier"):
-            self.sandbox.pool(name).settle(120)
-            pids |= {getattr(w, "pid", 0) for w in self.sandbox.pool(name).workers()}
+        for sandbox in (self.sandbox, *self.others):
+            for name in ("runner", "verifier"):
+                if sandbox is self.sandbox:
+                    sandbox.pool(name).settle(120)
+                pids |= {getattr(w, "pid", 0) for w in sandbox.pool(name).workers()}
         return pids
 
     def assert_unchanged(self) -> None:
@@ -151,10 +156,10 @@ class HostState:
 
 
 @pytest.fixture
-def host(tmp_path, sandbox):
+def host(tmp_path, sandbox, _sandboxes):
     d = tmp_path / "host"
     d.mkdir()
-    return HostState(d, sandbox)
+    return HostState(d, sandbox, list(_sandboxes.values()))
 
 
 @pytest.fixture

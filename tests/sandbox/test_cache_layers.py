@@ -354,10 +354,18 @@ print("COUNTERS", dict(counters["inductor"]))
 """ + HONEST_F
 
 
+@pytest.fixture(scope="module")
+def private_layers_root(tmp_path_factory) -> Path:
+    """Layers of this module's own, built once for both backends: the machine's shared ones may be rebuilt
+    meanwhile by another test or a server."""
+    return tmp_path_factory.mktemp("private-layers") / "compile-cache"
+
+
 @pytest.mark.slow
 @pytest.mark.sandbox
 @pytest.mark.parametrize("backend", ["bwrap", "docker"])
-def test_a_planted_cache_entry_is_never_loaded_by_the_next_submission(backend, add_one, fake_course):
+def test_a_planted_cache_entry_is_never_loaded_by_the_next_submission(backend, add_one, fake_course,
+                                                                     private_layers_root):
     """A runner compiles with Inductor on its view of the real base layer (FX-graph and AOTAutograd caches on),
     replaces the entries it wrote with pickles that run code when loaded and shows that it loads them itself; the
     next submission compiling the same function on the same warm worker misses the cache and loads nothing."""
@@ -368,7 +376,8 @@ def test_a_planted_cache_entry_is_never_loaded_by_the_next_submission(backend, a
     if unavailable_reason(backend):
         pytest.skip(f"{backend} unavailable: {unavailable_reason(backend)}")
     course = load_course(fake_course)
-    cache = cache_layers.for_backend(backend, course, SandboxSettings(compile_cache=True))
+    settings = SandboxSettings(compile_cache=True, compile_cache_dir=private_layers_root)
+    cache = cache_layers.for_backend(backend, course, settings)
     assert cache is not None
     cache_layers.build(cache, course)
     exercise = add_one.model_copy(update={"limits": Limits(time_seconds=180, memory_mb=2048)})
