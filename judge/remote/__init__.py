@@ -12,6 +12,8 @@ its own inputs. One module per job:
     eager.py      eager calls, a module's state, graph breaks explained
     compiled.py   RemoteCompiled: the runner's graphs run here, sealed
     refs.py       Ref and Ref.compile, the documented API
+
+Each imports only modules above it in this list (tests/core/test_layers.py).
 """
 
 from judge.remote.compiled import Call, RemoteCompiled
