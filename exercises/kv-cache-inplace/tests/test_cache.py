@@ -12,6 +12,7 @@ import torch
 
 from judge import remote
 from judge.checks import (
+    CheckFailure,
     CompileCounter,
     GraphBreak,
     Recompile,
@@ -54,7 +55,7 @@ def step_inputs(p, dtype=torch.float32, sizes=(B, TMAX, D)):
     return torch.tensor([p]), torch.randn(sizes[0], 1, sizes[2], dtype=dtype)
 
 
-def _tracing_failure(exc: remote.CheckFailure) -> GraphBreak | None:
+def _tracing_failure(exc: CheckFailure) -> GraphBreak | None:
     """A GraphBreak at the learner's line for a plain Python error Dynamo raised while tracing (e.g. an
     IndexError when the unbacked integer from int(pos) indexes the cache); None for any other failure."""
     diag = next((d for d in exc.diagnostics if getattr(d, "exc_type", None)), None)
