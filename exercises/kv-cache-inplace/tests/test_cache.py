@@ -14,6 +14,7 @@ from judge import remote
 from judge.checks import (
     CheckFailure,
     CompileCounter,
+    CompileError,
     GraphBreak,
     Recompile,
     assert_no_host_sync,
@@ -88,7 +89,7 @@ def one_graph(entry):
                            zh="{what}：第 {line} 行（`{text}`）处发生 graph break：{explanation}", what=WHAT,
                            line=diag.location.line, text=diag.location.text, explanation=TRACE_EXPLANATION),
                          exc.diagnostics) from None
-    except (remote.LearnerError, remote.CompileError) as exc:  # some tracing failures are plain Python errors
+    except (remote.LearnerError, CompileError) as exc:  # some tracing failures are plain Python errors
         converted = _tracing_failure(exc)
         if converted is None:
             raise
