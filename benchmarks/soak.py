@@ -1,16 +1,20 @@
 """Soak: one server process grades hundreds of mixed submissions with bubblewrap, then still grades an honest one
 at its normal speed and has leaked nothing.
 
-    python benchmarks/soak.py [--count 500] [--learners 3] [--workers 2]
+    python benchmarks/soak.py [--count 500] [--learners 3] [--workers 2] [--honest-runs 20]
+    python benchmarks/soak.py --small      # the suite's mode: one submission of each kind, timings not judged
 
 The web app runs in this process (FastAPI's TestClient, the embedded queue, SQLite in a temporary folder) with the
 bwrap sandbox and its compile cache layers, on a course made of the fake course's add-one (most submissions:
-correct, wrong, syntax error, time limit, memory limit, output flood, crash) and the two exercises the cheats of
-tests/cheats/submissions attack. Several learners submit at once, each waiting for its verdict before the next.
+correct, wrong, syntax error, time limit, memory limit, output flood, crash) and the exercises the cheats of
+tests/cheats/submissions attack, copied as tests/cheats builds its course (`make_course`: whatever exercises its
+table names). Several learners submit at once, each waiting for its verdict before the next.
 
-It prints the counts per kind and verdict, then fails (exit 1) on any INTERNAL_ERROR, any verdict a kind does not
-allow, an honest grading after the soak slower than 1.5x (+0.5 s) its median before, or anything left behind: a
-process of a sandbox uid, a run cgroup, a mount of this process's namespace, a file in its temporary folder.
+It prints the counts per kind and verdict and the honest submission's latency before and after the soak (median
+and 95th percentile side by side), then fails (exit 1) on any INTERNAL_ERROR, any verdict a kind does not allow,
+an honest median after the soak slower than 1.5x (+0.5 s) its median before (not in --small, whose single runs say
+nothing about speed), or anything left behind: a process of a sandbox uid, a run cgroup, a mount of this process's
+namespace, a file in its temporary folder.
 """
 
 from __future__ import annotations
@@ -35,12 +39,17 @@ os.environ["TMPDIR"] = str(PRIVATE_TMP)
 # Sandbox uids of their own (the test suite uses 61000 and 62000+), so that leftovers are this run's.
 os.environ.setdefault("PRACTICE_UID_BASE", "58000")
 
-from judge.paths import EXERCISES_DIR  # noqa: E402
-from tests.cheats.test_cheats import CHEATS, HERE as CHEATS_DIR  # noqa: E402
+from tests.cheats.test_cheats import (  # noqa: E402
+    CHEATS,
+    HERE as CHEATS_DIR,
+    make_course as make_cheat_course,
+)
 
 FAKE = ROOT / "tests" / "fake_course" / "add-one"
-ADD_ONE_SECONDS = 6  # the time limit of add-one here: a time-limit submission costs this much
-CHEAT_SECONDS = 40  # as in tests/cheats: a cheat that never answers is cut here
+ADD_ONE_SECONDS = 20  # add-one's time limit here (--add-one-seconds): a time-limit submission costs this much; an
+# honest grading on a loaded machine (load 8 to 20 on 2 cores) took over 6 s
+CHEAT_SECONDS = 60  # the cheats' exercises: time for an honest grading on a loaded machine
+NEVER_SECONDS = 4  # the copy for the cheat that never answers (tests/cheats' `<exercise>-never`): cut here
 
 # kind -> (weight per round, the verdicts allowed, sources); "cheat" sources come from tests/cheats.
 KINDS: dict[str, tuple[int, set[str], list[str]]] = {
@@ -72,14 +81,12 @@ KINDS: dict[str, tuple[int, set[str], list[str]]] = {
 }
 
 
-def make_course(folder: Path) -> Path:
-    """add-one with a short time limit, and the exercises the cheats attack, with the cheats' time limit."""
+def make_course(folder: Path, add_one_seconds: int = ADD_ONE_SECONDS) -> Path:
+    """add-one with a short time limit, and the exercises the cheats attack, as tests/cheats builds them."""
     course = folder / "course"
     shutil.copytree(FAKE, course / "add-one")
-    _set_time(course / "add-one", ADD_ONE_SECONDS)
-    for exercise in {e for e, _ in CHEATS.values()}:
-        shutil.copytree(EXERCISES_DIR / exercise, course / exercise)
-        _set_time(course / exercise, CHEAT_SECONDS)
+    _set_time(course / "add-one", add_one_seconds)
+    make_cheat_course(course, CHEAT_SECONDS, NEVER_SECONDS)
     return course
 
 
@@ -92,10 +99,14 @@ def _set_time(folder: Path, seconds: int) -> None:
 
 
 def plan(count: int) -> list[tuple[str, str, str, set[str]]]:
-    """(kind, exercise, source, allowed verdicts) for `count` submissions, the kinds interleaved by weight."""
+    """(kind, exercise, source, allowed verdicts) for `count` submissions, the kinds interleaved by weight; the
+    first len(KINDS) are one of each kind."""
     cheats = sorted(CHEATS)
     rotation = [kind for kind, (weight, _, _) in KINDS.items() for _ in range(weight)]
-    order = [rotation[(i * 7) % len(rotation)] for i in range(len(rotation))]  # spread the kinds over a round
+    spread = [rotation[(i * 7) % len(rotation)] for i in range(len(rotation))]  # spread the kinds over a round
+    for kind in KINDS:  # a round that begins with each kind once
+        spread.remove(kind)
+    order = list(KINDS) + spread
     seen: collections.Counter = collections.Counter()
     items = []
     for i in range(count):
@@ -181,14 +192,26 @@ def run_cgroups() -> list[str]:
     return sorted(str(p) for d in base.dirs.values() if d.exists() for p in d.glob("*/run-*"))
 
 
+# Mounts the host's Docker engine makes for other people's containers: this process's namespace is the host's, and
+# the soak runs no container (its sandbox is bwrap, whose mounts live in namespaces of their own).
+OTHERS_MOUNTS = ("/run/docker/", "/var/lib/docker/")
+
+
 def mounts() -> list[str]:
     lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    return sorted(line.split(" - ")[0].split(" ", 4)[4] for line in lines)
+    points = (line.split(" - ")[0].split(" ", 4)[4] for line in lines)
+    return sorted(p for p in points if not p.startswith(OTHERS_MOUNTS))
 
 
 def temp_files(data: Path) -> list[str]:
     return sorted(str(p.relative_to(PRIVATE_TMP)) for p in PRIVATE_TMP.rglob("*")
                   if data not in p.parents and p != data)
+
+
+def p95(times: list[float]) -> float:
+    """The 95th percentile (nearest rank)."""
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, max(0, -(-95 * len(ordered) // 100) - 1))]
 
 
 # ---- the run --------------------------------------------------------------------------------------------------
@@ -208,8 +231,14 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=500, help="mixed submissions to grade")
     parser.add_argument("--learners", type=int, default=3, help="learners submitting at once")
     parser.add_argument("--workers", type=int, default=2, help="gradings at once (the server's workers)")
-    parser.add_argument("--honest-runs", type=int, default=5, help="honest gradings timed before and after")
+    parser.add_argument("--honest-runs", type=int, default=20, help="honest gradings timed before and after")
+    parser.add_argument("--add-one-seconds", type=int, default=ADD_ONE_SECONDS,
+                        help="add-one's time limit (raise it on a loaded machine: honest gradings must fit in it)")
+    parser.add_argument("--small", action="store_true",
+                        help="the suite's mode: one submission of each kind, 2 learners, 1 honest run each side")
     args = parser.parse_args()
+    if args.small:
+        args.count, args.learners, args.honest_runs = len(KINDS), 2, 1
 
     from fastapi.testclient import TestClient
 
@@ -222,7 +251,7 @@ def main() -> int:
     reason = unavailable_reason("bwrap")
     if reason:
         raise SystemExit(f"bwrap is unavailable: {reason}")
-    course = make_course(PRIVATE_TMP)
+    course = make_course(PRIVATE_TMP, args.add_one_seconds)
     data = PRIVATE_TMP / "data"
     started = time.perf_counter()
     exercises = load_course(course)
@@ -233,15 +262,18 @@ def main() -> int:
           f"({'on' if cache is not None else 'off'})")
     mounts_before = mounts()
     settings = Settings(data_dir=data, exercises_dir=course, sandbox="bwrap", workers=args.workers,
-                        secret_key="soak", submissions_per_minute=100_000)
+                        secret_key="soak", submissions_per_minute=100_000,
+                        submissions_per_minute_per_address=100_000, max_queued_submissions=100_000)
     items = plan(args.count)
     counts: collections.Counter = collections.Counter()
     problems: list[str] = []
     lock = threading.Lock()
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://localhost") as client:
         first = Learner(client)
-        honest_times(first, 2 * 2 + 1)  # every warm worker of both pools has forked once (PRACTICE_POOL_SIZE 2)
+        if not args.small:  # every warm worker of both pools has forked once (PRACTICE_POOL_SIZE 2)
+            honest_times(first, 2 * 2 + 1)
         before = honest_times(first, args.honest_runs)
+        load_before = os.getloadavg()
         temp_before = temp_files(data)
         queue = list(enumerate(items))
         soak_started = time.perf_counter()
@@ -274,6 +306,7 @@ def main() -> int:
             thread.join()
         soak_seconds = time.perf_counter() - soak_started
         after = honest_times(first, args.honest_runs)
+        load_after = os.getloadavg()
         leaks = {"sandbox-uid processes": sandbox_processes(), "run cgroups": run_cgroups(),
                  "new mounts": sorted(set(mounts()) - set(mounts_before)),
                  "new temporary files": sorted(set(temp_files(data)) - set(temp_before))}
@@ -284,7 +317,8 @@ def main() -> int:
     leaks["processes after close"] = descendants()
 
     print(f"\n{len(items)} submissions in {soak_seconds:.0f} s ({len(items) / soak_seconds:.2f}/s) by "
-          f"{args.learners} learners on {args.workers} workers; load average {os.getloadavg()[0]:.1f} on "
+          f"{args.learners} learners on {args.workers} workers; "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on "
           f"{os.cpu_count()} cores")
     by_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for (kind, verdict), n in counts.items():
@@ -298,9 +332,14 @@ def main() -> int:
     for line in problems[:20]:
         print("   ", line)
     b, a = statistics.median(before), statistics.median(after)
-    slow = a > max(1.5 * b, b + 0.5)
-    print(f"honest add-one through the web: median {b:.3f} s before, {a:.3f} s after "
-          f"({'SLOWER' if slow else 'ok'}; {args.honest_runs} runs each)")
+    slow = a > max(1.5 * b, b + 0.5) and not args.small
+    print(f"honest add-one through the web ({args.honest_runs} runs each side):")
+    print(f"  {'':<8}{'median':>9}{'p95':>9}{'min':>9}{'max':>9}   load average (1, 5, 15 min) when timed")
+    for label, times, load in (("before", before, load_before), ("after", after, load_after)):
+        print(f"  {label:<8}{statistics.median(times):>8.3f}s{p95(times):>8.3f}s{min(times):>8.3f}s"
+              f"{max(times):>8.3f}s   {' '.join(f'{x:.1f}' for x in load)}")
+    judged = 'not judged in --small' if args.small else 'SLOWER' if slow else 'ok'
+    print(f"  after/before median {a / b:.2f}x ({judged})")
     print(f"processes under the server while up: {workers_up} (the warm workers)")
     for what, found in leaks.items():
         print(f"left behind, {what}: {len(found)}" + (f" {found[:5]}" if found else ""))

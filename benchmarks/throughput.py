@@ -81,7 +81,9 @@ def main() -> None:
                                                str(tmp / "pg")], check=True, capture_output=True,
                                               text=True).stdout.strip()
     env = {"PRACTICE_SECRET_KEY": "bench", "PRACTICE_EXERCISES_DIR": str(FIXTURE_COURSE),
-           "PRACTICE_SUBMISSIONS_PER_MINUTE": "100000", "PRACTICE_HEARTBEAT_SECONDS": "1",
+           "PRACTICE_SUBMISSIONS_PER_MINUTE": "100000",
+           "PRACTICE_SUBMISSIONS_PER_MINUTE_PER_ADDRESS": "100000", "PRACTICE_MAX_QUEUED_SUBMISSIONS": "100000",
+           "PRACTICE_HEARTBEAT_SECONDS": "1",
            "PRACTICE_DATA_DIR": str(tmp / "data")}
     port = free_port()
     web = Proc("web", [sys.executable, "-m", "cli.main", "serve", "--database-url", url, "--port", str(port)],

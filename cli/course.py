@@ -71,7 +71,8 @@ def _grade_here(settings, engine, regrade_ids: list[str]) -> None:
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
     course = Course(settings.exercises_dir)
-    grade, _warm, close = make_grade_fn(course, sandbox)
+    grading = make_grade_fn(course, sandbox)
+    grade, close = grading.grade, grading.close
     regrades, listeners = Regrades(engine), [GradeSender(engine)]
     try:
         for regrade_id in regrade_ids:

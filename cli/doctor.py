@@ -73,6 +73,11 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
                           str(event.line or ""))
         console.print(table)
     print_compiler_view(console, report.compiler, lang)
+    if report.cost is not None:  # the first call's figures, measured by the verifier (judge.doctor_checks)
+        from cli.cost_render import print_cost
+        from judge.report import CostSection
+
+        print_cost(console, CostSection.model_validate(report.cost), lang)
     footer = T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=format(report.duration_s, ".1f"),
                torch=report.torch_version, sandbox=report.sandbox)
     console.print(f"[dim]{say(footer, lang)}[/]")

@@ -146,7 +146,8 @@ GRADE_ONE = T("Grade one:")
 @exercises_option
 @workspace_option
 @lang_option
-def list_exercises(exercises_dir, workspace, lang):
+@click.option("--topics", is_flag=True, help="What the course covers: each exercise's section, idea and tags.")
+def list_exercises(exercises_dir, workspace, lang, topics):
     """List exercises with your state: not started, failing, solved."""
     from cli.render import print_exercise_list
     from cli.workspace import Workspace
@@ -155,6 +156,16 @@ def list_exercises(exercises_dir, workspace, lang):
         course = load_course(exercises_dir)
     except ExerciseError as exc:
         fail(str(exc), lang)
+    if topics:
+        from rich.table import Table
+
+        from cli.topics import topic_rows
+
+        table = Table("section", "exercise", "idea", "tags")
+        for row in topic_rows(course, lang):
+            table.add_row(*(escape(cell) for cell in row))
+        console.print(table)
+        return
     from web.requirements import needs_cuda
 
     ws = Workspace(workspace)
@@ -284,11 +295,13 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
 @exercises_option
 @sandbox_option
 @lang_option
-def prove(exercise_ids, exercises_dir, sandbox, lang):
+@click.option("--verbose", "-v", is_flag=True, help="Also print the raw exception of every failing proof.")
+def prove(exercise_ids, exercises_dir, sandbox, lang, verbose):
     """Instructors: prove exercises (format, reference passes, starter and wrong solutions fail as pinned)."""
     from cli.proving import check_exercises
 
-    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox or MANY_GRADINGS_BACKEND, lang))
+    sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox or MANY_GRADINGS_BACKEND, lang,
+                             verbose))
 
 
 # The proving command's first name (a check is one hidden test of an exercise): still typed, so still served.

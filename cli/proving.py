@@ -6,18 +6,22 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 from judge.exercise import ExerciseError, find_exercise, load_course
 from judge.installed import version_warning
 from judge.proving import Proof, prove
-from judge.report import localized
+from judge.report import ErrorDiagnostic, localized
 from judge.statement_check import contract_problems
 
 
-def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str, lang: str = "en") -> int:
+def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str, lang: str = "en",
+                    verbose: bool = False) -> int:
     """Exit status: 0 when every exercise holds, 1 when a proof fails, 2 when an exercise is malformed.
 
-    The command's own words are English (it is for instructors); what it quotes from a report is in `lang`."""
+    The command's own words are English (it is for instructors); what it quotes from a report is in `lang`;
+    `verbose` adds the raw exception (traceback) of every failing proof."""
     from judge.grading import make_sandbox
 
     try:
@@ -49,7 +53,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
             if name != sandbox_name and name not in others:
                 others[name] = make_sandbox(name)
             proofs = prove(exercise, sandbox=others.get(name, sandbox),
-                           on_proof=lambda p: _print_proof(console, p, lang))
+                           on_proof=lambda p: print_proof(console, p, lang, verbose))
             failed += sum(not p.ok for p in proofs)
     finally:
         sandbox.close()
@@ -74,11 +78,63 @@ def _compile_cache(console: Console, sandbox_name: str, exercises: list) -> dict
     return {"compile_cache": cache}
 
 
-def _print_proof(console: Console, proof: Proof, lang: str = "en") -> None:
-    mark = "[green]ok[/]  " if proof.ok else "[red]FAIL[/]"
+PATH_WIDTH = 30
+
+
+def print_proof(console: Console, proof: Proof, lang: str = "en", verbose: bool = False) -> None:
+    """One proof on one line of fixed columns (cut with an ellipsis, never wrapped); a failing proof is followed
+    by its expected and actual outcome and why it failed, in a column that wraps inside itself."""
     expected = proof.expected.value + (f" @ {proof.expected_check}" if proof.expected_check else "")
     actual = proof.report.verdict.value + (f" @ {proof.failing_check}" if proof.failing_check else "")
-    console.print(f"{mark} {proof.kind:<9} {escape(proof.path):<38} expected {escape(expected):<45} "
-                  f"got {escape(actual)}  [dim]{proof.report.duration_s:.1f}s[/]")
+    row = Table.grid(padding=(0, 1), expand=True)
+    row.add_column(width=4, no_wrap=True)
+    row.add_column(width=9, no_wrap=True)
+    row.add_column(width=PATH_WIDTH, no_wrap=True, overflow="ellipsis")
+    row.add_column(justify="right", width=6, no_wrap=True, style="dim")
+    row.add_column(no_wrap=True, overflow="ellipsis", ratio=1)  # the one column that gives way
+    row.add_row(Text("ok", style="green") if proof.ok else Text("FAIL", style="red"), proof.kind, proof.path,
+                f"{proof.report.duration_s:.1f}s", actual if proof.ok else "")
+    console.print(row)
     if not proof.ok:
-        console.print(f"      [red]{escape(localized(proof.report, lang).summary[:400])}[/]")
+        console.print(why_table(proof, lang, verbose, expected, actual))
+
+
+def why_reasons(proof: Proof, lang: str = "en", verbose: bool = False) -> list[tuple[str, str]]:
+    """(label, text) of everything that explains a failing proof: verdict, check, its message, the pinned
+    graph-break id, each language problem and, with `verbose`, the raw exception of the failing check."""
+    report = localized(proof.report, lang)
+    failure = report.first_failure()
+    reasons: list[tuple[str, str]] = []
+    if proof.report.verdict is not proof.expected:
+        reasons.append(("verdict", f"{proof.report.verdict.value}, pinned {proof.expected.value}"))
+    if proof.expected_check and proof.failing_check != proof.expected_check:
+        reasons.append(("check", f"{proof.failing_check or 'none failed'}, pinned {proof.expected_check}"))
+    if proof.break_problem():
+        reasons.append(("break id", proof.break_problem()))
+    if failure is not None:
+        reasons.append(("failed", f"{failure.name}: {failure.message or '(no message)'}"))
+    elif report.summary:
+        reasons.append(("summary", report.summary))
+    if proof.verdict_ok:
+        reasons += [("language", problem) for problem in proof.language_problems()]
+    if verbose:
+        errors = [d for d in (failure.diagnostics if failure else []) + list(report.diagnostics)
+                  if isinstance(d, ErrorDiagnostic) and (d.traceback or d.message)]
+        reasons += [("exception", e.traceback or f"{e.exc_type}: {e.message}") for e in errors]
+        if not errors:
+            reasons.append(("exception", "none: the check failed without an exception of its own"))
+    return reasons
+
+
+def why_table(proof: Proof, lang: str = "en", verbose: bool = False, expected: str = "", actual: str = "") -> Table:
+    """A failing proof's reasons: a label column and a text column that wraps inside itself."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(width=4)
+    table.add_column(style="bold", no_wrap=True, width=9)
+    table.add_column(overflow="fold", ratio=1)
+    if expected:
+        table.add_row("", "expected", expected)
+        table.add_row("", "got", actual)
+    for label, reason in why_reasons(proof, lang, verbose):
+        table.add_row("", label, Text(reason, style="red" if label != "exception" else ""))
+    return table

@@ -10,7 +10,7 @@ from judge.exercise import ID_PATTERN, ExerciseError
 EXERCISE_TOML = '''# Exercise format: every field is documented in judge/exercise.py.
 format_version = 2
 id = "{id}"
-order = {order}
+order = {order}   # position in the course: before the GPU exercises (ties sort by id)
 chapter = {{ zh = "torch.compile：Dynamo、AOTAutograd 与 Inductor", en = "torch.compile: Dynamo, AOTAutograd and Inductor" }}
 section = {{ zh = "TODO: 这道题练的小节", en = "TODO: the section this drills" }}
 difficulty = 2
@@ -71,13 +71,32 @@ TEST = '''"""Hidden tests for {id}. Fixtures: submission, entry, reference, star
 
 import torch
 
-from judge.checks import assert_same, compile_one_graph
+from judge.checks import WrongAnswer, assert_same_result, describe_tensor
+from judge.i18n import T
 
 
 def test_todo(entry, reference):
-    """TODO: the first check the learner sees"""
-    raise AssertionError("TODO: write the hidden tests for {id}")
+    """TODO: the first check the learner sees, in English
+    zh: TODO：学习者看到的第一项检查（中文）
+    """
+    x = torch.randn(4, 8)  # TODO: inputs on which the starter and each wrong solution fail
+    assert_same_result(entry.compile(fullgraph=True), reference.f, x, case=T.same(describe_tensor("x", x)))
+    # TODO: delete this line once the checks above and below decide the verdict
+    raise WrongAnswer(T("TODO: write the hidden tests for {id}", zh="TODO：为 {id} 写隐藏测试"))
 '''
+
+
+def next_order(root: Path) -> int:
+    """A new exercise's place: after the last exercise that runs on a CPU, before the GPU exercises."""
+    from judge.exercise import load_course
+
+    try:
+        course = load_course(root) if root.is_dir() else []
+    except ExerciseError:
+        course = []
+    gpu = [e.order for e in course if e.needs_cuda]
+    cpu = [e.order for e in course if not e.needs_cuda and (not gpu or e.order < min(gpu))]
+    return max(cpu, default=0) + 1
 
 
 def scaffold(root: Path, exercise_id: str) -> Path:
@@ -89,7 +108,7 @@ def scaffold(root: Path, exercise_id: str) -> Path:
     folder = Path(root) / exercise_id
     if folder.exists():
         raise ExerciseError(f"{folder} already exists")
-    order = 1 + sum(1 for p in Path(root).glob("*/exercise.toml")) if Path(root).is_dir() else 1
+    order = next_order(Path(root))
     files = {
         "exercise.toml": EXERCISE_TOML.format(id=exercise_id, order=order, torch=torch.__version__.split("+")[0]),
         "statement.md": "# TODO 标题\n\nTODO：用本章的语气写题目。\n",

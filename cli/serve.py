@@ -43,8 +43,14 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     click.echo(f"sandbox: {app.state.sandbox_name}; default limits per submission: {limits.time_seconds:g} s wall, "
                f"{limits.memory_mb} MiB, {limits.pids} processes, {limits.file_size_mb} MiB files, "
                f"{limits.output_kb} KiB output (exercises may raise them)")
+    if settings.host not in ("127.0.0.1", "localhost", "::1") and not (settings.base_url or settings.allowed_hosts):
+        click.echo("note: this server answers only localhost and IP addresses; to reach it by a name, set "
+                   "PRACTICE_BASE_URL (the address learners use) or PRACTICE_ALLOWED_HOSTS", err=True)
     graders = f"{settings.workers} worker(s)" if app.state.queue_kind == "embedded" else "graded by practice worker"
     click.echo(f"torch-practice: http://{shown}:{settings.port}/  (sandbox: {app.state.sandbox_name}, "
                f"data: {settings.data_dir.resolve()}, {graders}); Ctrl+C stops")
-    # Open event streams would otherwise hold a Ctrl+C until their grading ends.
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", timeout_graceful_shutdown=5)
+    from web.server import server_options
+
+    # Timeouts and limits (docs/security.md); a graceful shutdown of 5 s, else open event streams would hold a
+    # Ctrl+C until their grading ends.
+    uvicorn.run(app, **server_options(settings))

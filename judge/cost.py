@@ -104,7 +104,8 @@ def eager_cost(fn: Callable, args) -> EagerCost:
 
 
 class _GraphRecorder:
-    """Inductor as Dynamo's backend, counting what each compiled graph would have done eagerly."""
+    """Inductor as Dynamo's backend, counting what each compiled graph would have done eagerly, and keeping the
+    code Inductor generated and its byte estimate for the graphs compiled through it."""
 
     def __init__(self, mode: str):
         from torch._inductor.compile_fx import compile_fx
@@ -112,12 +113,36 @@ class _GraphRecorder:
         self.compile_fx, self.mode = compile_fx, mode
         self.graphs = 0
         self.inside = EagerCost(ops=0, views=0, bytes_read=0, bytes_written=0)
+        self.codes: list[str] = []
+        self.estimate = 0
+
+    def _compile(self, gm: torch.fx.GraphModule, example_inputs):
+        from torch._inductor import metrics
+        from torch._inductor.graph import GraphLowering
+
+        # Inductor hands each generated module to GraphLowering.save_output_code: kept here, and passed on to
+        # whoever listens already (run_and_get_code in a check compiling through this backend).
+        previous = GraphLowering.save_output_code
+
+        def save(code: str) -> None:
+            if code not in self.codes:
+                self.codes.append(code)
+            if previous is not None:
+                previous(code)
+
+        options = {"triton.cudagraphs": True} if self.mode == "reduce-overhead" else None
+        before = metrics.num_bytes_accessed
+        GraphLowering.save_output_code = save
+        try:
+            return self.compile_fx(gm, example_inputs, config_patches=options) if options else \
+                self.compile_fx(gm, example_inputs)
+        finally:
+            GraphLowering.save_output_code = previous
+            self.estimate += metrics.num_bytes_accessed - before
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs):
         self.graphs += 1
-        options = {"triton.cudagraphs": True} if self.mode == "reduce-overhead" else None
-        compiled = self.compile_fx(gm, example_inputs, config_patches=options) if options else \
-            self.compile_fx(gm, example_inputs)
+        compiled = self._compile(gm, example_inputs)
         counted = []
 
         def count(values):
@@ -133,30 +158,29 @@ class _GraphRecorder:
             return compiled(*values)
         return run
 
+    def figures(self, eager: EagerCost, breaks: int) -> CompiledCost:
+        """The compiled figures of what went through this backend; `eager`: the whole function's eager cost (the
+        operators outside compiled graphs are that minus what the graphs hold, after a graph break)."""
+        outside = breaks or not self.graphs
+        return CompiledCost(graphs=self.graphs, kernels=cpp_kernel_names(self.codes) + triton_kernel_names(self.codes),
+                            extern_calls=sorted(opaque_calls(self.codes)), bytes_estimate=self.estimate,
+                            eager_ops_outside=max(eager.ops - self.inside.ops, 0) if outside else 0,
+                            eager_bytes_outside=max(eager.bytes - self.inside.bytes, 0) if outside else 0)
+
 
 def compiled_cost(fn: Callable, args, *, mode: str = "default", eager: EagerCost | None = None) -> CompiledCost:
     """`fn(*args)` compiled with Inductor here and called once (on copies of `args`); `eager`: its eager cost when
     already measured (the operators outside compiled graphs are that minus what the graphs hold)."""
-    from torch._inductor import metrics
-    from torch._inductor.utils import run_and_get_code
-
     eager = eager or eager_cost(fn, args)
     recorder = _GraphRecorder(mode)
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     enable_artifact("inductor_metrics")
     with torch.no_grad():
-        before = metrics.num_bytes_accessed
-        _, codes = run_and_get_code(torch.compile(fn, backend=recorder), *_fresh(list(args)))
-        estimate = metrics.num_bytes_accessed - before
+        torch.compile(fn, backend=recorder)(*_fresh(list(args)))
     breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
     torch._dynamo.reset()
-    # Only after a graph break does anything run outside the graphs: the eager count less what the graphs hold.
-    outside_ops = max(eager.ops - recorder.inside.ops, 0) if breaks or not recorder.graphs else 0
-    outside_bytes = max(eager.bytes - recorder.inside.bytes, 0) if breaks or not recorder.graphs else 0
-    return CompiledCost(graphs=recorder.graphs, kernels=cpp_kernel_names(codes) + triton_kernel_names(codes),
-                        extern_calls=sorted(opaque_calls(codes)), bytes_estimate=estimate,
-                        eager_ops_outside=outside_ops, eager_bytes_outside=outside_bytes)
+    return recorder.figures(eager, breaks)
 
 
 _MEASURED: dict[tuple, tuple[EagerCost, CompiledCost]] = {}
@@ -178,6 +202,29 @@ def cost_of(fn: Callable, args, *, mode: str = "default") -> tuple[EagerCost, Co
         eager = eager_cost(fn, args)
         _MEASURED[key] = eager, compiled_cost(fn, args, mode=mode, eager=eager)
     return _MEASURED[key]
+
+
+def recording_inductor(outer: torch.fx.GraphModule, values: list) -> Callable:
+    """Inductor as the backend of a check's own compile of `outer` (a graph rebuilt from the runner's IR) on
+    `values`: the compile the check makes anyway also gives `cost_of(outer, values)` its figures, so the cost
+    section measuring the same graph on inputs of the same layout compiles nothing again. Recorded only for one
+    graph without a graph break, on inputs that need no gradient (what `compiled_cost` would have measured)."""
+    key = _key(outer, values, "default")
+    recorder = _GraphRecorder("default")
+    first = [v.clone() if isinstance(v, torch.Tensor) else v for v in values]
+    wants_grad = any(isinstance(v, torch.Tensor) and v.requires_grad for v in values)
+
+    def backend(gm: torch.fx.GraphModule, example_inputs):
+        compiled = recorder(gm, example_inputs)
+
+        def run(*inputs):
+            output = compiled(*inputs)
+            if key not in _MEASURED and recorder.graphs == 1 and not wants_grad:
+                eager = eager_cost(outer, first)
+                _MEASURED[key] = eager, recorder.figures(eager, 0)
+            return output
+        return run
+    return backend
 
 
 # ---------------------------------------------------------------- time on a GPU

@@ -73,11 +73,23 @@ def _unavailable(who: str, why: T) -> CostFigures:
     return CostFigures(who=who, unavailable=why)
 
 
-def measure(spec: CostSpec, reference_fn, starter_fn, release_runner=lambda: None) -> CostSection:
+def measure(spec: CostSpec, reference_fn, starter_fn, release_runner=lambda: None,
+            known: dict | None = None) -> CostSection:
     """The cost section: the learner's figures, the reference's and the starter's, on `spec`'s inputs.
-    `release_runner()` is called once the learner's graph is here (nothing more is asked of the runner)."""
+    `release_runner()` is called once the learner's graph is here (nothing more is asked of the runner).
+    `known`: the reference's and starter's figures an earlier verifier measured (judge/cost_memo.py), used instead
+    of measuring them again where they were made on this torch."""
     args = spec.make_inputs()
     section = CostSection(inputs=spec.describe(), device=spec.device, torch_version=torch_version())
+    earlier = {}
+    if known and known.get("torch_version") == section.torch_version:
+        for item in known.get("figures", []):
+            try:
+                figures = CostFigures.model_validate(item)
+            except ValueError:
+                continue
+            if figures.who in ("reference", "starter"):
+                earlier[figures.who] = figures
     expected = reference_fn(*[a.clone() for a in args])
     remote.reset_runner()
     torch._dynamo.reset()
@@ -97,9 +109,9 @@ def measure(spec: CostSpec, reference_fn, starter_fn, release_runner=lambda: Non
                 "else is not a saving, so it has no figures")))
         else:
             section.figures.append(_measured("learner", gm, values, spec))
-    section.figures.append(_measured("reference", reference_fn, args, spec))
+    section.figures.append(earlier.get("reference") or _measured("reference", reference_fn, args, spec))
     if starter_fn is not None and starter_fn is not reference_fn:
-        section.figures.append(_measured("starter", starter_fn, args, spec))
+        section.figures.append(earlier.get("starter") or _measured("starter", starter_fn, args, spec))
     return section
 
 

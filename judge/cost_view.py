@@ -14,13 +14,22 @@ from judge.report import CostFigures, CostSection
 WHO = {"learner": T("yours"), "reference": T("reference"), "starter": T("original")}
 
 
+# How a byte count is shown, by every front-end: the CLI and the notebook here, the web page's cost.js from this
+# table (web.i18n sends it to the page as `byte_units`). Each unit: (name, bytes in one, decimals); a count takes
+# the largest unit not above it (the first below 1024) and is rounded half up in integer arithmetic, so Python and
+# JavaScript (whose toFixed and Python's format round a binary fraction's ties differently) show the same text.
+BYTE_UNITS: tuple[tuple[str, int, int], ...] = (("B", 1, 0), ("KiB", 1024, 1), ("MiB", 1024 ** 2, 1))
+
+
 def human_bytes(n: int | float) -> str:
-    """1536 -> '1.5 KiB'."""
-    for unit in ("B", "KiB", "MiB"):
-        if abs(n) < 1024 or unit == "MiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GiB"
+    """1536 -> '1.5 KiB', 4352 -> '4.3 KiB' (4.25 rounded half up), by BYTE_UNITS."""
+    count = int(round(n))
+    sign, count = ("-", -count) if count < 0 else ("", count)
+    name, size, decimals = next((u for u in reversed(BYTE_UNITS) if count >= u[1]), BYTE_UNITS[0])
+    scale = 10 ** decimals
+    scaled = (2 * count * scale + size) // (2 * size)  # count / size, rounded half up at `decimals`
+    whole, part = divmod(scaled, scale)
+    return f"{sign}{whole}{'.' + str(part).zfill(decimals) if decimals else ''} {name}"
 
 
 @dataclass
@@ -98,7 +107,7 @@ def _kernels(figures: CostFigures) -> int:
 
 def summary(section: CostSection | None) -> T | None:
     """One line: the learner's eager ops and bytes, compiled kernels and bytes, and the reference's, e.g. "Cost:
-    eager 7 ops, 18.4 KiB -> compiled 1 kernel, 4.2 KiB (4.3x less); reference 1 kernel, 4.2 KiB"."""
+    eager 7 ops, 18.4 KiB -> compiled 1 kernel, 4.3 KiB (4.3x less); reference 1 kernel, 4.3 KiB"."""
     if section is None:
         return None
     mine, ref = section.of("learner"), section.of("reference")

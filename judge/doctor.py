@@ -43,7 +43,16 @@ from judge.i18n import T
 from judge.installed import torch_version
 from judge.job import RunnerJob, VerifierJob
 from judge.outcome import build_report
-from judge.report import CompilerView, ErrorDiagnostic, GraphBreakDiagnostic, GuardOrigin, Localized, Report, Verdict
+from judge.report import (
+    CompilerView,
+    CostSection,
+    ErrorDiagnostic,
+    GraphBreakDiagnostic,
+    GuardOrigin,
+    Localized,
+    Report,
+    Verdict,
+)
 from sandbox.base import SandboxError
 from sandbox.limits import Limits
 
@@ -88,8 +97,9 @@ class DoctorReport(Localized):
                                                               "in the code, a limit), if it did.")
     compiler: CompilerView | None = None
     notes: list[str] = []
-    cost: dict | None = Field(None, description="The run's cost section, where the grading's report has one "
-                                                "(passed through as it is).")
+    cost: dict | None = Field(None, description="The first example call's cost section (judge.report.CostSection: "
+                                                "eager ops and bytes against Inductor's kernels and estimate, measured "
+                                                "by the verifier), where Inductor compiled its graphs.")
     stdout: str = ""
     stderr: str = ""
     duration_s: float = 0.0
@@ -215,9 +225,12 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
                           notes=[str(n)[:300] for n in findings.get("notes", [])[:10]]
                           if isinstance(findings.get("notes"), list) else [],
                           stdout=graded.stdout, stderr=graded.stderr)
-    cost = getattr(graded, "cost", None)  # the cost section of a grading's report, where the judge has one
+    try:  # the verifier's figures of the first call's graphs (judge.doctor_checks), checked for form
+        cost = CostSection.model_validate(findings["cost"]) if isinstance(findings.get("cost"), dict) else None
+    except ValidationError:
+        cost = None
     if cost is not None:
-        report.cost = cost.model_dump(mode="json") if hasattr(cost, "model_dump") else dict(cost)
+        report.cost = cost.model_dump(mode="json")
     error = findings.get("error")
     if graded.verdict is not Verdict.ACCEPTED:  # the run itself stopped: a load error, a limit, a crash
         report.problem = graded.diagnostics[0] if graded.diagnostics else ErrorDiagnostic(

@@ -5,8 +5,10 @@ The trusted side writes a one-test module that calls `run(config)`; it asks the 
 (the user's `calls` function, run there), asks Dynamo there for every graph break (`explain`), then compiles the
 function once and calls it on each example in turn, as the graded checks do: each graph that comes back is
 rebuilt from the allowlist here (the compiler's view shows it), each recompile comes with the guard that failed
-and the user's line that added it, and with `inductor` each graph is compiled here by Inductor so that the view
-shows the code it generates. What is found goes to the result channel as one `doctor` message.
+and the user's line that added it, and with `inductor` each graph is compiled here by Inductor (sealed) so that
+the view shows the code it generates; that compile also gives the first call's cost section (judge.cost: eager
+ATen ops and bytes, Inductor's kernels and byte estimate), measured here, never reported by the runner. What is
+found goes to the result channel as one `doctor` message.
 """
 
 from __future__ import annotations
@@ -94,20 +96,59 @@ def _compile_each(entry: remote.Ref, calls: list[tuple], config: dict, findings:
             pass
     # Nothing more is asked of the runner: let it end, so that Inductor's compiles here do not use its time.
     client.release_runner()
+    first_call = todo[0][1]
+    measured = []
     for index, args in todo:
-        _inductor(session, index, args, findings)
+        figures = _inductor(session, index, args, findings)
+        if args is first_call:
+            measured.append(figures)
+    if measured and all(f is not None for f in measured):
+        findings["cost"] = _cost_section(first_call, measured).model_dump(mode="json")
 
 
-def _inductor(session: remote.RemoteCompiled, index: int, args: tuple, findings: dict) -> None:
-    """Compile graph `index` here with Inductor on the call's own arguments (its code goes to the view)."""
+def _inductor(session: remote.RemoteCompiled, index: int, args: tuple, findings: dict):
+    """Compile graph `index` here with Inductor on the call's own arguments (its code goes to the view), sealed
+    as every run of a returned graph; that compile also gives the graph's cost figures (judge.cost), returned as
+    (eager, compiled), or None where there are none."""
+    from judge.checks.sealed import run_sealed
+    from judge.cost import cost_of, recording_inductor
+
     try:
         values = session.bind(index, args, {})
     except CheckFailure:
-        return  # a graph that reads a module's state or a later graph's inputs: shown without generated code
+        return None  # a graph that reads a module's state or a later graph's inputs: shown without generated code
+    gm = session.graphs[index].gm
+
+    def compile_and_measure(*copies):
+        torch.compile(gm, backend=recording_inductor(gm, list(copies)))(*copies)
+        return cost_of(gm, list(copies))  # recorded by that compile: nothing is compiled twice
+
     try:
-        torch.compile(session.graphs[index].gm, backend="inductor")(*values)
+        return run_sealed(compile_and_measure, list(values), what=remote.YOUR_FUNCTION, mutable=range(len(values)))
+    except CheckFailure as exc:  # the graph changed the verifier's state: said, never judged
+        message = exc.message if isinstance(exc.message, T) else T.same(str(exc.message))
+        findings["notes"].append(message.render("en")[:300])
     except Exception as exc:  # noqa: BLE001 - shown, never judged
         findings["notes"].append(f"Inductor could not compile graph {index + 1}: {type(exc).__name__}")
+    return None
+
+
+def _cost_section(args: tuple, measured: list):
+    """The playground's cost section: the first example call's graphs, eager against compiled, summed (after a
+    graph break the code between the graphs ran in the user's process and is not counted). No reference."""
+    from judge.installed import torch_version
+    from judge.report import CompiledCost, CostFigures, CostSection, EagerCost
+
+    eager = EagerCost(ops=sum(e.ops for e, _ in measured), views=sum(e.views for e, _ in measured),
+                      bytes_read=sum(e.bytes_read for e, _ in measured),
+                      bytes_written=sum(e.bytes_written for e, _ in measured))
+    compiled = CompiledCost(graphs=sum(c.graphs for _, c in measured),
+                            kernels=[k for _, c in measured for k in c.kernels],
+                            extern_calls=[k for _, c in measured for k in c.extern_calls],
+                            bytes_estimate=sum(c.bytes_estimate for _, c in measured))
+    device = next((a.device.type for a in args if isinstance(a, torch.Tensor)), "cpu")
+    return CostSection(inputs=describe_inputs(args), device=device, torch_version=torch_version(),
+                       figures=[CostFigures(who="learner", eager=eager, compiled=compiled)])
 
 
 def run(config: dict) -> None:

@@ -91,6 +91,9 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     runner_outcome, verifier_job, verifier_outcome = runner, verifier[0], verifier[1]
     verifier_outcome.duration_s = verifier_outcome.duration_s or time.monotonic() - started
     report = build_report(exercise, verifier_job, verifier_outcome, runner_outcome, sandbox_label(sandbox))
+    from judge import cost_memo
+
+    cost_memo.remember(exercise, verifier_job.cost, report.cost)
     report.torch_version = torch_version()
     report.version_warning = version_warning(exercise)
     emit(ProgressEvent(type="done", report=report))

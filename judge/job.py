@@ -47,6 +47,8 @@ class VerifierJob(BaseModel):
                            "a wrong solution is pinned to. A learner's grading always runs every check.")
     cost: dict | None = Field(None, description="The [cost] table the verifier measures the cost section on "
                                                 "(judge/cost_spec.py); none: no cost section.")
+    cost_known: dict | None = Field(None, description="The reference's and starter's figures an earlier verifier "
+                                                      "measured for this exercise version (judge/cost_memo.py).")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
 
@@ -68,7 +70,10 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
                            stop_after_first_failure=stop_after_first_failure)
     spec = cost_spec_for(exercise, measure_cost)
     if spec is not None:
+        from judge import cost_memo
+
         verifier.cost = spec.model_dump(mode="json")
+        verifier.cost_known = cost_memo.known(exercise, verifier.cost)
     return runner, verifier
 
 

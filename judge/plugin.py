@@ -6,6 +6,7 @@ this object classifies each failure into a verdict with diagnostics written for 
 
 from __future__ import annotations
 
+import io
 import traceback
 from collections.abc import Callable
 
@@ -97,6 +98,26 @@ def title_of(function) -> T | str:
         return ""
     zh = next((line[3:].strip() for line in lines[1:] if line.startswith("zh:")), None)
     return T(lines[0], zh=zh) if zh else lines[0]
+
+
+class SilentTerminal:
+    """Keeps pytest's terminal reporter registered but writing nowhere.
+
+    Assertion rewriting explains a failed comparison through the reporter's writer: pytest 9.0 raises an
+    empty AssertionError in its place when the reporter is missing (`-p no:terminal`), and pytest 8 cannot
+    even parse its own options, so a hidden test's `assert x == y, "message"` would lose its message. The
+    verifier prints nothing, so the reporter it keeps writes to a buffer nobody reads.
+    """
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_configure(self, config):
+        from _pytest.terminal import TerminalReporter
+
+        manager = config.pluginmanager
+        loud = manager.get_plugin("terminalreporter")
+        if loud is not None:
+            manager.unregister(loud)
+        manager.register(TerminalReporter(config, io.StringIO()), "terminalreporter")
 
 
 class Collector:

@@ -51,7 +51,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     """Grade with the hidden tests; every outcome goes to the channel."""
     import pytest
 
-    from judge.plugin import Collector
+    from judge.plugin import Collector, SilentTerminal
 
     channel = Channel(result_fd, job.nonce)
     started = time.monotonic()
@@ -107,7 +107,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     collector = Collector(send_check, after_collection, after_test)
     args = [str(hidden / t) for t in tests] + [
         "-c", str(hidden / "pytest.ini"), "--rootdir", str(hidden), "--confcutdir", str(hidden),
-        "-s", "-p", "no:cacheprovider", "-p", "no:terminal", "-p", "no:warnings", "-p", "no:xdist",
+        "-s", "-p", "no:cacheprovider", "-p", "no:warnings", "-p", "no:xdist",
         "-p", "judge.fixtures", "-W", "ignore",
         # these two run gc.collect() five times at the end (~0.6 s with torch's heap): nothing here reads them
         "-p", "no:unraisableexception", "-p", "no:threadexception",
@@ -117,7 +117,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     # cache entry written without it would give a later hit an estimate of 0 (judge/cost.py)
     enable_artifact("inductor_metrics")
     with artifact_log("output_code") as generated:
-        exit_code = pytest.main(args, plugins=[collector])
+        exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
         cost = _cost_section(job, grading, lambda: channel.send(VerifierSays.RUNNER_RELEASED)) if measured else None
     for record in generated:
@@ -154,7 +154,8 @@ def _cost_section(job, grading: remote.GradingContext, release_runner):
     try:
         reference = getattr(grading.exercise_module("reference"), job.entry_point)
         starter = getattr(grading.exercise_module("starter"), job.entry_point, None)
-        return measure(CostSpec.model_validate(job.cost), reference, starter, release_runner=release_runner)
+        return measure(CostSpec.model_validate(job.cost), reference, starter, release_runner=release_runner,
+                       known=job.cost_known)
     except Exception as exc:  # noqa: BLE001 - the section is display only
         print(f"cost section not made: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None

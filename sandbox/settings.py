@@ -17,6 +17,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from sandbox import cgroups
 
+PRESTARTED_UIDS = 128  # uids from prestarted_uid_base on: more than the prepared processes a server keeps at once
+
 
 class SandboxSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PRACTICE_", extra="ignore")
@@ -52,6 +54,10 @@ class SandboxSettings(BaseSettings):
 
     def base_cgroup(self) -> cgroups.Cgroup:
         return _base_cgroup(self.cgroup_root)
+
+    def prestarted_uid_range(self) -> range:
+        """The uids the prestarted processes may run as (one each, PRESTARTED_UIDS of them)."""
+        return range(self.prestarted_uid_base, self.prestarted_uid_base + PRESTARTED_UIDS)
 
     def etc_dir(self) -> Path:
         return _etc_dir(self.uid_base)

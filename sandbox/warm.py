@@ -174,6 +174,8 @@ class Worker(abc.ABC):
                                f"{self.startup_log()[-1500:]}".strip())
         outcome.exit_code, outcome.signal = status.get("exit_code"), status.get("signal")
         outcome.memory_exceeded = ooms > 0
+        if not cpu and isinstance(status.get("cpu_s"), (int, float)):  # a backend without cgroups (local)
+            cpu = float(status["cpu_s"])
         outcome.cpu_s = round(cpu, 3)
         outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU or cpu >= limits.cpu_limit
         if status.get("error"):

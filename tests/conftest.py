@@ -1,9 +1,12 @@
 """Shared fixtures: the fake course and a grader for it."""
 
+import os
 from pathlib import Path
 
 import pytest
 
+# FastAPI's TestClient sends `Host: testserver`; the web app answers only the names it is configured with.
+os.environ.setdefault("PRACTICE_ALLOWED_HOSTS", '["testserver"]')
 FAKE_COURSE = Path(__file__).parent / "fake_course"
 # The fake course's hidden tests run inside the judge, never directly.
 collect_ignore = ["fake_course"]

@@ -5,16 +5,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import math
-from datetime import datetime, timedelta, timezone
 from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import StreamingResponse
+from starlette.requests import ClientDisconnect
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
+from web.admission import BUSY_RETRY_AFTER, RATE_WINDOW, address_key, refuse_over_rate  # noqa: F401 - playground
+from web.jsonbody import parse_json
+from web.offload import in_thread
 from web.schemas import (
     ExerciseDetail,
     ExerciseSummary,
@@ -33,8 +34,6 @@ from web.tables import BROWSER, CLI, NOTEBOOK
 router = APIRouter()
 LangQuery = Query(None, description="Give the report's texts in this language only; without it, the report holds "
                                     "English in its fields and every other language in `translations`.")
-RATE_WINDOW = timedelta(minutes=1)
-BUSY_RETRY_AFTER = 5
 SSE_HEARTBEAT_S = 15.0
 
 
@@ -66,8 +65,8 @@ def origin_of(request: Request, body: bytes) -> str:
     if request.headers.get("authorization") is None:
         return BROWSER
     try:
-        said = json.loads(body.decode("utf-8")).get("origin")
-    except (ValueError, AttributeError):
+        said = parse_json(body).get("origin")
+    except (HTTPException, AttributeError):
         said = None
     return said if said in (CLI, NOTEBOOK) else CLI
 
@@ -93,13 +92,16 @@ def state_of(states: dict[str, str], exercise_id: str) -> str:
 
 @router.get("/healthz", response_model=Health, tags=["meta"])
 def healthz(request: Request) -> Health:
-    """Liveness, the queue depth, the graders seen in the last minute and the compile cache layers' builds."""
+    """Liveness, the queue depth, the graders seen in the last minute, the compile cache layers' builds and
+    whether the server is still warming up (its warm pools starting, or a layer being built)."""
     state = request.app.state
     depths = state.queue.depth()
+    layers = {name: LayerState(**p.snapshot()) for name, p in state.layers.items()}
+    pools = state.warm_pools.state
     return Health(status="ok", exercises=len(state.course.all()), sandbox=state.sandbox_name, queue=state.queue_kind,
                   queue_depth=sum(depths.values()), queues=depths,
-                  workers=[GraderSeen(**g) for g in state.queue.graders()],
-                  layers={name: LayerState(**p.snapshot()) for name, p in state.layers.items()})
+                  workers=[GraderSeen(**g) for g in state.queue.graders()], layers=layers, pools=pools,
+                  warming_up=pools == "starting" or any(layer.state == "building" for layer in layers.values()))
 
 
 @router.get("/api/exercises", response_model=list[ExerciseSummary], tags=["exercises"])
@@ -145,15 +147,20 @@ _BODY_DOC = {"requestBody": {"required": True, "content": {
                  429: {"description": "Too many submissions, or one is still grading; see Retry-After."}})
 async def create_submission(request: Request, exercise_id: str) -> SubmissionCreated:
     """Store a submission and queue it for grading; follow `events_url` for live progress."""
-    exercise = exercise_or_404(request, exercise_id)
+    exercise = await in_thread(exercise_or_404, request, exercise_id)
     settings = request.app.state.settings
-    who = learner(request)  # a wrong token is refused before the body is read
+    who = await in_thread(learner, request)  # a wrong token is refused before the body is read
     body = await read_body(request, settings.max_source_bytes * 6 + 4096)
     source = parse_source(body, settings.max_source_bytes)
-    store = request.app.state.store
-    check_deadline(request.app.state.deadlines, who, exercise.id)
-    check_rate(store, who, settings.submissions_per_minute)
-    submission = request.app.state.queue.add(who, exercise, source, origin=origin_of(request, body))
+    state = request.app.state
+    address = address_key(request.client.host) if request.client else ""
+
+    def admit() -> Submission:
+        check_deadline(state.deadlines, who, exercise.id)
+        return state.admission.admit(who, address, lambda: state.queue.add(
+            who, exercise, source, origin=origin_of(request, body), address=address))
+
+    submission = await in_thread(admit)
     return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",
                              events_url=f"/api/submissions/{submission.id}/events")
 
@@ -163,21 +170,19 @@ async def read_body(request: Request, cap: int) -> bytes:
     if declared.isdigit() and int(declared) > cap:
         raise HTTPException(413, "request body too large")
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > cap:
-            raise HTTPException(413, "request body too large")
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > cap:
+                raise HTTPException(413, "request body too large")
+    except ClientDisconnect:  # gone, or cut off by the server's body deadline (web/server.py): nobody reads an answer
+        raise HTTPException(400, "the client went away before sending the whole body") from None
     return bytes(body)
 
 
 def parse_source(body: bytes, max_bytes: int) -> str:
     """The `source` string of a JSON body; 422 unless UTF-8 JSON with a string, 413 when too long."""
-    try:
-        data = json.loads(body.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise HTTPException(422, "the body is not UTF-8") from None
-    except json.JSONDecodeError as exc:
-        raise HTTPException(422, f"the body is not JSON: {exc.msg}") from None
+    data = parse_json(body)
     if not isinstance(data, dict) or "source" not in data:
         raise HTTPException(422, 'expected a JSON object {"source": "..."}')
     source = data["source"]
@@ -200,22 +205,6 @@ def check_deadline(deadlines, learner_id: str, exercise_id: str) -> None:
                                  "class does not take late submissions; ask your instructor for an extension")
 
 
-def check_rate(store, learner_id: str, per_minute: int) -> None:
-    if store.active(learner_id) is not None:
-        raise HTTPException(429, "a submission of yours is still being graded; wait for its verdict",
-                            headers={"Retry-After": str(BUSY_RETRY_AFTER)})
-    refuse_over_rate(store.recent(learner_id, RATE_WINDOW), per_minute, "submissions")
-
-
-def refuse_over_rate(recent: list[datetime], per_minute: int, what: str) -> None:
-    """429 with Retry-After when `recent` (start times within RATE_WINDOW, oldest first) reach `per_minute`."""
-    if len(recent) >= per_minute:
-        wait = recent[-per_minute] + RATE_WINDOW - datetime.now(timezone.utc)
-        seconds = max(1, math.ceil(wait.total_seconds()))
-        raise HTTPException(429, f"at most {per_minute} {what} a minute; try again in {seconds} s",
-                            headers={"Retry-After": str(seconds)})
-
-
 @router.get("/api/submissions/{submission_id}", response_model=SubmissionOut, tags=["submissions"])
 def get_submission(request: Request, submission_id: str,
                    lang: Literal["zh", "en"] | None = LangQuery) -> SubmissionOut:
@@ -231,7 +220,7 @@ def get_submission(request: Request, submission_id: str,
 async def submission_events(request: Request, submission_id: str,
                             lang: Literal["zh", "en"] | None = LangQuery) -> StreamingResponse:
     """Server-Sent Events: `queued`, `running`, one `check` per finished check, then `done` with the report."""
-    submission_or_404(request, submission_id)
+    await in_thread(submission_or_404, request, submission_id)
     return StreamingResponse(event_stream(request, submission_id, lang), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
@@ -248,7 +237,7 @@ async def event_stream(request: Request, submission_id: str, lang: str | None = 
         subscribed = hub.subscribe(submission_id)
         if subscribed is not None:
             break
-        submission = store.get(submission_id)
+        submission = await in_thread(store.get, submission_id)
         if submission is not None and submission.status == DONE:
             yield sse(ProgressEvent(type="done", report=submission.report()), lang)
             return
@@ -263,7 +252,8 @@ async def event_stream(request: Request, submission_id: str, lang: str | None = 
             try:
                 event = await asyncio.wait_for(queue.get(), SSE_HEARTBEAT_S)
             except asyncio.TimeoutError:
-                finished = store.get(submission_id)  # a grader that died after storing, before publishing
+                # a grader that died after storing, before publishing
+                finished = await in_thread(store.get, submission_id)
                 if finished is not None and finished.status == DONE:
                     yield sse(ProgressEvent(type="done", report=finished.report()), lang)
                     return

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from web import db
+from web.admission import Admission
 from web.api import router as api_router
 from web.classes import ClassStore
 from web.client_api import router as client_api_router
@@ -19,7 +20,8 @@ from web.course import Course
 from web.deadlines import Deadlines
 from web.events import EventHub
 from web.forms import PageRefused
-from web.grading import choose_sandbox, make_grade_fn
+from web.grading import WarmPools, choose_sandbox, make_grade_fn
+from web.hosts import HostAllowlist, allowed as allowed_hosts
 from web.join import router as join_router
 from web.lti.grades import GradeSender
 from web.lti.launch import KeySets
@@ -59,6 +61,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     store = Store(engine)
     close_grader = warm = None
     layers: dict = {}
+    pools = WarmPools("off")  # a test's grade function, or practice worker processes, warm nothing here
     serves_gpu = kind == "embedded" and grade is not None  # a test's grade function grades anything
     if kind == "procrastinate" and queue is None:
         from web.pg_events import PgEventHub
@@ -70,14 +73,16 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
         hub = EventHub()
     if queue is None:
         if grade is None:
-            grade, warm, close_grader, layers, serves_gpu = make_grade_fn(course, sandbox_name,
-                                                                             gpu_pool_size=settings.workers)
+            grading = make_grade_fn(course, sandbox_name, gpu_pool_size=settings.workers)
+            grade, warm, close_grader = grading.grade, grading.warm, grading.close
+            layers, serves_gpu, pools = grading.layers, grading.serves_gpu, grading.pools
         queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, serves_gpu=serves_gpu,
                               needs_gpu=lambda exercise_id: needs_cuda(course.get(exercise_id)),
                               listeners=[GradeSender(engine)])
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
+        _app.state.hash_slots = None  # web.offload makes them on this loop
         queue.start()
         if warm is not None:
             threading.Thread(target=warm, name="sandbox-warm-up", daemon=True).start()
@@ -99,12 +104,15 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
     app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
+    app.state.warm_pools = pools  # web.grading.WarmPools: whether this process's warm pools have started
     app.state.classes = ClassStore(engine)
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)
     app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure)
+    app.state.admission = Admission(settings, store)
     app.add_middleware(LearnerMiddleware, cookies=app.state.cookies)
+    app.add_middleware(HostAllowlist, names=allowed_hosts(settings))  # outermost: before anything reads the Host
     app.add_exception_handler(PageRefused, refused_page)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(api_router)

@@ -45,16 +45,25 @@ def choose_sandbox(settings: Settings) -> str:
     return name
 
 
+class WarmPools:
+    """Whether `warm()` has started the graders' warm pools: "starting", "ready", "failed" (the first submission
+    says why) or "off" (nothing warms up here). Written by the warm-up thread, read by /healthz."""
+
+    def __init__(self, state: str = "starting"):
+        self.state = state
+
+
 class Grading(NamedTuple):
     """What `make_grade_fn` gives the queue: the grade function, a warm-up, a close function, the progress of the
-    compile cache layers' builds (by name: "cpu", "gpu"; for /healthz and the pages) and whether this process
-    grades exercises that need CUDA."""
+    compile cache layers' builds (by name: "cpu", "gpu"; for /healthz and the pages), whether this process
+    grades exercises that need CUDA, and the warm pools' state."""
 
     grade: GradeFn
     warm: Callable[[], None]
     close: Callable[[], None]
     layers: dict[str, LayerProgress]
     serves_gpu: bool
+    pools: WarmPools
 
 
 def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_POOL_SIZE) -> Grading:
@@ -67,6 +76,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
     from web.requirements import cuda_missing, needs_cuda
 
     local = threading.local()
+    pools = WarmPools()
     made: list[Sandbox] = []
     lock = threading.Lock()
     closed = threading.Event()
@@ -86,8 +96,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         from sandbox.settings import SandboxSettings
 
         settings = SandboxSettings()
-        base = settings.prestarted_uid_base
-        uids = range(base, base + 128) if settings.prestarted_uids else None
+        uids = settings.prestarted_uid_range() if settings.prestarted_uids else None
         gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=uids, layers={
             "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
         made.append(gpu["sandbox"])
@@ -126,7 +135,9 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
                 gpu["sandbox"].warm_up(pools=("runner", "verifier"))
             if cpu_exercises:
                 getattr(sandbox(cpu_exercises[0]), "warm_up", lambda **kwargs: None)(pools=("runner", "verifier"))
+            pools.state = "ready"
         except Exception:  # the first submission reports the problem as its verdict
+            pools.state = "failed"
             if not closed.is_set():  # a server stopped while its workers were starting: nothing failed
                 log.exception("sandbox warm-up failed")
 
@@ -145,4 +156,4 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
                 box.close()
             made.clear()
 
-    return Grading(grade_submission, warm, close, layers, serves_gpu)
+    return Grading(grade_submission, warm, close, layers, serves_gpu, pools)

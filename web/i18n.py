@@ -140,11 +140,15 @@ def gettext_for(lang: str) -> Callable[[str], str]:
     return translations(pick_lang(lang)).gettext
 
 
-def strings(lang: str) -> dict[str, str]:
-    """The page scripts' strings in `lang`, by key (also `verdict_<VERDICT>` and the `state_*` badges)."""
+def strings(lang: str) -> dict[str, object]:
+    """The page scripts' strings in `lang`, by key (also `verdict_<VERDICT>` and the `state_*` badges), and
+    `byte_units`: how cost.js shows a byte count (judge.cost_view.BYTE_UNITS, the report's own rule)."""
+    from judge.cost_view import BYTE_UNITS
+
     _ = gettext_for(lang)
-    table = {key: _(message) for key, message in SCRIPT_STRINGS.items()}
+    table: dict[str, object] = {key: _(message) for key, message in SCRIPT_STRINGS.items()}
     table.update({f"verdict_{v.value}": text(name, pick_lang(lang)) for v, name in VERDICT_NAME.items()})
+    table["byte_units"] = [list(unit) for unit in BYTE_UNITS]
     return table
 
 

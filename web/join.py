@@ -16,7 +16,9 @@ from web.api import learner
 from web.classes import Class
 from web.errors import InputError
 from web.forms import PageRefused, read_form, see_other
+from web.hosts import site_link, site_url
 from web.i18n import N_, gettext_for
+from web.offload import hashing, in_thread
 from web.pages import lang_of, page
 from web.standing import learner_course
 
@@ -44,8 +46,12 @@ def join_page(request: Request, code: str) -> Response:
 
 @router.post("/join/{code}", response_class=HTMLResponse)
 async def join(request: Request, code: str) -> Response:
-    class_ = class_by_code(request, code)
     form = await read_form(request)
+    return await hashing(request, _join, request, code, form)
+
+
+def _join(request: Request, code: str, form: dict[str, str]) -> Response:
+    class_ = class_by_code(request, code)
     try:
         request.app.state.classes.join(class_.id, learner(request), form.get("display_name", ""),
                                        form.get("password", ""))
@@ -58,8 +64,12 @@ async def join(request: Request, code: str) -> Response:
 @router.post("/join/{code}/signin", response_class=HTMLResponse)
 async def signin(request: Request, code: str) -> Response:
     """Sign in as a member of the class with display name and password: this browser becomes that learner."""
-    class_ = class_by_code(request, code)
     form = await read_form(request)
+    return await hashing(request, _signin, request, code, form)
+
+
+def _signin(request: Request, code: str, form: dict[str, str]) -> Response:
+    class_ = class_by_code(request, code)
     try:
         member = request.app.state.classes.sign_in_learner(class_.id, form.get("display_name", ""),
                                                            form.get("password", ""))
@@ -75,7 +85,7 @@ def _me(request: Request, status: int = 200, **context) -> Response:
     defaults = {"password_error": None, "password_saved": False, "new_link": None, "new_token": None}
     tokens = state.tokens.live(who) if memberships else []
     return page(request, "me.html", {"memberships": memberships, "tokens": tokens,
-                                     "server_url": str(request.base_url).rstrip("/"), **defaults,
+                                     "server_url": site_url(request), **defaults,
                                      **learner_course(request, who), **context}, status=status)
 
 
@@ -87,6 +97,10 @@ def me(request: Request) -> Response:
 @router.post("/me/password", response_class=HTMLResponse)
 async def set_password(request: Request) -> Response:
     form = await read_form(request)
+    return await hashing(request, _set_password, request, form)
+
+
+def _set_password(request: Request, form: dict[str, str]) -> Response:
     _ = gettext_for(lang_of(request))
     if not request.app.state.classes.memberships(learner(request)):
         raise PageRefused(403, N_("Join a class first: a password signs you in to your classes."))
@@ -105,7 +119,7 @@ def new_link(request: Request) -> Response:
     if not request.app.state.classes.memberships(learner(request)):
         raise PageRefused(403, N_("Join a class first: a sign-in link signs you in to your classes."))
     token = request.app.state.classes.issue_signin_token(learner(request))
-    return _me(request, new_link=str(request.url_for("link_page", token=token)))
+    return _me(request, new_link=site_link(request, "link_page", token=token))
 
 
 def _link_learner(request: Request, token: str):
@@ -134,9 +148,13 @@ def link_signin(request: Request, token: str) -> Response:
 @router.post("/me/tokens", response_class=HTMLResponse)
 async def new_token(request: Request) -> Response:
     """A token for `practice submit` and notebooks, shown once (only its hash is kept)."""
+    form = await read_form(request)
+    return await in_thread(_new_token, request, form)
+
+
+def _new_token(request: Request, form: dict[str, str]) -> Response:
     if not request.app.state.classes.memberships(learner(request)):
         raise PageRefused(403, N_("Join a class first: a token sends your local work to your classes."))
-    form = await read_form(request)
     token = request.app.state.tokens.issue(learner(request), form.get("label", "") or "practice")
     return _me(request, new_token=token)
 

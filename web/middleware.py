@@ -56,7 +56,10 @@ class LearnerMiddleware:
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                extra = [(b"content-security-policy", CSP.format(nonce=nonce).encode()), *SECURITY_HEADERS]
+                # A route may send its own policy, made from CSP (web.lti's deep-link return form posts to the LMS).
+                own = any(k == b"content-security-policy" for k, _ in headers)
+                extra = [*([] if own else [(b"content-security-policy", CSP.format(nonce=nonce).encode())]),
+                         *SECURITY_HEADERS]
                 # A route that signed a learner in set the cookie itself.
                 if is_new and not any(k == b"set-cookie" and v.startswith(f"{COOKIE}=".encode()) for k, v in headers):
                     extra.append((b"set-cookie", self.cookies.learner_header(learner_id).encode("latin-1")))

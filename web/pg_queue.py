@@ -107,14 +107,16 @@ class ProcrastinateQueue(GradingQueue):
             with self._store.engine.begin() as conn:
                 defer_regrade(self._app, conn, regrade_id, self._queue_of(regrade.exercise_id))
 
-    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
+    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER, address: str = "") -> Submission:
+        """Store and defer in one transaction; the jobs run in priority, then arrival, order (one per learner at a
+        time: `web.admission`)."""
         queue = queue_for(exercise)
         submission = self._store.add(learner_id, exercise.id, source,
                                      also=lambda conn, s: defer(self._app, conn, s.id, queue), origin=origin)
         self._hub.publish(submission.id, ProgressEvent(type="queued"))
         return submission
 
-    def submit(self, submission_id: str) -> None:
+    def submit(self, submission_id: str, learner_id: str = "", address: str = "") -> None:
         """Queue a stored submission again (refused quietly while one of its jobs is waiting)."""
         submission = self._store.get(submission_id)
         if submission is None:

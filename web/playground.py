@@ -4,7 +4,8 @@ them (judge/doctor.py). No exercise, no hidden test, no verdict.
 A run uses the web app's sandbox backend with a grading's limits (the same runner and verifier, one generated
 check); at most `settings.workers` runs at a time, one per learner, and at most `settings.submissions_per_minute`
 per learner a minute, refused as submissions are (429 with Retry-After, `web.api.refuse_over_rate`). A
-deployment whose web processes do not grade (the PostgreSQL queue, `practice worker`s) answers 503.
+deployment whose web processes do not grade (the PostgreSQL queue, `practice worker`s) says so on the page, with
+the Run button off, and its API answers 503 with that message (`ON_WORKERS`, in the page's language).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fastapi.responses import HTMLResponse
 
 from judge.report import localized
 from web.api import BUSY_RETRY_AFTER, RATE_WINDOW, learner, parse_source, read_body, refuse_over_rate
+from web.i18n import N_
 
 router = APIRouter()
 EXAMPLE = '''import torch
@@ -69,6 +71,17 @@ class PlaygroundRuns:
             self.active.discard(who)
 
 
+# Why a deployment whose web processes do not grade (the PostgreSQL queue) runs no playground: a run's findings come
+# back over the two processes' channels while the request waits, which Procrastinate's jobs do not carry.
+ON_WORKERS = N_("This server grades on separate workers (`practice worker`), and the playground runs only where the "
+                "web process grades. Run `practice doctor FILE` on your own machine: it shows the same findings.")
+
+
+def runs_here(request: Request) -> bool:
+    """Whether this web process runs playground runs (it has a sandbox: not the PostgreSQL queue's web side)."""
+    return request.app.state.sandbox_name != "workers"
+
+
 def runs_of(request: Request) -> PlaygroundRuns:
     state = request.app.state
     if getattr(state, "playground", None) is None:
@@ -109,7 +122,8 @@ def playground_page(request: Request, exercise: str | None = None) -> HTMLRespon
 
     found = request.app.state.course.get(exercise) if exercise else None
     source = starter_form(found) if found is not None else EXAMPLE
-    return page(request, "playground.html", {"exercise": found, "boot": {
+    return page(request, "playground.html", {"exercise": found, "runs_here": runs_here(request),
+                                             "on_workers": ON_WORKERS, "boot": {
         "source": source, "draft_key": f"playground:{found.id}" if found else "playground",
         "style_nonce": request.state.csp_nonce, "raw_output_chars": request.app.state.settings.raw_output_chars}})
 
@@ -127,10 +141,12 @@ async def run_playground(request: Request, lang: str | None = Query(None, patter
 
     settings, state = request.app.state.settings, request.app.state
     source = parse_source(await read_body(request, settings.max_source_bytes * 6 + 4096), settings.max_source_bytes)
-    if state.sandbox_name == "workers":
-        raise HTTPException(503, "the playground runs where the web process grades; this deployment grades on "
-                                 "`practice worker`s")
-    runs, who = runs_of(request), learner(request)
+    if not runs_here(request):
+        from web.i18n import gettext_for
+        from web.pages import lang_of
+
+        raise HTTPException(503, gettext_for(lang or lang_of(request))(ON_WORKERS))
+    runs, who = runs_of(request), await run_in_threadpool(learner, request)
     runs.begin(who)
 
     def run():

@@ -21,7 +21,7 @@ from web.classes import Member
 from web.deadlines import timing
 from web.regrade import Regrade
 from web.store import Submission, _aware
-from web.tables import DONE, MemberRow, SubmissionRow
+from web.tables import DONE, ORIGINS, MemberRow, SubmissionRow
 
 ACCEPTED = Verdict.ACCEPTED.value
 SAMPLES_PER_CHECK = 3
@@ -147,16 +147,18 @@ def version_counts(engine: Engine, class_id: str, fingerprints: dict[str, str],
 
 
 def csv_text(rows: list[Row], exercise_ids: list[str]) -> str:
-    """The table as CSV: one line per learner, eight columns per exercise, times in UTC (ISO 8601).
+    """The table as CSV: one line per learner, ten columns per exercise, times in UTC (ISO 8601).
 
     Beside each exercise's last verdict: that submission's verdict before a regrade changed it (empty when none
-    did), how many of the learner's verdicts regrades changed, the learner's due time and on time / late."""
+    did), how many of the learner's verdicts regrades changed, the learner's due time and on time / late, where
+    the latest submission came from (browser, cli, notebook) and the submissions per origin ("browser 2; cli 1")."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     head = ["learner", "solved", "attempts"]
     for e in exercise_ids:
         head += [f"{e} solved", f"{e} attempts", f"{e} last verdict", f"{e} first solved at",
-                 f"{e} last verdict before regrade", f"{e} verdicts changed by regrade", f"{e} due at", f"{e} timing"]
+                 f"{e} last verdict before regrade", f"{e} verdicts changed by regrade", f"{e} due at", f"{e} timing",
+                 f"{e} last origin", f"{e} submissions by origin"]
     writer.writerow(head)
     for row in rows:
         line = [_cell_text(row.member.display_name), row.solved, row.attempts]
@@ -165,7 +167,9 @@ def csv_text(rows: list[Row], exercise_ids: list[str]) -> str:
             line += ["yes" if c.solved else "no", c.attempts, c.last_verdict or "",
                      c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else "",
                      c.last_before or "", c.changed, c.due_at.isoformat(timespec="minutes") if c.due_at else "",
-                     c.timing or ""]
+                     c.timing or "", c.last_origin or "",
+                     "; ".join(f"{o} {c.origins[o]}" for o in (*ORIGINS, *sorted(set(c.origins) - set(ORIGINS)))
+                               if c.origins[o])]
         writer.writerow(line)
     return out.getvalue()
 

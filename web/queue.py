@@ -10,15 +10,14 @@ with the learner and the exercise (the LTI grade passback listens there).
 from __future__ import annotations
 
 import abc
-import itertools
 import logging
-import queue as _queue
 import threading
 from collections.abc import Callable
 
 from judge.report import ProgressEvent, Report, Verdict
 from web.events import EventHub
-from web.regrade import LIVE_PRIORITY, REGRADE_PRIORITY, Regrade, Regrades
+from web.fair_queue import FairQueue
+from web.regrade import Regrade, Regrades
 from web.store import QUEUED, Store, Submission
 from web.tables import BROWSER
 
@@ -39,13 +38,18 @@ def notify(listeners: list[Listener], learner_id: str, exercise_id: str) -> None
             log.exception("a verdict listener failed for %s on %s", learner_id, exercise_id)
 
 
-def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str) -> Submission | None:
+def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str,
+                  max_attempts: int | None = None) -> Submission | None:
     """Grade one regrade (its submission's source, the exercise as it is now); the submission when this call
-    stored the new report (None: finished already, or gone)."""
+    stored the new report (None: finished already, or gone). A regrade started more than `max_attempts` times
+    (its workers kept dying) gets INTERNAL_ERROR instead of another attempt."""
     claimed = regrades.mark_running(regrade_id)
     if claimed is None:
         return None
     regrade, submission = claimed
+    if max_attempts is not None and regrade.attempts > max_attempts:
+        report = internal_error(submission.exercise_id, f"no grader finished this regrade in {max_attempts} attempts")
+        return submission if regrades.finish(regrade.id, report) else None
     try:
         report = grade(submission, lambda event: None)  # nobody watches a regrade live
     except Exception as exc:
@@ -74,10 +78,11 @@ class GradingQueue(abc.ABC):
     def submit_regrade(self, regrade_id: str) -> None:
         """Queue a stored regrade, behind every live submission."""
 
-    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER) -> Submission:
-        """Store a new submission (sent from `origin`: browser, cli, notebook) and queue it."""
+    def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER, address: str = "") -> Submission:
+        """Store a new submission (sent from `origin`: browser, cli, notebook; by the client `address`) and queue
+        it."""
         submission = self._store.add(learner_id, exercise.id, source, origin=origin)
-        self.submit(submission.id)
+        self.submit(submission.id, learner_id=learner_id, address=address)
         return submission
 
     def depth(self) -> dict[str, int]:
@@ -93,8 +98,9 @@ class GradingQueue(abc.ABC):
         """Start workers and re-queue what the store had not finished (restart recovery)."""
 
     @abc.abstractmethod
-    def submit(self, submission_id: str) -> None:
-        """Queue a stored submission for grading."""
+    def submit(self, submission_id: str, learner_id: str = "", address: str = "") -> None:
+        """Queue a stored submission for grading (`learner_id` and `address` place it in a fair order, where the
+        queue keeps one)."""
 
     @abc.abstractmethod
     def stop(self) -> None:
@@ -102,10 +108,8 @@ class GradingQueue(abc.ABC):
 
 
 class EmbeddedQueue(GradingQueue):
-    """An in-process priority queue (live submissions first, then regrades; each in order) feeding `workers`
-    threads, each grading one submission at a time."""
-
-    STOP = ("stop", "")
+    """An in-process queue (live submissions first, fair between addresses and learners, then regrades in order:
+    `web.fair_queue`) feeding `workers` threads, each grading one submission at a time."""
 
     def __init__(self, store: Store, hub: EventHub, grade: GradeFn, workers: int, sandbox: str = "none",
                  serves_gpu: bool = True, needs_gpu: Callable[[str], bool] = lambda exercise_id: False,
@@ -115,15 +119,11 @@ class EmbeddedQueue(GradingQueue):
         self._store, self._hub, self._grade, self._workers = store, hub, grade, workers
         self._serves_gpu, self._needs_gpu = serves_gpu, needs_gpu
         self._regrades = Regrades(store.engine)
-        self._pending: _queue.PriorityQueue[tuple[int, int, tuple[str, str]]] = _queue.PriorityQueue()
-        self._order = itertools.count()
+        self._pending = FairQueue()
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._sandbox = sandbox
         self.listeners = list(listeners or [])
-
-    def _put(self, priority: int, item: tuple[str, str]) -> None:
-        self._pending.put((-priority, next(self._order), item))  # PriorityQueue takes the smallest first
 
     def graders(self) -> list[dict]:
         import os
@@ -137,7 +137,7 @@ class EmbeddedQueue(GradingQueue):
 
     def start(self) -> None:
         for submission in self._store.requeue_unfinished():
-            self.submit(submission.id)
+            self.submit(submission.id, learner_id=submission.learner_id)
         for regrade in self._regrades.requeue_unfinished():
             self.submit_regrade(regrade.id)
         for i in range(self._workers):
@@ -148,33 +148,35 @@ class EmbeddedQueue(GradingQueue):
     def depth(self) -> dict[str, int]:
         """Submissions waiting: those for a GPU that this process cannot grade under `gpu`, the rest under
         `embedded`."""
+        if self._serves_gpu:  # every queued submission is ours (and /healthz reads no sources)
+            return {"embedded": self._store.count(QUEUED)}
         waiting = self._store.unfinished()
         gpu = sum(1 for s in waiting if s.status == QUEUED and not self._serves_gpu and self._needs_gpu(s.exercise_id))
         return {"embedded": self._store.count(QUEUED) - gpu, **({"gpu": gpu} if gpu else {})}
 
-    def submit(self, submission_id: str) -> None:
+    def submit(self, submission_id: str, learner_id: str = "", address: str = "") -> None:
         self._hub.open(submission_id)
         self._hub.publish(submission_id, ProgressEvent(type="queued"))
         if not self._serves_gpu:
             submission = self._store.get(submission_id)
             if submission is not None and self._needs_gpu(submission.exercise_id):
                 return  # stays queued in the store: a server with a GPU grader takes it up when it starts
-        self._put(LIVE_PRIORITY, ("submission", submission_id))
+        self._pending.put_live(("submission", submission_id), learner_id or submission_id, address)
 
     def submit_regrade(self, regrade_id: str) -> None:
-        self._put(REGRADE_PRIORITY, ("regrade", regrade_id))
+        self._pending.put_regrade(("regrade", regrade_id))
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stopping.set()
         for _ in self._threads:
-            self._put(1_000_000, self.STOP)
+            self._pending.put_stop()
         for thread in self._threads:
             thread.join(timeout)
         self._threads.clear()
 
     def _work(self) -> None:
         while not self._stopping.is_set():
-            _, _, (kind, item_id) = self._pending.get()
+            kind, item_id = self._pending.get()
             if kind == "stop" or self._stopping.is_set():
                 return
             if kind == "regrade":

@@ -124,3 +124,9 @@ class Health(BaseModel):
     layers: dict[str, LayerState] = Field(
         default_factory=dict, description="Compile cache layers of this process's graders (cpu, gpu); none when "
                                           "other processes grade.")
+    pools: Literal["starting", "ready", "failed", "off"] = Field(
+        "off", description="The warm pools of this process's graders: starting (a submission waits for them), "
+                           "ready, failed (the first submission says why), off (none here).")
+    warming_up: bool = Field(
+        False, description="True while the pools are starting or a compile cache layer is being built: gradings "
+                           "meanwhile are slower than once the server is warm.")

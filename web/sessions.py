@@ -7,9 +7,8 @@ learner elsewhere (password or personal link) replaces the learner cookie with t
 
 from __future__ import annotations
 
-from http.cookies import SimpleCookie
-
 from itsdangerous import BadSignature, Signer, TimestampSigner
+from starlette.requests import cookie_parser
 
 LEARNER_COOKIE = "practice_learner"
 LEARNER_MAX_AGE = 365 * 24 * 3600
@@ -27,12 +26,10 @@ class Cookies:
 
     @staticmethod
     def parse(cookie_header: str) -> dict[str, str]:
-        cookies = SimpleCookie()
-        try:
-            cookies.load(cookie_header)
-        except Exception:  # noqa: BLE001 - a malformed Cookie header counts as no cookies, not as an error
-            return {}
-        return {name: morsel.value for name, morsel in cookies.items()}
+        """Every `name=value` pair of the header. Other apps on the same host (any port) share it, so a pair the
+        standard library's strict parser dislikes (`prefs={"theme":"dark"}`) is kept or skipped, never a reason to
+        drop the learner's own cookie (Starlette's browser-compatible parser)."""
+        return cookie_parser(cookie_header)
 
     def learner(self, cookies: dict[str, str]) -> str | None:
         value = cookies.get(LEARNER_COOKIE)

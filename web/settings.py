@@ -51,6 +51,31 @@ class Settings(BaseSettings):
         None, description="Signs learner cookies; default: a random key kept in <data_dir>/secret_key.")
     cookie_secure: bool = Field(False, description="Send cookies only over HTTPS (set behind a TLS proxy).")
     raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
+    # What bounds hostile traffic (docs/security.md, "The web server under hostile traffic").
+    submissions_per_minute_per_address: int = Field(
+        60, ge=1, description="Submissions one client address may make per minute, whatever learners it claims to be "
+                              "(a cookie is free); raise it for a class behind one NAT address.")
+    max_queued_submissions: int = Field(
+        200, ge=1, description="Submissions waiting for a grader, in all; beyond it a submission is refused (429).")
+    password_hashes_at_once: int = Field(
+        default_factory=lambda: max(1, (os.cpu_count() or 1) // 2), ge=1,
+        description="Sign-ins, joins and password changes that run Argon2 (~64 MiB, tens of ms each) at once, off "
+                    "the event loop; the others wait without holding a thread.")
+    base_url: str | None = Field(
+        None, description="The address learners use (https://practice.example.edu): links in pages are built from "
+                          "it and its host is answered; default: links from the request's host (an allowed one).")
+    allowed_hosts: list[str] = Field(
+        [], description="Host names answered besides localhost, IP addresses and base_url's host ('*.example.edu' "
+                        "a domain's, '*' any); another Host header gets 400, so DNS rebinding cannot reach the server.")
+    max_connections: int = Field(
+        500, ge=1, description="Connections and requests served at once; past it a request gets 503.")
+    keep_alive_seconds: int = Field(5, ge=1, description="An idle keep-alive connection is closed after this long.")
+    header_seconds: float = Field(
+        10.0, gt=0, description="A client has this long to send a request's headers (from the connection's start or "
+                                "the previous response); then 408 and the connection is closed.")
+    body_seconds: float = Field(
+        60.0, gt=0, description="A client has this long, after the headers, to send a request's body; then 408.")
+    max_header_bytes: int = Field(16 * 1024, ge=1024, description="Largest request line and headers, in bytes.")
 
     @field_validator("sandbox")
     @classmethod

@@ -20,7 +20,9 @@ from web.classes import Class, Instructor
 from web.deadlines import parse_due, timing
 from web.errors import InputError
 from web.forms import PageRefused, local_path, read_form, see_other
+from web.hosts import site_link, site_url
 from web.i18n import N_, gettext_for, strings
+from web.offload import hashing, in_thread
 from web.pages import lang_of, page
 from web.progress import (
     SORTS,
@@ -69,6 +71,10 @@ def signin_page(request: Request) -> Response:
 @router.post("/signin", response_class=HTMLResponse)
 async def signin(request: Request) -> Response:
     form = await read_form(request)
+    return await hashing(request, _signin, request, form)
+
+
+def _signin(request: Request, form: dict[str, str]) -> Response:
     target = local_path(form.get("next"), "/teach")
     try:
         instructor = request.app.state.classes.sign_in_instructor(form.get("username", ""), form.get("password", ""))
@@ -99,10 +105,13 @@ def _teach_home(request: Request, error: str | None = None, name: str = "") -> R
 
 @router.post("/teach/classes", response_class=HTMLResponse)
 async def create_class(request: Request) -> Response:
-    instructor = signed_in(request)
+    instructor = await in_thread(signed_in, request)
     if instructor is None:
         raise PageRefused(403, N_("Sign in as an instructor to create a class."), signin=True)
-    form = await read_form(request)
+    return await in_thread(_create_class, request, instructor, await read_form(request))
+
+
+def _create_class(request: Request, instructor: Instructor, form: dict[str, str]) -> Response:
     try:
         class_ = request.app.state.classes.create_class(instructor.id, form.get("name", ""))
     except InputError as exc:
@@ -142,7 +151,7 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
     fingerprints = {e.id: exercise_fingerprint(e) for e in exercises}
     versions = version_counts(state.store.engine, class_.id, fingerprints, regraded)
     names = {m.learner_id: m.display_name for m in state.classes.members(class_.id)}
-    join_url = str(request.url_for("join_page", code=class_.join_code))
+    join_url = site_link(request, "join_page", code=class_.join_code)
 
     def sort_url(column: str) -> str:
         flip = not descending if column == key else column in DESCENDING_FIRST
@@ -163,8 +172,12 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
 @router.post("/teach/classes/{class_id}/regrade", response_class=HTMLResponse)
 async def regrade(request: Request, class_id: str) -> Response:
     """Queue a regrade of the class's submissions to one exercise under its current version (after live ones)."""
-    instructor, class_ = taught_class(request, class_id)
     form = await read_form(request)
+    return await in_thread(_regrade, request, class_id, form)
+
+
+def _regrade(request: Request, class_id: str, form: dict[str, str]) -> Response:
+    instructor, class_ = taught_class(request, class_id)
     exercise = request.app.state.course.get(form.get("exercise", ""))
     if exercise is None:
         return _class_page(request, class_id, error=gettext_for(lang_of(request))(N_("Choose an exercise to regrade.")))
@@ -190,8 +203,12 @@ def regrades_csv(request: Request, class_id: str) -> Response:
 @router.post("/teach/classes/{class_id}/deadlines", response_class=HTMLResponse)
 async def set_deadline(request: Request, class_id: str) -> Response:
     """Set (or with `remove`, drop) an exercise's deadline; `learner` makes it that learner's extension."""
-    taught_class(request, class_id)
     form = await read_form(request)
+    return await in_thread(_set_deadline, request, class_id, form)
+
+
+def _set_deadline(request: Request, class_id: str, form: dict[str, str]) -> Response:
+    taught_class(request, class_id)
     state, gettext = request.app.state, gettext_for(lang_of(request))
     exercise = state.course.get(form.get("exercise", ""))
     if exercise is None:
@@ -226,8 +243,12 @@ def class_csv(request: Request, class_id: str) -> Response:
 
 @router.post("/teach/classes/{class_id}/instructors", response_class=HTMLResponse)
 async def add_instructor(request: Request, class_id: str) -> Response:
-    taught_class(request, class_id)
     form = await read_form(request)
+    return await in_thread(_add_instructor, request, class_id, form)
+
+
+def _add_instructor(request: Request, class_id: str, form: dict[str, str]) -> Response:
+    taught_class(request, class_id)
     try:
         request.app.state.classes.add_class_instructor(class_id, form.get("username", ""))
     except InputError as exc:
@@ -258,7 +279,7 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
         "class_": class_, "member": member, "submissions": submissions, "grouped": by_exercise(submissions),
         "changes": changes, "deadlines": deadlines,
         "exercise_id": exercise_id, "course": course, "new_link": new_link, "new_token": new_token,
-        "server_url": str(request.base_url).rstrip("/"),
+        "server_url": site_url(request),
         "boot": {"reports": reports, "raw_output_chars": request.app.state.settings.raw_output_chars},
         "script_strings": strings(lang)})
 
@@ -275,7 +296,7 @@ def reissue_link(request: Request, class_id: str, learner_id: str) -> Response:
     if request.app.state.classes.member(class_id, learner_id) is None:
         raise PageRefused(404, N_("This learner is not in the class."))
     token = request.app.state.classes.issue_signin_token(learner_id)
-    return _learner_page(request, class_id, learner_id, str(request.url_for("link_page", token=token)))
+    return _learner_page(request, class_id, learner_id, site_link(request, "link_page", token=token))
 
 
 @router.post("/teach/classes/{class_id}/learners/{learner_id}/token", response_class=HTMLResponse)

@@ -7,7 +7,8 @@ is ever forked. The warm pool then lives as long as the worker.
 Delivery is at least once, the database being the truth:
 - every worker heartbeats (Procrastinate's `procrastinate_workers`, and our `graders` row for /healthz);
 - each worker's reaper hands a job whose worker has been silent `stalled_after_seconds` back to the queue
-  (kill -9, machine gone), and re-queues a submission left unfinished without a live job;
+  (kill -9, machine gone), and re-queues a submission left unfinished without a live job, and a regrade left
+  unfinished without one (its job lost with a worker, or a row stored without its job);
 - `Store.mark_running` skips a finished submission and `Store.finish` stores the first report only, so a
   duplicate or late delivery changes nothing; a submission started `MAX_ATTEMPTS` times gets INTERNAL_ERROR.
 """
@@ -28,7 +29,7 @@ from judge.report import ProgressEvent
 from web import db
 from web.errors import StartupError
 from web.pg_events import PgEventHub
-from web.pg_queue import REGRADE_TASK, TASK, defer, procrastinate_app
+from web.pg_queue import REGRADE_TASK, TASK, defer, defer_regrade, procrastinate_app
 from web.queue import GradeFn, Listener, grade_regrade, internal_error, notify
 from web.regrade import Regrades
 from web.settings import Settings
@@ -43,6 +44,13 @@ ORPHANS = text("""
        AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs j
                         WHERE j.queueing_lock = s.id AND j.status IN ('todo', 'doing'))
      ORDER BY s.created_at LIMIT 100""")
+# A regrade row not done and without a waiting or running job (the job's queueing lock is `regrade-<id>`).
+ORPHAN_REGRADES = text("""
+    SELECT r.id, r.exercise_id FROM regrades r
+     WHERE r.status != 'done' AND r.created_at < now() - make_interval(secs => :grace)
+       AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs j
+                        WHERE j.queueing_lock = 'regrade-' || r.id AND j.status IN ('todo', 'doing'))
+     ORDER BY r.created_at LIMIT 100""")
 
 
 class Grader:
@@ -56,7 +64,7 @@ class Grader:
 
     def regrade(self, regrade_id: str) -> None:
         """A regrade job: grade the submission again, store the new report beside the first."""
-        submission = grade_regrade(self.regrades, self.grade, regrade_id)
+        submission = grade_regrade(self.regrades, self.grade, regrade_id, max_attempts=MAX_ATTEMPTS)
         if submission is not None:
             notify(self.listeners, submission.learner_id, submission.exercise_id)
 
@@ -118,14 +126,17 @@ class Worker:
             from web.grading import make_grade_fn
 
             course = Course(settings.exercises_dir, reload=settings.reload_exercises)
-            grade, warm, self._close_grader, _layers, _serves_gpu = make_grade_fn(course, sandbox,
-                                                                                 gpu_pool_size=settings.workers)
-            warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
+            grading = make_grade_fn(course, sandbox, gpu_pool_size=settings.workers)
+            grade, self._close_grader = grading.grade, grading.close
+            grading.warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
         self.sandbox = sandbox or "none"
         from web.lti.grades import GradeSender
 
         self.grader = Grader(self.store, self.hub, grade, self.name, [GradeSender(self.engine)])
         self.app = procrastinate_app(self.engine, min_size=1, max_size=settings.workers + 3)
+        # The reaper defers on its own SQLAlchemy transactions: through an app never opened async (once `app` is
+        # open its connector only takes async connections, and a sync one passed to `defer` fails).
+        self._deferrer = procrastinate_app(self.engine)
         self.app.task(name=TASK, pass_context=False)(self.grader)
         self.app.task(name=REGRADE_TASK, pass_context=False)(self.grader.regrade)
 
@@ -179,7 +190,7 @@ class Worker:
             await asyncio.sleep(self.settings.heartbeat_seconds)
 
     async def reap(self) -> int:
-        """Give stalled jobs back to the queue and re-queue orphaned submissions; returns how many."""
+        """Give stalled jobs back to the queue and re-queue orphaned submissions and regrades; returns how many."""
         from procrastinate.exceptions import ConnectorException
 
         manager, count = self.app.job_manager, 0
@@ -187,11 +198,12 @@ class Worker:
             try:
                 await manager.retry_job(job)
                 count += 1
-                log.warning("job %s (submission %s) of a silent worker goes back to the queue",
-                            job.id, job.task_kwargs.get("submission_id"))
+                log.warning("job %s (%s) of a silent worker goes back to the queue", job.id,
+                            job.task_kwargs.get("submission_id") or f"regrade {job.task_kwargs.get('regrade_id')}")
             except ConnectorException:  # another worker's reaper was first
                 pass
         count += await asyncio.to_thread(self._requeue_orphans)
+        count += await asyncio.to_thread(self._requeue_orphan_regrades)
         return count
 
     def _requeue_orphans(self) -> int:
@@ -199,9 +211,22 @@ class Worker:
             ids = list(conn.scalars(ORPHANS, {"grace": self.settings.stalled_after_seconds}))
         for submission_id in ids:
             with self.engine.begin() as conn:
-                defer(self.app, conn, submission_id, self._queue_of(submission_id))
+                defer(self._deferrer, conn, submission_id, self._queue_of(submission_id))
         self.hub.prune()
         return len(ids)
+
+    def _requeue_orphan_regrades(self) -> int:
+        """Regrades not done whose job is gone: deferred again (the queueing lock refuses a second waiting one)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(ORPHAN_REGRADES, {"grace": self.settings.stalled_after_seconds}).all()
+        count = 0
+        for regrade_id, exercise_id in rows:
+            with self.engine.begin() as conn:
+                queue = "gpu" if self._needs_gpu(exercise_id) else "cpu"
+                if defer_regrade(self._deferrer, conn, regrade_id, queue):
+                    count += 1
+                    log.warning("regrade %s had no job (its worker died): queued again", regrade_id)
+        return count
 
     def _queue_of(self, submission_id: str) -> str:
         submission = self.store.get(submission_id)

@@ -16,6 +16,16 @@ from judge.report import GraphBreakDiagnostic
 
 # (pattern in Dynamo's reason, explanation for a learner)
 _EXPLANATIONS = [
+    (r"aliasing during higher order op tracing",
+     T("a branch of `torch.cond` (or the body of another higher-order operator such as `while_loop`) returns one "
+       "of its inputs, or a view of it, and an output may not share memory with an input: return `x.clone()` "
+       "instead of `x`.")),
+    (r"mutation during higher order op tracing",
+     T("a branch of `torch.cond` (or the body of another higher-order operator) modifies an input in place "
+       "(`x.sub_(...)`, `x[i] = ...`): compute a new tensor instead (`x = x - ...`).")),
+    (r"When merging two branches|expected same (?:dtype|shape|device|stride)",
+     T("the two branches of `torch.cond` return different dtypes, shapes or devices; both branches must "
+       "return tensors that agree: convert in the branch (`.to(x.dtype)`) so both give the same.")),
     (r"Tensor\.item\(\)|_local_scalar_dense|\bitem\b",
      T("`Tensor.item()` copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
        "Keep the value as a tensor (for example with `torch.where`).")),
@@ -61,10 +71,11 @@ def short_reason(text: str) -> str:
 
 def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
     """Turn a Dynamo exception into a diagnostic pointing at the learner's line."""
-    frames = getattr(exc, "real_stack", None) or []
-    stack = learner_frames(frames)
-    if not stack:
-        stack = stack_locations(str(exc))
+    stack: list = []
+    seen = exc
+    while seen is not None and not stack:  # a higher-order operator's error carries the user stack on its cause
+        stack = learner_frames(getattr(seen, "real_stack", None) or []) or stack_locations(str(seen))
+        seen = seen.__cause__ or seen.__context__
     reason = short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
     return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
                                 location=stack[-1] if stack else None, user_stack=stack,

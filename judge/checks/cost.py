@@ -7,7 +7,8 @@
 
 Figures come from judge/cost.py, measured in this process on graphs it rebuilt; the runner only ever sends a
 graph. Bytes are Inductor's estimate (`torch._inductor.metrics.num_bytes_accessed`) plus what ran eagerly after a
-graph break; time is measured on a GPU only (`timed_cost`). Each failure names both figures and what to try.
+graph break; time is measured on a GPU only (`timed_cost`; a learner's graph through `learner_timed_cost`,
+sealed). Each failure names both figures and what to try.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ def function_cost(fn, *args, who: str = "reference", mode: str = "default") -> C
 
 
 def _kib(n: int) -> str:
-    return f"{n / 1024:.1f} KiB"
+    from judge.cost_view import human_bytes  # the one rule every front-end shows byte counts by
+
+    return human_bytes(n)
 
 
 def _kernels(figures: CostFigures) -> GraphDiagnostic:
@@ -91,6 +94,18 @@ def timed_cost(fn, make_args, *, mode: str = "default", cpu_per_step: bool = Fal
     with torch.no_grad():
         return measure_time(torch.compile(fn, **options), make_args, cpu_per_step=cpu_per_step,
                             time_cap_s=time_cap_s)
+
+
+def learner_timed_cost(gm: torch.fx.GraphModule, values: list, *, mode: str = "default", cpu_per_step: bool = False,
+                       time_cap_s: float = 3.0, what=None) -> TimedCost:
+    """`timed_cost` of the learner's graph `gm` (rebuilt here) on `values`, sealed as every run of a returned graph
+    (judge.checks.sealed): compiled and timed on copies, each timed batch on fresh clones of them, and the
+    verifier's process state checked afterwards, so that timing it cannot change what later checks see."""
+    def timed(*copies):
+        return timed_cost(gm, lambda: [v.clone() if isinstance(v, torch.Tensor) else v for v in copies], mode=mode,
+                          cpu_per_step=cpu_per_step, time_cap_s=time_cap_s)
+
+    return run_sealed(timed, list(values), what=what or remote.YOUR_FUNCTION, mutable=range(len(values)))
 
 
 def assert_time_at_most(mine: TimedCost, reference: TimedCost, *, factor: float, what: str = "gpu") -> None:

@@ -13,9 +13,9 @@ import collections
 
 import torch
 import torch.fx
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from judge.checks.failures import WrongAnswer
+from judge.checks.instrument import executed_ops as _counted_ops
 from judge.i18n import T, in_code
 from judge.report import GraphDiagnostic
 
@@ -115,19 +115,7 @@ def graph_diagnostic(gm: torch.fx.GraphModule, title: T | str = T("graph after y
     return GraphDiagnostic(title=title, code=gm.graph.python_code("self").src.strip(), highlight=highlight or [])
 
 
-class _OpRecorder(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.ran = collections.Counter()
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ran[str(func)] += 1
-        return func(*args, **(kwargs or {}))
-
-
 def executed_ops(fn, *args) -> tuple[object, collections.Counter]:
-    """Call `fn(*args)` and count the ATen ops that really ran, e.g. {'aten.silu.default': 2}."""
-    recorder = _OpRecorder()
-    with torch.no_grad(), recorder:
-        output = fn(*args)
-    return output, recorder.ran
+    """Call `fn(*args)` and count the ATen ops that really ran, e.g. {'aten.silu.default': 2}
+    (judge.checks.instrument.executed_ops: through torch.cond and while_loop too)."""
+    return _counted_ops(fn, *args)

@@ -22,6 +22,7 @@ from judge import guard_origin, ir, wire
 from judge.checks.failures import CheckFailure, GraphBreak, WrongAnswer
 from judge.checks.sealed import run_sealed
 from judge.compiler_view import describe_inputs
+from judge.cost import recording_inductor
 from judge.i18n import T, in_code
 from judge.protocol import Request
 from judge.remote.context import current
@@ -236,7 +237,10 @@ class RemoteCompiled:
             self._rewritten.add(index)
         if self.local_backend is not None:
             if index not in self._local:
-                self._local[index] = torch.compile(run, backend=self.local_backend)
+                backend = self.local_backend
+                if backend == "inductor":  # the same compile, its figures kept for the cost section (judge.cost)
+                    backend = recording_inductor(run, values)
+                self._local[index] = torch.compile(run, backend=backend)
             run = self._local[index]
 
         def plain(*copies):

@@ -59,10 +59,9 @@ SHORT_SECONDS = 60  # time enough for an honest grading on a busy machine (the s
 NEVER_SECONDS = 4  # the copy of the book exercise for the cheat that never answers: only its limit is reached
 
 
-@pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Path:
-    """The exercises the cheats attack, with a short time limit (a shorter one for `<exercise>-never`)."""
-    root = tmp_path_factory.mktemp("cheat-course")
+def make_course(root: Path, seconds: int = SHORT_SECONDS, never_seconds: int = NEVER_SECONDS) -> Path:
+    """The exercises CHEATS names, copied into `root` with a time limit of `seconds`; an `<exercise>-never` is a
+    copy of `<exercise>` under that id with `never_seconds` (benchmarks/soak.py builds its course with this too)."""
     for exercise in {e for e, _ in CHEATS.values()}:
         original = exercise.removesuffix("-never")
         shutil.copytree(EXERCISES_DIR / original, root / exercise)
@@ -70,9 +69,15 @@ def course(tmp_path_factory) -> Path:
         text = toml.read_text(encoding="utf-8").replace(f'id = "{original}"', f'id = "{exercise}"')
         start = text.index("time_seconds = ")
         end = text.index("\n", start)
-        seconds = NEVER_SECONDS if exercise != original else SHORT_SECONDS
-        toml.write_text(text[:start] + f"time_seconds = {seconds}" + text[end:], encoding="utf-8")
+        limit = never_seconds if exercise != original else seconds
+        toml.write_text(text[:start] + f"time_seconds = {limit}" + text[end:], encoding="utf-8")
     return root
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    """The exercises the cheats attack, with a short time limit (a shorter one for `<exercise>-never`)."""
+    return make_course(tmp_path_factory.mktemp("cheat-course"))
 
 
 def test_there_are_at_least_twelve_cheats_of_different_kinds():
@@ -127,7 +132,8 @@ def web(course, tmp_path_factory):
 
     _require_bwrap()
     settings = Settings(data_dir=tmp_path_factory.mktemp("cheat-data"), exercises_dir=course, sandbox="bwrap",
-                        workers=1, secret_key="cheats", submissions_per_minute=1000)
+                        workers=1, secret_key="cheats", submissions_per_minute=1000,
+                        submissions_per_minute_per_address=1000)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("PRACTICE_POOL_SIZE", "1")  # one grading at a time: a second warm worker would only cost
         with TestClient(create_app(settings)) as client:

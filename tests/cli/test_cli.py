@@ -79,7 +79,7 @@ def test_hints_come_one_at_a_time(run):
 def test_check_proves_the_fake_exercise(run):
     result = run("check", "add-one")
     assert result.exit_code == 0, result.output
-    assert "reference" in result.output and "expected ACCEPTED" in result.output
+    assert "reference" in result.output and "ACCEPTED" in result.output  # an ok proof: the verdict it got, as pinned
     assert "wrong/add_two.py" in result.output and "WRONG_ANSWER @ test_values" in result.output
 
 
@@ -97,8 +97,46 @@ def test_new_scaffolds_a_loadable_exercise_whose_test_fails(tmp_path):
     assert exercise.entry_point == "f" and exercise.test_files() == ["tests/test_hidden.py"]
     checked = runner.invoke(cli, ["check", "my-exercise", "--exercises", str(tmp_path)])
     assert checked.exit_code == 1 and "TODO: write the hidden tests" in checked.output
+    assert "failed" in checked.output and "test_todo" in checked.output  # why: the failing check and its message
     again = runner.invoke(cli, ["new", "my-exercise", "--exercises", str(tmp_path)])
     assert again.exit_code == 2 and "already exists" in again.output
+
+
+def test_a_scaffold_with_only_its_todos_filled_in_proves_itself(tmp_path, fake_course):
+    import shutil
+
+    shutil.copytree(fake_course / "add-one", tmp_path / "add-one")  # a course to place it in
+    runner = CliRunner()
+    assert runner.invoke(cli, ["new", "relu-it", "--exercises", str(tmp_path)]).exit_code == 0
+    folder = tmp_path / "relu-it"
+    assert load_exercise(folder).order == 2
+    fill = {"solutions/reference.py": ("return x  # TODO: the reference solution", "return torch.relu(x)"),
+            "starter.py": ("return x  # TODO: the code the learner starts from", "return x"),
+            "wrong/plausible.py": ("return x  # TODO: a wrong but plausible solution", "return x.clamp(min=0.1)")}
+    for rel, (todo, code) in fill.items():
+        path = folder / rel
+        path.write_text(path.read_text(encoding="utf-8").replace(todo, code), encoding="utf-8")
+    test = folder / "tests" / "test_hidden.py"
+    lines = test.read_text(encoding="utf-8").splitlines(keepends=True)
+    test.write_text("".join(line for line in lines if "TODO: delete" not in line and "raise WrongAnswer" not in line),
+                    encoding="utf-8")
+    checked = runner.invoke(cli, ["check", "relu-it", "--exercises", str(tmp_path), "--verbose"])
+    assert checked.exit_code == 0, checked.output
+
+
+def test_a_failing_proof_says_why_in_columns_that_do_not_wrap(tmp_path, fake_course):
+    import shutil
+
+    shutil.copytree(fake_course / "add-one", tmp_path / "add-one")
+    (tmp_path / "add-one" / "wrong" / "add_two.py").write_text("def f(x):\n    return x + 1\n")  # now correct
+    result = CliRunner().invoke(cli, ["check", "add-one", "--exercises", str(tmp_path)], terminal_width=80)
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    row = next(i for i, line in enumerate(lines) if "wrong/add_two.py" in line)
+    assert lines[row].startswith("FAIL wrong") and lines[row].rstrip().endswith("s")  # one line: nothing wrapped
+    assert lines[row + 1].split() == ["expected", "WRONG_ANSWER", "@", "test_values"]
+    assert lines[row + 2].split() == ["got", "ACCEPTED"]
+    assert "ACCEPTED, pinned WRONG_ANSWER" in result.output
 
 
 def test_malformed_exercise_is_a_clear_error(tmp_path, fake_course):

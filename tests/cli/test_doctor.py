@@ -90,6 +90,17 @@ def test_a_clean_model_shows_its_graph_and_the_code_inductor_generated(reports):
     text = printed(report, "en")
     assert "No graph break" in text and "No recompile" in text and "Code Inductor generated (1):" in text
     assert "verdict" not in report.model_dump()  # the playground judges nothing
+    # the cost section of the first call, measured by the verifier on the graph it rebuilt (judge.cost)
+    from judge.report import CostSection
+
+    cost = CostSection.model_validate(report.cost)
+    assert cost.inputs == "float32[8, 16]" and [f.who for f in cost.figures] == ["learner"]
+    (mine,) = cost.figures
+    assert mine.eager.ops >= 3 and mine.compiled.graphs == 1 and mine.compiled.bytes_estimate > 0
+    assert mine.compiled.extern_calls  # the two linear layers' matrix products
+    assert "What compiling bought" in text and "Inductor's estimate" in text
+    assert "编译的收益" in printed(report, "zh")
+    assert reports["changing_int"].cost is None  # "inductor": False: nothing compiled here, so no figures
 
 
 @pytest.mark.slow

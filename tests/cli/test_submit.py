@@ -102,3 +102,45 @@ def test_login_with_a_link_then_submit_counts_in_the_class(tmp_path):
         assert refused.returncode == 2
         assert "refused your token" in refused.stderr and "wrong or was revoked" in refused.stderr
         assert len(app.state.store.history("learner-ann", BOOK_EXERCISE)) == 1
+
+
+def test_login_submit_logout_then_submit_is_refused(tmp_path):
+    """`practice logout` revokes the token on the server and forgets it: the next `practice submit` says how to log
+    in again, and the old token is a 401 at the server."""
+    from tests.web.conftest import CORRECT, FIXTURE_COURSE, FakeGrader
+
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=FIXTURE_COURSE, sandbox="none",
+                        allow_unsandboxed=True, workers=1, secret_key="logout-e2e",
+                        database_url=f"sqlite:///{tmp_path / 'practice.db'}", queue="embedded")
+    app = create_app(settings, grade=FakeGrader())  # the server's grader: what logout changes is not grading
+    classes = app.state.classes
+    klass = classes.create_class(classes.add_instructor("teacher", PASSWORD).id, "Compile 101")
+    classes.join(klass.id, "learner-ann", "Ann")
+    config = tmp_path / "config"
+    solution = tmp_path / "mine.py"
+    solution.write_text(CORRECT)
+    with LiveServer(app) as server:
+        link = f"{server.url}/signin/link/{classes.issue_signin_token('learner-ann')}"
+        assert practice("login", link, config=config, timeout=60).returncode == 0
+        token = load_credentials_from(config).token
+        sent = practice("submit", "add-one", str(solution), config=config)
+        assert sent.returncode == 0 and "ACCEPTED" in sent.stdout, sent.stdout + sent.stderr
+
+        out = practice("logout", config=config, timeout=60)
+        assert out.returncode == 0 and "Signed out: the token is revoked and forgotten." in out.stdout
+        assert not (config / "credentials.json").exists()
+        with httpx.Client(base_url=server.url) as anyone:  # revoked on the server, not only forgotten here
+            assert anyone.get("/api/me", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+
+        refused = practice("submit", "add-one", str(solution), config=config, timeout=60)
+        assert refused.returncode == 2 and "practice login LINK" in refused.stderr, refused.stderr
+        again = practice("logout", config=config, timeout=60)
+        assert again.returncode == 0 and "You were not signed in." in again.stdout
+    assert len(app.state.store.history("learner-ann", "add-one")) == 1  # the refused submit sent nothing
+
+
+def load_credentials_from(config: Path) -> Credentials:
+    import json
+
+    stored = json.loads((config / "credentials.json").read_text())
+    return Credentials(stored["server"], stored["token"])

@@ -103,3 +103,83 @@ def test_on_demand_inputs_come_from_the_contract():
     assert spec_for(bare) is None  # no [cost]: nothing measured unless asked
     asked = spec_for(bare, True)
     assert asked.describe() == "x: float32[5, 40], w: float32[40]"  # the contract's largest sizes, first dtype
+
+
+def test_a_checks_own_inductor_compile_gives_the_cost_section_its_figures(monkeypatch):
+    """recording_inductor: the hidden test's compile of a rebuilt graph records what cost_of would measure, so the
+    cost section compiles nothing again; the figures are those of a compile of its own."""
+    import torch._inductor.compile_fx as compile_fx_module
+    from torch._inductor.utils import run_and_get_code
+
+    from judge import cost
+
+    def rms_norm(x, w):  # a graph of its own (cost_of keys on the graph's code)
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
+
+    gm = torch.fx.symbolic_trace(rms_norm)
+    values = [torch.randn(8, 64), torch.randn(64)]
+    fresh = compiled_cost(gm, values)
+    cost._MEASURED.clear()
+    output, codes = run_and_get_code(torch.compile(gm, backend=cost.recording_inductor(gm, values)), *values)
+    assert torch.allclose(output, gm(*values)) and codes  # the check still gets its code and result
+    compiles = []
+    real = compile_fx_module.compile_fx
+    monkeypatch.setattr(compile_fx_module, "compile_fx", lambda *a, **k: compiles.append(1) or real(*a, **k))
+    eager, compiled = cost_of(gm, [torch.zeros(8, 64), torch.zeros(64)])
+    assert compiles == [] and compiled == fresh and eager == eager_cost(gm, values)
+
+
+def test_the_reference_and_starter_figures_travel_to_the_next_job():
+    """judge.cost_memo: a verifier's measured reference/starter figures go into the next job of that version."""
+    from judge import cost_memo
+    from judge.job import make_jobs
+    from judge.report import CompiledCost, CostFigures, CostSection, EagerCost
+
+    exercise = load_exercise(EXERCISES_DIR / "fuse-rmsnorm-silu")
+    cost_memo.forget()
+    _, first = make_jobs(exercise, "x = 1\n")
+    assert first.cost and first.cost_known is None
+    measured = CostFigures(who="reference", eager=EagerCost(ops=6, bytes_read=8, bytes_written=8),
+                           compiled=CompiledCost(bytes_estimate=4352))
+    section = CostSection(inputs="x", torch_version="2.13.0", figures=[
+        CostFigures(who="learner", eager=EagerCost(ops=1, bytes_read=8, bytes_written=8),
+                    compiled=CompiledCost(bytes_estimate=8)),
+        measured,
+        CostFigures(who="starter", unavailable="could not be measured")])
+    cost_memo.remember(exercise, first.cost, section)
+    _, second = make_jobs(exercise, "x = 2\n")
+    assert second.cost_known == {"torch_version": "2.13.0", "figures": [measured.model_dump(mode="json")]}
+    _, other_inputs = make_jobs(exercise, "x = 2\n", measure_cost=False)
+    assert other_inputs.cost_known is None
+    cost_memo.forget()
+
+
+def test_timing_a_learners_graph_is_sealed(monkeypatch):
+    """learner_timed_cost runs the timing sealed: on copies (each batch on fresh clones), and a graph whose run
+    leaves the process changed (here: grad mode switched off) fails as FORBIDDEN, with the state put back."""
+    from judge.checks import cost as cost_checks
+    from judge.checks.failures import Forbidden
+
+    seen = []
+
+    def fake_timed_cost(gm, make_args, **options):  # measure_time needs a GPU: the timing's own calls, on CPU
+        args = make_args()
+        seen.append(args)
+        gm(*args)
+        return "timed"
+
+    monkeypatch.setattr(cost_checks, "timed_cost", fake_timed_cost)
+    x = torch.randn(4)
+    before = x.clone()
+    graph = torch.fx.symbolic_trace(lambda t: t.add_(1))
+    assert cost_checks.learner_timed_cost(graph, [x]) == "timed"
+    assert seen[0][0] is not x and torch.equal(x, before)  # the caller's tensor was never the one timed
+
+    class SwitchesGradOff(torch.nn.Module):
+        def forward(self, t):
+            torch._C._set_grad_enabled(False)
+            return t * 2
+
+    with pytest.raises(Forbidden):
+        cost_checks.learner_timed_cost(SwitchesGradOff(), [torch.randn(4)])
+    assert torch.is_grad_enabled()

@@ -75,13 +75,37 @@ def settings(tmp_path, database_url) -> Settings:
                     database_url=database_url, queue="embedded")
 
 
+HIDDEN_TESTS = "hidden_tests"  # a module marked so is graded by the course's hidden tests, on a copy of the course
+
+
+def _graded_by_hidden_tests(request) -> bool:
+    return request.node.get_closest_marker(HIDDEN_TESTS) is not None
+
+
 @pytest.fixture
-def grader() -> FakeGrader:
+def course(tmp_path) -> Path:
+    """A copy of the fixture course that a test may change (tighten a hidden test): what `client` serves in a
+    module marked `pytest.mark.hidden_tests`."""
+    import shutil
+
+    return shutil.copytree(FIXTURE_COURSE, tmp_path / "course")
+
+
+@pytest.fixture
+def grader(request):
+    """The fake grader; in a module marked `hidden_tests`, the course copy's own hidden tests
+    (tests/web/hidden_grader.py), so that changing a test there changes verdicts and the exercise's version."""
+    if _graded_by_hidden_tests(request):
+        from tests.web.hidden_grader import HiddenTestGrader
+
+        return HiddenTestGrader(request.getfixturevalue("course"))
     return FakeGrader()
 
 
 @pytest.fixture
-def client(settings, grader):
+def client(request, settings, grader):
+    if _graded_by_hidden_tests(request):
+        settings.exercises_dir = request.getfixturevalue("course")
     with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
         yield c
 

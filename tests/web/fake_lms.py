@@ -22,6 +22,16 @@ from jwt.algorithms import RSAAlgorithm
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
+LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
+# The course's roster (Names and Role Provisioning Services), served in two pages.
+ROSTER = [
+    [{"user_id": "lms-user-42", "name": "Ada Lovelace", "status": "Active", "roles": [LEARNER]},
+     {"user_id": "lms-teacher", "name": "Grace Hopper", "status": "Active", "roles": [INSTRUCTOR]}],
+    [{"user_id": "lms-user-43", "name": "Alan Turing", "status": "Active", "roles": [LEARNER]},
+     {"user_id": "lms-user-44", "name": "Gone Student", "status": "Inactive", "roles": [LEARNER]}],
+]
 
 
 def rsa_key():
@@ -41,6 +51,8 @@ class FakePlatform:
         self.key, self.kid = rsa_key(), "platform-key-1"
         self.scores: list[dict] = []
         self.tokens: list[dict] = []
+        self.granted: dict[str, str] = {}  # access token -> its scope
+        self.roster_reads: list[str] = []
         self.score_arrived = threading.Event()
         self.tool_jwks: dict | None = None  # set by the test from the app's /lti/jwks
         self._server: ThreadingHTTPServer | None = None
@@ -59,6 +71,14 @@ class FakePlatform:
     def lineitem(self) -> str:
         return self.base + "/api/lti/courses/7/line_items/3?type=exercise"
 
+    @property
+    def memberships_url(self) -> str:
+        return self.base + "/api/lti/courses/7/names_and_roles"
+
+    @property
+    def deep_link_return_url(self) -> str:
+        return self.base + "/deep_linking_return"
+
     def register(self, registry) -> str:
         platform = registry.add_platform(self.issuer, self.client_id, self.base + "/auth", self.base + "/token",
                                          self.base + "/jwks")
@@ -66,7 +86,8 @@ class FakePlatform:
 
     # ---- what the LMS signs ---------------------------------------------------------------------------
     def id_token(self, nonce: str, *, sub: str = "lms-user-42", exercise: str = "add-one", key=None,
-                 deployment_id: str | None = None, name: str = "Ada Lovelace") -> str:
+                 deployment_id: str | None = None, name: str = "Ada Lovelace", roles=(LEARNER,),
+                 roster: bool = False, deep_linking: bool = False) -> str:
         now = int(time.time())
         claims = {
             "iss": self.issuer, "aud": self.client_id, "sub": sub, "iat": now, "exp": now + 300, "nonce": nonce,
@@ -78,7 +99,17 @@ class FakePlatform:
             CLAIM + "custom": {"exercise": exercise},
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "scope": [SCORE_SCOPE], "lineitem": self.lineitem},
+            CLAIM + "roles": list(roles),
         }
+        if roster:
+            claims["https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"] = {
+                "context_memberships_url": self.memberships_url, "service_versions": ["2.0"]}
+        if deep_linking:
+            claims[CLAIM + "message_type"] = "LtiDeepLinkingRequest"
+            del claims[CLAIM + "resource_link"], claims[CLAIM + "custom"]
+            claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = {
+                "deep_link_return_url": self.deep_link_return_url, "accept_types": ["ltiResourceLink"],
+                "accept_presentation_document_targets": ["iframe", "window"], "data": "opaque-42"}
         return jwt.encode(claims, pem(key or self.key), algorithm="RS256", headers={"kid": self.kid})
 
     # ---- the server -----------------------------------------------------------------------------------
@@ -98,6 +129,8 @@ class FakePlatform:
                 self.wfile.write(data)
 
             def do_GET(self):
+                if self.path.startswith("/api/lti/courses/7/names_and_roles"):
+                    return self._roster()
                 if self.path == "/jwks":
                     jwk = json.loads(RSAAlgorithm.to_jwk(platform.key.public_key()))
                     return self._reply(200, {"keys": [{**jwk, "kid": platform.kid, "alg": "RS256", "use": "sig"}]})
@@ -120,11 +153,31 @@ class FakePlatform:
                                         audience=platform.base + "/token", issuer=platform.client_id)
                 except Exception as exc:  # noqa: BLE001 - refused like a real platform, with the reason
                     return self._reply(401, {"error": "invalid_client", "error_description": str(exc)})
-                if form.get("grant_type") != ["client_credentials"] or SCORE_SCOPE not in form.get("scope", [""])[0]:
+                scope = form.get("scope", [""])[0]
+                if form.get("grant_type") != ["client_credentials"] or scope not in (SCORE_SCOPE, MEMBERSHIP_SCOPE):
                     return self._reply(400, {"error": "invalid_request"})
-                platform.tokens.append(claims)
-                self._reply(200, {"access_token": "token-" + secrets.token_hex(8), "token_type": "Bearer",
-                                  "expires_in": 3600, "scope": SCORE_SCOPE})
+                platform.tokens.append({**claims, "_scope": scope})
+                token = "token-" + secrets.token_hex(8)
+                platform.granted[token] = scope
+                self._reply(200, {"access_token": token, "token_type": "Bearer", "expires_in": 3600, "scope": scope})
+
+            def _roster(self) -> None:
+                token = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                if platform.granted.get(token) != MEMBERSHIP_SCOPE:
+                    return self._reply(401, {"error": "no token for the membership scope"})
+                if self.headers.get("Accept") != "application/vnd.ims.lti-nrps.v2.membershipcontainer+json":
+                    return self._reply(406, {"error": "membership container only"})
+                page = 1 if self.path.endswith("page=2") else 0
+                platform.roster_reads.append(self.path)
+                data = json.dumps({"id": platform.memberships_url, "context": {"id": "7"},
+                                   "members": ROSTER[page]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/vnd.ims.lti-nrps.v2.membershipcontainer+json")
+                if page == 0:
+                    self.send_header("Link", f'<{platform.memberships_url}?page=2>; rel="next"')
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _score(self, body: bytes) -> None:
                 if not self.headers.get("Authorization", "").startswith("Bearer token-"):

@@ -73,6 +73,7 @@ def test_two_webs_three_workers_sixty_submissions_and_two_kills(postgres, tmp_pa
     assert upgraded.returncode == 0 and "migrated from revision none to" in upgraded.stdout, upgraded.stderr
     common = {"DATABASE_URL": url, "HOST": "127.0.0.1", "PRACTICE_SECRET_KEY": "cluster-secret",
               "PRACTICE_EXERCISES_DIR": str(FIXTURE_COURSE), "PRACTICE_SUBMISSIONS_PER_MINUTE": "1000",
+              "PRACTICE_SUBMISSIONS_PER_MINUTE_PER_ADDRESS": "1000",
               "PRACTICE_HEARTBEAT_SECONDS": "0.5", "PRACTICE_STALLED_AFTER_SECONDS": "2",
               "WORKER_CONCURRENCY": "1"}
     web_line, worker_line = procfile("web.Procfile")["web"], procfile("worker.Procfile")["worker"]

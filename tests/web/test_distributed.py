@@ -221,3 +221,99 @@ def test_a_result_and_its_done_event_are_stored_together(pg_settings):
         row = store.get(sid)
         assert (row.status, row.verdict, row.graded_by) == ("done", "ACCEPTED", "next")
         assert stored_dones(store.engine, sid) == 1
+
+
+def _finished_with_a_regrade(web, regrade_job: bool) -> tuple[str, str]:
+    """A graded submission and a regrade of it; `regrade_job=False`: its row stored without a job (lost)."""
+    from judge.report import Report, Verdict
+    from web.pg_queue import defer_regrade
+
+    store, regrades = web.app.state.store, web.app.state.regrades
+    sid = web.post(URL, json={"source": CORRECT}).json()["id"]
+    with store.engine.begin() as conn:  # graded before any worker ran here: the live job is not in the way
+        conn.execute(text("DELETE FROM procrastinate_jobs WHERE queueing_lock = :s"), {"s": sid})
+    store.finish(sid, Report(exercise_id="add-one", verdict=Verdict.WRONG_ANSWER, summary="old", fingerprint="old"),
+                 "earlier")
+    app = web.app.state.queue._app
+    (made,) = regrades.request("add-one", "new", also=(lambda conn, r: defer_regrade(app, conn, r.id, "cpu"))
+                               if regrade_job else None)
+    return sid, made.id
+
+
+def test_a_regrade_whose_worker_died_is_regraded_by_another(pg_settings):
+    """A regrade job taken by a worker that then went silent: the reaper gives it to a live worker."""
+    with TestClient(create_app(pg_settings)) as web:
+        sid, regrade_id = _finished_with_a_regrade(web, regrade_job=True)
+        engine = web.app.state.store.engine
+        with engine.begin() as conn:
+            dead = conn.scalar(text("INSERT INTO procrastinate_workers (last_heartbeat) "
+                                    "VALUES (now() - interval '10 seconds') RETURNING id"))
+            conn.execute(text("UPDATE procrastinate_jobs SET status = 'doing', worker_id = :w "
+                              "WHERE queueing_lock = :lock"), {"w": dead, "lock": f"regrade-{regrade_id}"})
+            conn.execute(text("UPDATE regrades SET status = 'running', attempts = 1 WHERE id = :r"),
+                         {"r": regrade_id})
+        regrades = web.app.state.regrades
+        with RunningWorker(pg_settings, "alive") as alive:
+            wait_until(lambda: regrades.get(regrade_id).status == "done", what="the regrade done")
+        regrade = regrades.get(regrade_id)
+        assert (regrade.verdict, regrade.attempts, alive.grader.graded) == ("ACCEPTED", 2, [sid])
+        assert web.app.state.store.get(sid).verdict == "WRONG_ANSWER"  # the first report is kept
+
+
+def test_an_orphaned_regrade_row_is_queued_again_and_graded_once(pg_settings):
+    """A regrade row left unfinished with no job at all (its job lost): the reaper defers one, once."""
+    with TestClient(create_app(pg_settings)) as web:
+        sid, regrade_id = _finished_with_a_regrade(web, regrade_job=False)
+        engine = web.app.state.store.engine
+        with engine.begin() as conn:  # older than the grace period, and left running by a worker gone for good
+            conn.execute(text("UPDATE regrades SET status = 'running', attempts = 1, "
+                              "created_at = now() - interval '1 minute' WHERE id = :r"), {"r": regrade_id})
+        worker = Worker(pg_settings.model_copy(update={"worker_name": "reaper"}), grade=FakeGrader(), sandbox="fake")
+        try:
+            import asyncio
+
+            async def reap_twice() -> tuple[int, int]:
+                async with worker.app.open_async():
+                    return await worker.reap(), await worker.reap()
+
+            first, second = asyncio.run(reap_twice())
+        finally:
+            worker.close()
+        assert (first, second) == (1, 0)  # the second pass sees the waiting job: nothing deferred twice
+        with engine.connect() as conn:
+            jobs = conn.execute(text("SELECT task_name, status, priority FROM procrastinate_jobs "
+                                     "WHERE queueing_lock = :lock"), {"lock": f"regrade-{regrade_id}"}).all()
+        assert [tuple(j) for j in jobs] == [("regrade_submission", "todo", -10)]
+        regrades = web.app.state.regrades
+        with RunningWorker(pg_settings, "alive") as alive:
+            wait_until(lambda: regrades.get(regrade_id).status == "done", what="the regrade done")
+        assert (regrades.get(regrade_id).verdict, alive.grader.graded) == ("ACCEPTED", [sid])
+
+
+def test_a_regrade_started_too_often_gets_internal_error(pg_settings):
+    from web.worker import MAX_ATTEMPTS, Grader
+
+    with TestClient(create_app(pg_settings)) as web:
+        sid, regrade_id = _finished_with_a_regrade(web, regrade_job=False)
+        store = web.app.state.store
+        with store.engine.begin() as conn:
+            conn.execute(text("UPDATE regrades SET attempts = :n WHERE id = :r"), {"n": MAX_ATTEMPTS, "r": regrade_id})
+        grader = FakeGrader()
+        Grader(store, web.app.state.hub, grader, "w").regrade(regrade_id)
+        regrade = web.app.state.regrades.get(regrade_id)
+        assert (regrade.verdict, grader.graded) == ("INTERNAL_ERROR", [])
+        assert f"{MAX_ATTEMPTS} attempts" in regrade.report().stderr
+
+
+def test_an_orphaned_submission_is_queued_again(pg_settings):
+    """A submission left unfinished whose job is gone: the reaper (with the queue open, as in a worker) defers one."""
+    with TestClient(create_app(pg_settings)) as web:
+        sid = web.post(URL, json={"source": CORRECT}).json()["id"]
+        engine = web.app.state.store.engine
+        with engine.begin() as conn:
+            conn.execute(text("DELETE FROM procrastinate_jobs WHERE queueing_lock = :s"), {"s": sid})
+            conn.execute(text("UPDATE submissions SET created_at = now() - interval '1 minute' WHERE id = :s"),
+                         {"s": sid})
+        with RunningWorker(pg_settings, "alive") as alive:
+            assert done(web, sid)["verdict"] == "ACCEPTED"
+        assert alive.grader.graded == [sid]

@@ -76,3 +76,55 @@ def test_a_gpu_submission_waits_in_the_gpu_queue_where_no_gpu_grader_is(tmp_path
         client.cookies.update(first_learner)
         assert client.get(f"/api/submissions/{waiting['id']}").json()["status"] == "queued"
         assert client.get("/healthz").json()["queues"]["gpu"] == 1
+
+
+def test_healthz_says_the_server_is_warming_up_until_its_pools_have_started(tmp_path, monkeypatch):
+    """The warm-up thread of a first start (web.grading's warm()) blocks here until the test releases it."""
+    import threading
+
+    import web.app
+    from web.grading import Grading, WarmPools
+
+    release, warmed, pools = threading.Event(), threading.Event(), WarmPools()
+
+    def warm():
+        release.wait(60)
+        pools.state = "ready"
+        warmed.set()
+
+    def make_grade_fn(course, sandbox_name, gpu_pool_size):
+        return Grading(lambda submission, publish: None, warm, lambda: None,
+                       {"cpu": LayerProgress(state="ready", layer=None)}, False, pools)
+
+    monkeypatch.setattr(web.app, "make_grade_fn", make_grade_fn)
+    with TestClient(create_app(_settings(tmp_path, FIXTURE_COURSE))) as client:
+        health = client.get("/healthz").json()
+        assert (health["pools"], health["warming_up"]) == ("starting", True)
+        release.set()
+        assert warmed.wait(60)
+        health = client.get("/healthz").json()
+        assert (health["pools"], health["warming_up"]) == ("ready", False)
+        pools.state, progress = "ready", LayerProgress(state="building", layer="full", pending=["add-one"])
+        client.app.state.layers = {"cpu": progress}
+        assert client.get("/healthz").json()["warming_up"] is True  # a layer still being built is warming up too
+
+
+def test_a_test_grade_function_warms_nothing(tmp_path, grader):
+    with TestClient(create_app(_settings(tmp_path, FIXTURE_COURSE), grade=grader)) as client:
+        health = client.get("/healthz").json()
+    assert (health["pools"], health["warming_up"]) == ("off", False)
+
+
+def test_warm_says_when_the_local_pools_are_ready(tmp_path):
+    from web.course import Course
+    from web.grading import make_grade_fn
+
+    course = Course(FIXTURE_COURSE)
+    grading = make_grade_fn(course, "local")
+    try:
+        assert grading.pools.state == "starting"
+        grading.warm()  # blocks until a worker of each pool is ready
+        assert grading.pools.state == "ready"
+    finally:
+        grading.close()
+        course.close()

@@ -70,7 +70,7 @@ def test_the_committed_mo_is_the_po_compiled(lang):
 
 def test_the_page_scripts_get_every_key_in_both_languages():
     zh, en = strings("zh"), strings("en")
-    assert set(zh) == set(en) == set(SCRIPT_STRINGS) | {f"verdict_{v.value}" for v in Verdict}
+    assert set(zh) == set(en) == set(SCRIPT_STRINGS) | {f"verdict_{v.value}" for v in Verdict} | {"byte_units"}
     assert en["verdict_GRAPH_BREAK"] == "Graph break" and zh["verdict_GRAPH_BREAK"] == "图中断"
     # the grading core names the verdicts once, for the CLI and the pages alike
     assert verdict_name("zh", "TIME_LIMIT") == "超时" and verdict_name("en", "queued") == "Queued…"

@@ -6,37 +6,19 @@ tool reaches nothing else. Each test runs on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
-import shutil
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.web.conftest import FIXTURE_COURSE
 from tests.web.fake_lms import FakePlatform, rsa_key
-from tests.web.hidden_grader import HiddenTestGrader
 from tests.web.test_api_submissions import read_events
 from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
 from tests.web.test_regrade import EXACT, SMALL_ONLY, SUBMIT, tighten_hidden_test, wait_regraded
-from web.app import create_app
 from web.sessions import LEARNER_COOKIE
 
-
-@pytest.fixture
-def course(tmp_path):
-    return shutil.copytree(FIXTURE_COURSE, tmp_path / "course")
-
-
-@pytest.fixture
-def grader(course):
-    return HiddenTestGrader(course)
-
-
-@pytest.fixture
-def client(settings, grader, course):
-    settings.exercises_dir = course
-    with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
-        yield c
+# course, grader and client: tests/web/conftest.py's, graded by the course copy's hidden tests
+pytestmark = pytest.mark.hidden_tests
 
 
 @pytest.fixture
@@ -190,3 +172,79 @@ def test_the_operator_registers_platform_and_deployment_from_the_command_line(tm
     assert "https://practice.example/lti/login" in shown.output and "https://practice.example/lti/jwks" in shown.output
     assert '"kty": "RSA"' in shown.output and "platform https://lms.example client id c1" in shown.output
     engine.dispose()
+
+
+def test_the_configuration_the_lms_admin_pastes_names_every_url(client):
+    config = client.get("/lti/config.json").json()
+    base = "http://testserver"
+    assert config["oidc_initiation_url"] == f"{base}/lti/login" and config["target_link_uri"] == f"{base}/lti/launch"
+    assert config["redirect_uris"] == [f"{base}/lti/launch"] and config["public_jwk_url"] == f"{base}/lti/jwks"
+    assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in config["scopes"]
+    assert "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly" in config["scopes"]
+    assert {m["type"] for m in config["messages"]} == {"LtiResourceLinkRequest", "LtiDeepLinkingRequest"}
+    placements = config["extensions"][0]["settings"]["placements"]
+    assert {p["message_type"] for p in placements} == {"LtiDeepLinkingRequest"}
+    assert client.get(config["public_jwk_url"].removeprefix(base)).json()["keys"][0]["kty"] == "RSA"
+
+
+def test_an_instructors_deep_link_picks_an_exercise_and_returns_a_signed_response(client, platform, lms_class):
+    """LtiDeepLinkingRequest -> the exercises to pick from -> an LtiDeepLinkingResponse signed with the tool's key,
+    whose link then launches into the picked exercise."""
+    import re
+    from html import unescape
+
+    import jwt
+    from jwt.algorithms import RSAAlgorithm
+
+    from tests.web.fake_lms import INSTRUCTOR
+
+    teacher_lms = browser(client)
+    picker = launch(teacher_lms, platform, sub="lms-teacher", name="Grace Hopper", roles=(INSTRUCTOR,),
+                    deep_linking=True)
+    assert picker.status_code == 200 and 'value="add-one"' in picker.text, picker.text
+    context = unescape(re.search(r'name="context" value="([^"]+)"', picker.text).group(1))
+    unknown = teacher_lms.post("/lti/deep-link", data={"context": context, "exercise": "nope"})
+    assert unknown.status_code == 404 and "no exercise 'nope'" in unknown.text
+    forged = teacher_lms.post("/lti/deep-link", data={"context": context + "x", "exercise": "add-one"})
+    assert forged.status_code == 400 and "context is not valid" in forged.text
+    answer = teacher_lms.post("/lti/deep-link", data={"context": context, "exercise": "add-one"})
+    assert answer.status_code == 200
+    assert f'action="{platform.deep_link_return_url}"' in answer.text
+    assert f"form-action 'self' {platform.base}" in answer.headers["content-security-policy"]
+    token = unescape(re.search(r'name="JWT" value="([^"]+)"', answer.text).group(1))
+    kid = jwt.get_unverified_header(token)["kid"]
+    jwk = next(k for k in client.get("/lti/jwks").json()["keys"] if k["kid"] == kid)
+    claims = jwt.decode(token, RSAAlgorithm.from_jwk(jwk), algorithms=["RS256"], audience=platform.issuer,
+                        issuer=platform.client_id)  # as the platform verifies it
+    lti = "https://purl.imsglobal.org/spec/lti/claim/"
+    dl = "https://purl.imsglobal.org/spec/lti-dl/claim/"
+    assert claims[lti + "message_type"] == "LtiDeepLinkingResponse" and claims[lti + "version"] == "1.3.0"
+    assert claims[lti + "deployment_id"] == platform.deployment_id and claims[dl + "data"] == "opaque-42"
+    (item,) = claims[dl + "content_items"]
+    assert item["type"] == "ltiResourceLink" and item["url"] == "http://testserver/lti/launch"
+    assert item["custom"] == {"exercise": "add-one"} and item["lineItem"]["scoreMaximum"] == 1
+    # the link the LMS made launches a learner into that exercise
+    learner = browser(client)
+    opened = launch(learner, platform, exercise=item["custom"]["exercise"])
+    assert opened.status_code == 303 and opened.headers["location"] == "/exercises/add-one"
+
+
+def test_a_learners_deep_linking_request_is_refused(client, platform, lms_class):
+    refused = launch(browser(client), platform, deep_linking=True)
+    assert refused.status_code == 403 and "only an instructor of the course picks" in refused.text
+
+
+def test_an_instructors_launch_reads_the_roster_into_the_class(client, platform, lms_class):
+    """Names and Role Provisioning Services: both pages of the roster; active learners join under their LMS names,
+    the instructor and an inactive member do not; a learner's later launch is the same member."""
+    from tests.web.fake_lms import INSTRUCTOR, MEMBERSHIP_SCOPE
+
+    teacher, class_path = lms_class
+    assert launch(browser(client), platform, sub="lms-teacher", name="Grace Hopper", roles=(INSTRUCTOR,),
+                  roster=True).status_code == 303
+    assert len(platform.roster_reads) == 2 and [t["_scope"] for t in platform.tokens] == [MEMBERSHIP_SCOPE]
+    learners = sorted(r["learner"] for r in table(teacher.get(class_path).text))
+    assert learners == ["Ada Lovelace", "Alan Turing", "Grace Hopper"]  # Grace: the launching user's own member
+    assert launch(browser(client), platform, roster=True).status_code == 303  # a learner's launch reads nothing
+    assert len(platform.roster_reads) == 2
+    assert sorted(r["learner"] for r in table(teacher.get(class_path).text)) == learners  # Ada joined once

@@ -101,3 +101,34 @@ def test_one_run_at_a_time_per_learner(client, fake_doctor):
 def test_bad_bodies_are_refused_as_submissions_are(client, fake_doctor, body, status):
     assert client.post("/api/playground", content=body, headers={"content-type": "application/json"}).status_code \
         == status
+
+
+@pytest.mark.postgres
+def test_on_the_postgresql_queue_the_page_says_where_to_run_it_and_the_api_answers_503(postgres, tmp_path,
+                                                                                       fake_doctor):
+    """A deployment whose web processes only defer to `practice worker`s runs no playground: the page says so (in
+    its language) with Run off, and the API is a 503 with the same words; nothing is run."""
+    from html import unescape
+
+    from fastapi.testclient import TestClient
+
+    from tests.web.conftest import FIXTURE_COURSE
+    from web.app import create_app
+    from web.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=FIXTURE_COURSE, database_url=postgres.create(),
+                        sandbox="none", allow_unsandboxed=True, workers=1, secret_key="test-secret")
+    with TestClient(create_app(settings), base_url="http://testserver") as web:
+        assert web.app.state.queue_kind == "procrastinate"
+        for lang, words in (("en", "Run `practice doctor FILE` on your own machine"),
+                            ("zh", "请在你自己的机器上运行 `practice doctor FILE`")):
+            html = unescape(web.get(f"/playground?lang={lang}").text)
+            assert 'id="pg-on-workers"' in html and words in html and " disabled>" in html
+            refused = web.post(f"/api/playground?lang={lang}", json={"source": EXAMPLE})
+            assert refused.status_code == 503 and words in refused.json()["detail"]
+    assert fake_doctor[0] == []
+
+
+def test_where_the_web_process_grades_the_run_button_is_on(client):
+    html = client.get("/playground?lang=en").text
+    assert 'id="pg-on-workers"' not in html and 'Meta+Enter">Run</button>' in html

@@ -9,14 +9,13 @@ from __future__ import annotations
 import csv
 import io
 import re
-import shutil
 import time
 from html import unescape
 
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.web.conftest import FIXTURE_COURSE, wait_done
+from tests.web.conftest import wait_done
 from tests.web.hidden_grader import HiddenTestGrader
 from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
 from web.app import create_app
@@ -27,21 +26,8 @@ SMALL_ONLY = "def add_one(x):\n    return x + 1 if x > -100 else x\n"  # right o
 TIGHTER = "\n\ndef test_large_negative():\n    assert add_one(-1000) == -999\n"
 
 
-@pytest.fixture
-def course(tmp_path):
-    return shutil.copytree(FIXTURE_COURSE, tmp_path / "course")
-
-
-@pytest.fixture
-def grader(course):
-    return HiddenTestGrader(course)
-
-
-@pytest.fixture
-def client(settings, grader, course):
-    settings.exercises_dir = course
-    with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
-        yield c
+# course, grader and client: tests/web/conftest.py's, graded by the course copy's hidden tests
+pytestmark = pytest.mark.hidden_tests
 
 
 @pytest.fixture

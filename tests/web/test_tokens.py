@@ -53,6 +53,24 @@ def test_a_sign_in_link_becomes_a_token_that_submits_as_the_learner(client, memb
     assert 'data-origin="notebook"' in teacher.get(learner_path).text
 
 
+def test_the_class_csv_says_where_submissions_came_from(client, member, klass, teacher):
+    import csv
+    import io
+
+    bob, signin_token = member
+    token = trade(browser(client), signin_token).json()["token"]
+    cli = browser(client)
+    for origin in ("cli", "notebook", "cli"):
+        created = cli.post(SUBMIT, json={"source": WRONG, "origin": origin}, headers=bearer(token)).json()
+        wait_done_with(cli, created["id"], token)
+    wait_done(bob, bob.post(SUBMIT, json={"source": CORRECT}).json()["id"])
+    class_path, _ = klass
+    (line,) = csv.DictReader(io.StringIO(teacher.get(class_path + "/progress.csv").content.decode("utf-8-sig")))
+    assert line["add-one last origin"] == "browser"
+    assert line["add-one submissions by origin"] == "browser 1; cli 2; notebook 1"
+    assert line["add-one attempts"] == "4"
+
+
 def wait_done_with(client, submission_id: str, token: str) -> dict:
     client.headers.update(bearer(token))
     try:

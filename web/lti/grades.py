@@ -23,7 +23,7 @@ from sqlalchemy.engine import Engine
 
 from judge.report import Verdict
 from web.lti.launch import HTTP_TIMEOUT_S, SCORE_SCOPE
-from web.lti.registry import GradeTarget, LtiRegistry
+from web.lti.registry import GradeTarget, LtiRegistry, Platform
 from web.regrade import Regrades
 from web.tables import DONE, SubmissionRow
 
@@ -56,6 +56,21 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> bytes:
         return response.read()
 
 
+def access_token(registry: LtiRegistry, platform: Platform, scope: str) -> str:
+    """An access token of `platform` for `scope` (OAuth 2 client credentials with a JWT assertion signed with the
+    tool's key): the score scope here, the roster's in web.lti.roster."""
+    kid, pem = registry.signing_key()
+    now = int(time.time())
+    assertion = jwt.encode({"iss": platform.client_id, "sub": platform.client_id, "aud": platform.auth_token_url,
+                            "iat": now, "exp": now + 300, "jti": uuid.uuid4().hex}, pem, algorithm="RS256",
+                           headers={"kid": kid})
+    body = urlencode({"grant_type": "client_credentials",
+                      "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+                      "client_assertion": assertion, "scope": scope}).encode("ascii")
+    answer = json.loads(_post(platform.auth_token_url, body, {"Content-Type": "application/x-www-form-urlencoded"}))
+    return answer["access_token"]
+
+
 class GradeSender:
     """A queue listener: sends the learner's score on the exercise to every line item it goes to."""
 
@@ -78,19 +93,8 @@ class GradeSender:
                 self.registry.send_failed(target, target.sent_score, f"{type(exc).__name__}: {exc}")
 
     def token(self, target: GradeTarget) -> str:
-        """An access token for the score scope (client credentials with a signed JWT assertion)."""
-        kid, pem = self.registry.signing_key()
-        platform = target.platform
-        now = int(time.time())
-        assertion = jwt.encode({"iss": platform.client_id, "sub": platform.client_id, "aud": platform.auth_token_url,
-                                "iat": now, "exp": now + 300, "jti": uuid.uuid4().hex}, pem, algorithm="RS256",
-                               headers={"kid": kid})
-        body = urlencode({"grant_type": "client_credentials",
-                          "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
-                          "client_assertion": assertion, "scope": SCORE_SCOPE}).encode("ascii")
-        answer = json.loads(_post(platform.auth_token_url, body,
-                                  {"Content-Type": "application/x-www-form-urlencoded"}))
-        return answer["access_token"]
+        """An access token for the score scope."""
+        return access_token(self.registry, target.platform, SCORE_SCOPE)
 
     def send(self, target: GradeTarget, score: float, verdict: str | None) -> None:
         body = {"userId": target.sub, "scoreGiven": score, "scoreMaximum": 1.0,

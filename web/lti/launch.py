@@ -16,7 +16,12 @@ from web.lti.registry import LtiRegistry, Platform
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+MEMBERSHIP_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+DEEP_LINKING_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 RESOURCE_LINK = "LtiResourceLinkRequest"
+DEEP_LINKING = "LtiDeepLinkingRequest"
+INSTRUCTOR_ROLES = ("membership#Instructor", "membership#Administrator", "institution/person#Administrator")
 HTTP_TIMEOUT_S = 10
 LEEWAY_S = 60
 
@@ -31,7 +36,8 @@ class LtiRefused(Exception):
 
 @dataclass(frozen=True)
 class Launch:
-    """A verified resource-link launch."""
+    """A verified launch: a resource link (`message_type` RESOURCE_LINK) or a deep-linking request (DEEP_LINKING,
+    with the platform's `deep_linking` settings: where to return the chosen exercise)."""
 
     platform: Platform
     deployment_id: str
@@ -40,6 +46,14 @@ class Launch:
     name: str
     exercise_id: str | None
     lineitem: str | None
+    message_type: str = RESOURCE_LINK
+    roles: tuple[str, ...] = ()
+    memberships_url: str | None = None  # Names and Role Provisioning Services: the context's roster
+    deep_linking: dict | None = None
+
+    @property
+    def instructor(self) -> bool:
+        return any(role.endswith(INSTRUCTOR_ROLES) for role in self.roles)
 
 
 class KeySets:
@@ -116,9 +130,15 @@ def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: st
                               "the LMS")
     if claims.get(CLAIM + "version") != "1.3.0":
         raise LtiRefused(400, f"LTI version {claims.get(CLAIM + 'version')!r}: this tool speaks LTI 1.3.0")
-    if claims.get(CLAIM + "message_type") != RESOURCE_LINK:
-        raise LtiRefused(400, f"message type {claims.get(CLAIM + 'message_type')!r}: this tool takes "
-                              f"{RESOURCE_LINK} launches only")
+    message_type = claims.get(CLAIM + "message_type")
+    if message_type not in (RESOURCE_LINK, DEEP_LINKING):
+        raise LtiRefused(400, f"message type {message_type!r}: this tool takes {RESOURCE_LINK} and {DEEP_LINKING} "
+                              "launches")
+    settings = claims.get(DEEP_LINKING_CLAIM)
+    if message_type == DEEP_LINKING and not (isinstance(settings, dict) and
+                                              str(settings.get("deep_link_return_url", "")).startswith("http")):
+        raise LtiRefused(400, "a deep-linking request without deep_linking_settings.deep_link_return_url: the "
+                              "platform must say where the chosen exercise goes")
     deployment_id = str(claims.get(CLAIM + "deployment_id") or "")
     class_id = registry.deployment_class(platform.id, deployment_id)
     if class_id is None:
@@ -128,5 +148,12 @@ def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: st
     name = str(claims.get("name") or " ".join(str(claims.get(k) or "") for k in ("given_name", "family_name")))
     ags = claims.get(AGS_CLAIM) or {}
     lineitem = ags.get("lineitem") if isinstance(ags, dict) and SCORE_SCOPE in (ags.get("scope") or []) else None
-    return Launch(platform, deployment_id, class_id, str(claims["sub"]), name.strip(), exercise_of(claims),
-                  lineitem if isinstance(lineitem, str) else None)
+    roles = claims.get(CLAIM + "roles") or []
+    nrps = claims.get(NRPS_CLAIM) or {}
+    memberships = nrps.get("context_memberships_url") if isinstance(nrps, dict) else None
+    return Launch(platform, deployment_id, class_id, str(claims["sub"]), name.strip(),
+                  exercise_of(claims) if message_type == RESOURCE_LINK else None,
+                  lineitem if isinstance(lineitem, str) else None, message_type,
+                  tuple(str(r) for r in roles) if isinstance(roles, list) else (),
+                  memberships if isinstance(memberships, str) and memberships.startswith("http") else None,
+                  settings if message_type == DEEP_LINKING else None)

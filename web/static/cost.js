@@ -3,16 +3,26 @@
 (function () {
   "use strict";
 
-  function bytes(n) {
-    if (n < 1024) return n.toFixed(0) + " B";
-    if (n < 1024 * 1024) return (n / 1024).toFixed(1) + " KiB";
-    return (n / 1024 / 1024).toFixed(1) + " MiB";
+  // A byte count as text, by `units` (the page's T.byte_units, judge/cost_view.py's BYTE_UNITS: [name, size,
+  // decimals]): the largest unit not above the count, rounded half up in integers, as the report's Python does.
+  function bytes(n, units) {
+    let count = BigInt(Math.round(n));
+    const sign = count < 0n ? "-" : "";
+    if (count < 0n) count = -count;
+    let unit = units[0];
+    units.forEach((u) => { if (count >= BigInt(u[1])) unit = u; });
+    const [name, sizeNumber, decimals] = unit;
+    const size = BigInt(sizeNumber), scale = 10n ** BigInt(decimals);
+    const scaled = (2n * count * scale + size) / (2n * size);
+    const whole = scaled / scale, part = (scaled % scale).toString().padStart(decimals, "0");
+    return sign + whole.toString() + (decimals ? "." + part : "") + " " + name;
   }
   const WHO = ["learner", "reference", "starter"];
   const compiledBytes = (c) => c.bytes_estimate + c.eager_bytes_outside;
   const ok = (f) => f && !f.unavailable && f.eager && f.compiled;
 
   function panel(cost, T, el, fmt) {
+    const size = (n) => bytes(n, T.byte_units);
     const label = (who) => T["cost_" + who];
     const figures = WHO.map((who) => cost.figures.find((f) => f.who === who)).filter(Boolean);
     const timed = figures.some((f) => f.compiled_time);
@@ -24,7 +34,7 @@
       const c = f.compiled, e = f.eager;
       const n = c.kernels.length + " + " + c.extern_calls.length + (c.eager_ops_outside ? " + " + c.eager_ops_outside : "");
       const saved = compiledBytes(c) ? (e.bytes_read + e.bytes_written) / compiledBytes(c) : 0;
-      const cells = [e.ops, bytes(e.bytes_read + e.bytes_written), n, bytes(compiledBytes(c)), saved.toFixed(1) + "\u00d7"];
+      const cells = [e.ops, size(e.bytes_read + e.bytes_written), n, size(compiledBytes(c)), saved.toFixed(1) + "\u00d7"];
       if (timed) {
         const t = f.compiled_time, et = f.eager_time;
         cells.push(t ? (et ? et.median_us.toFixed(1) + " \u2192 " : "") + t.median_us.toFixed(1) + " \u00b1 " + t.spread_us.toFixed(1) : "");
@@ -50,7 +60,7 @@
       bars.map(([name, value, kind]) => el("div", {class: "cost-bar-row"},
         el("span", {class: "cost-bar-label"}, name),
         el("span", {class: "cost-bar-track"}, bar(kind, value)),
-        el("span", {class: "cost-bar-value"}, bytes(value)))));
+        el("span", {class: "cost-bar-value"}, size(value)))));
     const kernels = figures.filter(ok).map((f) => el("li", {}, label(f.who) + ": ",
       el("code", {}, f.compiled.kernels.concat(f.compiled.extern_calls).join(", ") || "\u2014")));
     return el("section", {class: "cost-view", "aria-label": T.cost_title},

@@ -59,8 +59,8 @@
       view.open = true;
       parts.push(view);
     }
-    if (report.cost) parts.push(el("details", {class: "cost"}, el("summary", {}, T.playground_cost),
-                                   el("pre", {class: "code"}, JSON.stringify(report.cost, null, 2))));
+    // the first call's figures, measured by the verifier: the exercise page's cost panel (static/cost.js)
+    if (report.cost && window.PracticeCost) parts.push(window.PracticeCost.panel(report.cost, T, el, fmt));
     parts.push(R.rawOutput(report));
     box.replaceChildren(...parts);
     editor.setMarks(marks);

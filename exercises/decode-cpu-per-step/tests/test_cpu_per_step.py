@@ -2,7 +2,7 @@
 mode="reduce-overhead" a CPU time per step within 3x of the reference's.
 
 The runner captures decode_step's graph on CUDA example inputs; the judge rebuilds it here, compiles it here
-with mode="reduce-overhead" and times it here (judge/checks/cost.py: fresh inputs for every timed batch, L2
+with mode="reduce-overhead" and times it here, sealed (judge/checks/cost.py: fresh inputs for every timed batch, L2
 flushed, warm-up, repeats until the relative standard error is small or a time cap; compile time apart), against
 the reference compiled and timed the same way in the same process.
 """
@@ -10,7 +10,7 @@ the reference compiled and timed the same way in the same process.
 import torch
 
 from judge.checks import assert_no_host_sync, assert_same, describe_tensor, once
-from judge.checks.cost import assert_time_at_most, timed_cost
+from judge.checks.cost import assert_time_at_most, learner_timed_cost, timed_cost
 from judge.i18n import T
 
 B, D, L = 4, 256, 8
@@ -41,7 +41,9 @@ def times(entry, reference):
         compiled(*args)
         index = compiled.calls[-1].graph
         gm, values = compiled.graphs[index].gm, compiled.inputs_for(index, *args)
-        mine = timed_cost(gm, fresh(values), mode="reduce-overhead", cpu_per_step=True)
+        # sealed, as every run of the learner's graph (judge.checks.sealed): on copies, the process state checked
+        mine = learner_timed_cost(gm, values, mode="reduce-overhead", cpu_per_step=True,
+                                  what=T.same("`decode_step`"))
         theirs = timed_cost(reference.decode_step, fresh(args), mode="reduce-overhead", cpu_per_step=True)
         return mine, theirs
 

@@ -1,10 +1,13 @@
 """The playground in a real browser, through the real runner and verifier: open it from an exercise page, run
 the example, see the graph break with PyTorch's registry id and the compiles' timeline, in both languages.
 
-Screenshots: playground-en.png and playground-zh.png in the screenshots folder (PRACTICE_SCREENSHOTS).
+Screenshots: playground-en.png and playground-zh.png, and the cost panel alone (playground-cost-en.png,
+playground-cost-zh.png), in the screenshots folder (PRACTICE_SCREENSHOTS).
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -57,5 +60,10 @@ def test_run_the_example_from_an_exercise_page(browser, live, page_errors, lang,
     page.locator(".pytorch-words").first.scroll_into_view_if_needed()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"playground-{lang}.png"), full_page=True)
+    # the first call's cost section, in the exercise page's panel (static/cost.js): yours only, no reference
+    panel = page.locator("#report .cost-view")
+    assert panel.locator(".cost-table tbody tr").count() == 1 and re.search(r"\d+ B\b", panel.inner_text())
+    panel.scroll_into_view_if_needed()
+    panel.screenshot(path=str(SCREENSHOTS / f"playground-cost-{lang}.png"))
     assert not page_errors, page_errors
     context.close()

@@ -1,0 +1,24 @@
+import torch
+
+
+def refine(h, w):
+    """The expensive correction: three matmuls. Only outliers need it."""
+    for _ in range(3):
+        h = h - 0.1 * torch.tanh(h @ w)
+    return h
+
+
+
+
+def _refine_once(h, w):
+    return h - 0.1 * torch.tanh(h @ w)  # one step of the three
+
+
+def _keep(h, w):
+    return h.clone()
+
+
+def step(x, w):
+    h = x * 2
+    h = torch.cond(h.abs().amax() > 4.0, _refine_once, _keep, (h, w))
+    return h * 0.5

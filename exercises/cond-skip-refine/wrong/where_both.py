@@ -1,0 +1,16 @@
+import torch
+
+
+def refine(h, w):
+    """The expensive correction: three matmuls. Only outliers need it."""
+    for _ in range(3):
+        h = h - 0.1 * torch.tanh(h @ w)
+    return h
+
+
+
+
+def step(x, w):
+    h = x * 2
+    h = torch.where(h.abs().amax() > 4.0, refine(h, w), h)  # both branches run on every call
+    return h * 0.5

@@ -1,0 +1,292 @@
+"""The server under hostile traffic (docs/security.md, "The web server under hostile traffic"): each test is one
+finding of a probe as a hostile learner or an outsider, and failed before its fix."""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import CORRECT, wait_done
+from tests.web.live import LiveServer, read_all
+from web.admission import address_key
+from web.app import create_app
+from web.offload import hash_slots
+from web.sessions import LEARNER_COOKIE
+
+SUBMIT = "/api/exercises/add-one/submissions"
+
+
+def wait_until(predicate, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        time.sleep(0.01)
+
+
+# 1. Password hashing happens off the event loop, a bounded number at once.
+
+def test_health_answers_while_sign_ins_are_hashing(settings, grader, monkeypatch):
+    """Argon2 ran inside `async def` routes on the only event loop: while a sign-in hashed, nothing else was
+    answered. Here every hash is held until the test lets it go: /healthz must answer meanwhile, and no more than
+    `password_hashes_at_once` hashes may run, the others waiting for a slot."""
+    settings.password_hashes_at_once = 2
+    gate, lock, inside = threading.Event(), threading.Lock(), []
+    entered = threading.Semaphore(0)
+
+    def held_verify(stored_hash, password):
+        with lock:
+            inside.append(password)
+        entered.release()
+        gate.wait(30)
+        return False
+
+    monkeypatch.setattr("web.classes.verify_password", held_verify)
+    app = create_app(settings, grade=grader)
+    with LiveServer(app, settings) as server, ThreadPoolExecutor(4) as pool:
+        sign_ins = [pool.submit(httpx.post, f"{server.url}/signin", data={"username": f"guess{i}", "password": "x" * 9},
+                                timeout=60) for i in range(4)]
+        try:
+            assert entered.acquire(timeout=15) and entered.acquire(timeout=15), "two sign-ins should be hashing"
+            wait_until(lambda: hash_slots(app).statistics().tasks_waiting == 2, "two sign-ins waiting for a slot")
+            health = httpx.get(f"{server.url}/healthz", timeout=15)
+            assert health.status_code == 200 and health.json()["status"] == "ok"
+            assert not gate.is_set() and len(inside) == 2  # answered while both hashes were still running
+        finally:
+            gate.set()
+        assert [f.result().status_code for f in sign_ins] == [401] * 4
+        assert len(inside) == 4
+
+
+# 2. Submission limits that a free cookie does not sidestep, a capped queue, a fair order.
+
+def cookieless_submit(client: TestClient):
+    client.cookies.clear()  # a new learner each time: a cookie costs nothing
+    return client.post(SUBMIT, json={"source": CORRECT})
+
+
+def test_cookieless_flood_from_one_address_is_refused(settings, grader):
+    """48 submissions without a cookie were all accepted (each one a new learner); one address now gets
+    `submissions_per_minute_per_address`, whatever learners it claims to be."""
+    settings.submissions_per_minute_per_address = 3
+    app = create_app(settings, grade=grader)
+    with TestClient(app, client=("10.0.0.1", 5000)) as flood:
+        assert [cookieless_submit(flood).status_code for _ in range(3)] == [202] * 3
+        refused = cookieless_submit(flood)
+        assert refused.status_code == 429
+        assert "from one address (10.0.0.1)" in refused.json()["detail"]
+        assert 1 <= int(refused.headers["retry-after"]) <= 60
+        other = TestClient(app, client=("10.0.0.2", 5000))  # another address keeps its own budget
+        assert cookieless_submit(other).status_code == 202
+
+
+def test_a_full_queue_refuses_with_retry_after(settings, grader):
+    """Nothing capped the queue; past `max_queued_submissions` waiting, a submission gets 429 and a retry time."""
+    settings.max_queued_submissions = 2
+    grader.gate.clear()
+    with TestClient(create_app(settings, grade=grader)) as client:
+        try:
+            assert cookieless_submit(client).status_code == 202
+            assert grader.started.wait(10)  # the one worker grades it: it no longer waits
+            assert [cookieless_submit(client).status_code for _ in range(2)] == [202, 202]
+            refused = cookieless_submit(client)
+            assert refused.status_code == 429
+            assert refused.json()["detail"] == "the grading queue is full (2 submissions waiting); try again in 30 s"
+            assert refused.headers["retry-after"] == "30"
+        finally:
+            grader.gate.set()
+
+
+def test_a_flood_from_one_address_does_not_starve_another(settings, grader):
+    """The embedded queue took submissions in arrival order: a learner behind a flood waited for all of it. It now
+    takes addresses in turn: the learner from another address is graded after one more of the flood's."""
+    grader.gate.clear()
+    app = create_app(settings, grade=grader)
+    with TestClient(app, client=("10.0.0.1", 5000)) as flood:
+        try:
+            ids = [cookieless_submit(flood).json()["id"]]
+            assert grader.started.wait(10)
+            ids += [cookieless_submit(flood).json()["id"] for _ in range(3)]
+            honest = TestClient(app, client=("10.0.0.2", 5000))
+            honest_id = honest.post(SUBMIT, json={"source": CORRECT}).json()["id"]
+        finally:
+            grader.gate.set()
+        store = app.state.store
+        wait_until(lambda: all(store.get(sid).status == "done" for sid in [*ids, honest_id]), "all graded")
+    assert grader.graded == [ids[0], ids[1], honest_id, ids[2], ids[3]]
+
+
+# 3. A foreign cookie does not cost the learner their identity.
+
+def test_a_cookie_the_stdlib_dislikes_keeps_the_learner(client):
+    """`prefs={"theme":"dark"}` (another app on the same host) stopped the strict parser: the learner was taken for a
+    new one and their cookie overwritten."""
+    first = client.post(SUBMIT, json={"source": CORRECT}).json()["id"]
+    wait_done(client, first)
+    mine = client.cookies[LEARNER_COOKIE]
+    client.cookies.clear()
+    header = f'prefs={{"theme":"dark"}}; {LEARNER_COOKIE}={mine}; other=1'
+    response = client.get("/api/exercises/add-one/submissions", headers={"cookie": header})
+    assert [s["id"] for s in response.json()] == [first]
+    assert not any(c.startswith(f"{LEARNER_COOKIE}=") for c in response.headers.get_list("set-cookie"))
+
+
+# 4. Read deadlines and a connection limit in the server.
+
+@pytest.fixture
+def quick_deadlines(settings):
+    settings.header_seconds, settings.body_seconds = 0.5, 0.5
+    return settings
+
+
+def test_slow_headers_get_408_and_the_connection_closed(quick_deadlines, grader):
+    """uvicorn has no deadline for a request's headers: a client trickling them held its connection forever."""
+    with LiveServer(create_app(quick_deadlines, grade=grader), quick_deadlines) as server, server.raw() as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        answer = read_all(sock)  # socket.timeout (15 s) if the server never closes
+        assert answer.startswith(b"HTTP/1.1 408 ")
+        assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200  # a prompt client is served
+
+
+def test_a_slow_body_gets_408_and_the_connection_closed(quick_deadlines, grader):
+    with LiveServer(create_app(quick_deadlines, grade=grader), quick_deadlines) as server, server.raw() as sock:
+        sock.sendall(b"POST " + SUBMIT.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: 100\r\n\r\n{\"source\": ")
+        assert read_all(sock).startswith(b"HTTP/1.1 408 ")
+        assert grader.graded == [] and grader.started.is_set() is False
+
+
+def test_the_deadlines_never_cut_a_slow_answer(quick_deadlines, grader):
+    """The deadlines are for reading requests: an event stream open longer than both still gets its verdict."""
+    grader.gate.clear()
+    with LiveServer(create_app(quick_deadlines, grade=grader), quick_deadlines) as server:
+        with httpx.Client(base_url=server.url, timeout=20) as client:
+            sid = client.post(SUBMIT, json={"source": CORRECT}).json()["id"]
+            with client.stream("GET", f"/api/submissions/{sid}/events") as events:
+                lines = events.iter_lines()
+                assert next(lines) == "event: queued"
+                assert grader.started.wait(10)
+                time.sleep(1.5)  # longer than header_seconds + body_seconds, on purpose: nothing to wait for
+                grader.gate.set()
+                assert "event: done" in list(lines)
+
+
+def test_connections_past_the_limit_get_503(settings, grader):
+    """Nothing limited connections; past `max_connections`, a request is answered 503 at once."""
+    settings.max_connections = 3
+    with LiveServer(create_app(settings, grade=grader), settings) as server:
+        held = [server.raw() for _ in range(3)]
+        try:
+            for sock in held:
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers not finished
+            wait_until(lambda: len(server.server.server_state.connections) == 3, "three connections held")
+            assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 503
+        finally:
+            for sock in held:
+                sock.close()
+        wait_until(lambda: not server.server.server_state.connections, "the held connections closed")
+        assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200
+
+
+# 5. Malformed JSON is a 4xx that says what is wrong.
+
+@pytest.mark.parametrize("body, says", [
+    ('{"source": "x", "n": ' + "9" * 5000 + "}", "a number of 5000 digits; the limit is 100"),
+    ('{"source": "x", "n": ' + "[" * 100_000 + "]" * 100_000 + "}", "levels deep, too deep to read"),
+])
+def test_huge_numbers_and_deep_nesting_are_422(client, body, says):
+    response = client.post(SUBMIT, content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert says in response.json()["detail"]
+
+
+# 6. Only the server's own host names are answered; links come from base_url.
+
+@pytest.mark.parametrize("base, status", [("http://evil.example:8000", 400), ("http://localhost:8000", 200),
+                                          ("http://127.0.0.1:8000", 200), ("http://[::1]:8000", 200),
+                                          ("http://practice.example.edu", 200), ("http://lab.school.example", 200)])
+def test_the_host_allowlist(settings, grader, base, status):
+    """A DNS-rebinding page sends its own name as Host; only configured names (and IP literals) are answered."""
+    settings.allowed_hosts, settings.base_url = ["*.school.example"], "https://practice.example.edu/"
+    with TestClient(create_app(settings, grade=grader), base_url=base) as client:
+        response = client.get("/healthz")
+    assert response.status_code == status
+    if status == 400:
+        assert "does not answer for host 'evil.example'" in response.json()["detail"]
+
+
+def test_default_hosts_are_localhost_and_addresses(settings, grader):
+    settings.allowed_hosts = []
+    with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as client:
+        assert client.get("/").status_code == 400
+
+
+def test_links_are_built_from_base_url(settings, grader):
+    """The class page's join link named whatever Host the request carried."""
+    settings.allowed_hosts, settings.base_url = [], "https://practice.example.edu"
+    app = create_app(settings, grade=grader)
+    app.state.classes.add_instructor("teacher", "a long password")
+    with TestClient(app, base_url="http://localhost:8000") as client:
+        assert client.post("/signin", data={"username": "teacher", "password": "a long password"},
+                           follow_redirects=False).status_code == 303
+        created = client.post("/teach/classes", data={"name": "A"}, follow_redirects=False)
+        page = client.get(created.headers["location"]).text
+    join_url = re.search(r'id="join-url" readonly value="([^"]+)"', page).group(1)
+    assert join_url.startswith("https://practice.example.edu/join/")
+
+
+# 7. Sign-in-link tokens stay out of the access log.
+
+def test_sign_in_tokens_stay_out_of_the_access_log(settings, grader):
+    records: list[str] = []
+    seen = threading.Event()
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record.getMessage())
+            seen.set()
+
+    app = create_app(settings, grade=grader)
+    with LiveServer(app, settings, log_level="info", access_log=True) as server:
+        handler = Keep()
+        logging.getLogger("uvicorn.access").addHandler(handler)
+        try:
+            link = f"{server.url}/signin/link/SECRET-link-token?token=tp_SECRET2"
+            assert httpx.get(link, timeout=10).status_code == 404
+            assert seen.wait(10)
+        finally:
+            logging.getLogger("uvicorn.access").removeHandler(handler)
+    assert not any("SECRET" in line for line in records), records
+    assert any("/signin/link/<redacted>?token=<redacted>" in line for line in records), records
+
+
+def test_concurrent_submissions_of_one_learner_queue_one(settings, grader):
+    """The routes run in threads now: the one-grading-at-a-time check and the store happen under one lock."""
+    grader.gate.clear()
+    with LiveServer(create_app(settings, grade=grader), settings) as server:
+        cookie = httpx.get(f"{server.url}/healthz", timeout=10).cookies[LEARNER_COOKIE]
+        try:
+            def post(_):
+                return httpx.post(f"{server.url}{SUBMIT}", json={"source": CORRECT}, cookies={LEARNER_COOKIE: cookie},
+                                  timeout=30).status_code
+            with ThreadPoolExecutor(6) as pool:
+                codes = sorted(pool.map(post, range(6)))
+        finally:
+            grader.gate.set()
+    assert codes == [202, 429, 429, 429, 429, 429]
+
+
+@pytest.mark.parametrize("address, key", [
+    ("10.0.0.1", "10.0.0.1"), ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+    ("2001:db8:1:2:ffff::9", "2001:db8:1:2::/64"),
+    ("::ffff:10.0.0.1", "10.0.0.1"), ("testclient", "testclient")])
+def test_an_ipv6_address_counts_as_its_64(address, key):
+    """A host given an IPv6 /64 can send from any of its 2**64 addresses: the per-address budget is the network's."""
+    assert address_key(address) == key
