@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.paths import EXERCISES_DIR, PROJECT_ROOT  # noqa: E402
+from judge.paths import EXERCISES_DIR, PROJECT_ROOT
 
 EXERCISES = ("cudagraph-keep-outputs", "cudagraph-skipped-step", "triton-fused-add-rmsnorm")
 TARGETS = {"reference": 6.0, "other": 10.0}  # warm medians, seconds (issue 24)

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import sys
 import time
@@ -34,11 +33,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge import grade, load_exercise  # noqa: E402
-from judge.paths import EXERCISES_DIR  # noqa: E402
-from judge.report import Verdict  # noqa: E402
-from judge.grading import make_sandbox  # noqa: E402
-from sandbox import Sandbox  # noqa: E402
+from judge import grade, load_exercise
+from judge.grading import make_sandbox
+from judge.paths import EXERCISES_DIR
+from judge.report import Verdict
+from sandbox import Sandbox
 
 EXERCISE = "graph-break-step"
 INDUCTOR_EXERCISE = "fuse-rmsnorm-silu"
@@ -96,7 +95,8 @@ def timed(sandbox, exercise, source: str, runs: int) -> list[float]:
         report = grade(exercise, source, sandbox=sandbox)
         times.append(time.perf_counter() - started)
         if report.verdict is not Verdict.ACCEPTED:
-            raise SystemExit(f"expected ACCEPTED, got {report.verdict.value}: {report.summary}\n{report.stderr[-2000:]}")
+            raise SystemExit(f"expected ACCEPTED, got {report.verdict.value}: {report.summary}\n"
+                             f"{report.stderr[-2000:]}")
     return times
 
 

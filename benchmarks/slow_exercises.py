@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge import grade, load_exercise  # noqa: E402
-from judge.paths import EXERCISES_DIR  # noqa: E402
-from judge.grading import make_sandbox  # noqa: E402
+from judge import grade, load_exercise
+from judge.grading import make_sandbox
+from judge.paths import EXERCISES_DIR
 
 DEFAULT_IDS = ["fuse-rmsnorm-silu", "compile-cache-artifacts"]
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import shutil
 import statistics
@@ -40,8 +39,11 @@ os.environ["TMPDIR"] = str(PRIVATE_TMP)
 # Sandbox uids of their own (the test suite uses 61000 and 62000+), so that leftovers are this run's.
 os.environ.setdefault("PRACTICE_UID_BASE", "58000")
 
-from tests.cheats.test_cheats import CHEATS, HERE as CHEATS_DIR  # noqa: E402
-from tests.cheats.test_cheats import make_course as make_cheat_course  # noqa: E402
+from tests.cheats.test_cheats import (  # noqa: E402
+    CHEATS,
+    HERE as CHEATS_DIR,
+    make_course as make_cheat_course,
+)
 
 FAKE = ROOT / "tests" / "fake_course" / "add-one"
 ADD_ONE_SECONDS = 20  # add-one's time limit here (--add-one-seconds): a time-limit submission costs this much; an
@@ -315,7 +317,8 @@ def main() -> int:
     leaks["processes after close"] = descendants()
 
     print(f"\n{len(items)} submissions in {soak_seconds:.0f} s ({len(items) / soak_seconds:.2f}/s) by "
-          f"{args.learners} learners on {args.workers} workers; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on "
+          f"{args.learners} learners on {args.workers} workers; "
+          f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on "
           f"{os.cpu_count()} cores")
     by_kind: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for (kind, verdict), n in counts.items():
@@ -335,7 +338,8 @@ def main() -> int:
     for label, times, load in (("before", before, load_before), ("after", after, load_after)):
         print(f"  {label:<8}{statistics.median(times):>8.3f}s{p95(times):>8.3f}s{min(times):>8.3f}s"
               f"{max(times):>8.3f}s   {' '.join(f'{x:.1f}' for x in load)}")
-    print(f"  after/before median {a / b:.2f}x ({'not judged in --small' if args.small else 'SLOWER' if slow else 'ok'})")
+    judged = 'not judged in --small' if args.small else 'SLOWER' if slow else 'ok'
+    print(f"  after/before median {a / b:.2f}x ({judged})")
     print(f"processes under the server while up: {workers_up} (the warm workers)")
     for what, found in leaks.items():
         print(f"left behind, {what}: {len(found)}" + (f" {found[:5]}" if found else ""))

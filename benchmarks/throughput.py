@@ -16,7 +16,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import httpx
@@ -117,7 +116,8 @@ def main() -> None:
                  GROUP BY s.id"""), {"ids": ids}).all()
         waits, totals = sorted(float(r[0]) for r in rows), sorted(float(r[1]) for r in rows)
         p95 = lambda xs: xs[min(len(xs) - 1, round(0.95 * len(xs)) - 1)]  # noqa: E731
-        print(f"burst of {args.burst} (16 at a time) with 3 workers: wait before grading median {statistics.median(waits):.2f} s, "
+        print(f"burst of {args.burst} (16 at a time) with 3 workers: "
+              f"wait before grading median {statistics.median(waits):.2f} s, "
               f"p95 {p95(waits):.2f} s; submission to verdict median {statistics.median(totals):.2f} s, "
               f"p95 {p95(totals):.2f} s")
     finally:

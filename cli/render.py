@@ -101,7 +101,7 @@ def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | 
             if diag.reason:
                 console.print(f"     [yellow]{say(DYNAMO_REASON, lang)}[/] "
                               f"{escape(diag.reason.splitlines()[0][:200])}")
-            if diag.pytorch is not None:  # PyTorch's registry words for the break (judge/breaks.py)
+            if diag.pytorch is not None:  # PyTorch's registry words for the break (judge/break_registry.py)
                 console.print(f"     [yellow]{say(PYTORCH_SAYS, lang)}[/] {diag.pytorch.gb_id} · "
                               f"{escape(diag.pytorch.title)} — {escape(diag.pytorch.url)}", soft_wrap=True)
         if diag.kind == "mismatch" and diag.first_mismatches:

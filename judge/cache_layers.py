@@ -11,7 +11,7 @@ Two layers per torch/compiler/CPU configuration (the key in their names):
   finds the precompiled header and needs no ISA probe.
 
 `start_build` builds whichever is missing in a background thread (a server keeps serving meanwhile: a run uses a
-layer only once it is complete); `build` does it in the caller's thread (`practice check`). What a server needs
+layer only once it is complete); `build` does it in the caller's thread (`practice prove`). What a server needs
 first is built first: the base layer (every runner's) before the full one, and the full layer's references in
 course order. A build runs at a low CPU priority (`BUILD_NICE`), so that a grading meanwhile takes about as long
 as one on a server without layers; `LayerProgress` says what is still being built (for /healthz and the pages).

@@ -28,7 +28,7 @@ SECTION_TIME_CAP_S = 2.0  # per function and way: the section is display only, a
 def learner_graph(spec: CostSpec, args: list):
     """The learner's entry point compiled in the runner on inputs like `args`, its one graph rebuilt here:
     (graph module, the values it takes, its output here). Raises CheckFailure as a check would."""
-    compiled = remote.RemoteCompiled(remote.entry_ref(), {"fullgraph": True}, what=remote.YOUR_FUNCTION)
+    compiled = remote.entry_ref().compile(fullgraph=True, what=remote.YOUR_FUNCTION)
     output = compiled(*args)
     index = compiled.calls[-1].graph
     return compiled.graphs[index].gm, compiled.inputs_for(index, *args), output

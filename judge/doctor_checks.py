@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import torch
 
-from judge import breaks, guard_origin, remote
+from judge import break_registry, guard_origin, remote
 from judge.checks.failures import CheckFailure
 from judge.compiler_view import describe_inputs
 from judge.i18n import T
+from judge.protocol import Request
 from judge.report import ErrorDiagnostic, GraphBreakDiagnostic
 
 MAX_CALLS = 16
@@ -46,8 +47,8 @@ def _calls(config: dict) -> list[tuple]:
 
 
 def _breaks(entry: remote.Ref, args: tuple, dynamic) -> list[GraphBreakDiagnostic]:
-    answer = remote.client().request("explain", target=entry.spec, args=remote._encode_arg(args),
-                                     options={"dynamic": dynamic})
+    answer = remote.current().runner.request(Request.EXPLAIN, target=entry.spec, args=remote.encode_arg(args),
+                                             options={"dynamic": dynamic})
     if answer.get("error"):
         remote.raise_learner_error(answer["error"], remote.YOUR_FUNCTION)
     found = []
@@ -56,20 +57,21 @@ def _breaks(entry: remote.Ref, args: tuple, dynamic) -> list[GraphBreakDiagnosti
             found.append(GraphBreakDiagnostic.model_validate(item))
         except ValueError:
             raise remote.Protocol(T("malformed graph-break description")) from None
-    return breaks.enrich(found)
+    return break_registry.enrich(found)
 
 
 def _compile_each(entry: remote.Ref, calls: list[tuple], config: dict, findings: dict) -> None:
-    client, view = remote.client(), remote.CLIENT.get("view")
-    session = remote.RemoteCompiled(entry, {"dynamic": config.get("dynamic")})  # holds the rebuilt graphs
+    grading = remote.current()
+    client, view = grading.runner, grading.view
+    session = entry.compile(dynamic=config.get("dynamic"))  # holds the rebuilt graphs
     client.reset()
     todo: list[tuple[int, tuple]] = []  # (graph, the call that made it): compiled here by Inductor at the end
     for args in calls:
-        answer = client.request("compile", session=session.session, target=entry.spec,
-                                options={"dynamic": config.get("dynamic")}, args=remote._encode_arg(args),
+        answer = client.request(Request.COMPILE, session=session.session, target=entry.spec,
+                                options=session.options, args=remote.encode_arg(args),
                                 kwargs={"dict": {}}, mark_dynamic=[])
         before = len(session.graphs)
-        session._take_graphs(answer.get("graphs", []))
+        session.take_graphs(answer.get("graphs", []))
         reasons = answer.get("recompiles", [])
         reasons = [str(r)[:500] for r in reasons[:20]] if isinstance(reasons, list) else []
         origins = guard_origin.from_runner(answer.get("guard_origins"))
@@ -152,9 +154,10 @@ def _cost_section(args: tuple, measured: list):
 def run(config: dict) -> None:
     """The playground's one check: what Dynamo does with the user's function on the user's inputs."""
     findings: dict = {"calls": 0, "breaks": [], "origins": [], "notes": [], "error": None}
-    remote.CLIENT["doctor"] = findings
-    if remote.CLIENT.get("view") is not None:
-        remote.CLIENT["view"].start_test("")  # the timeline's calls are the user's, not a test's
+    grading = remote.current()
+    grading.doctor = findings
+    if grading.view is not None:
+        grading.view.start_test("")  # the timeline's calls are the user's, not a test's
     entry = remote.entry_ref()
     try:
         calls = _calls(config)
@@ -162,7 +165,7 @@ def run(config: dict) -> None:
         findings["breaks"] = [b.model_dump(mode="json") for b in _breaks(entry, calls[0], config.get("dynamic"))]
         _compile_each(entry, calls, config, findings)
     except CheckFailure as exc:  # the user's code failed: described, as a grading would, not judged
-        diagnostics = breaks.enrich(list(exc.diagnostics))
+        diagnostics = break_registry.enrich(list(exc.diagnostics))
         message = exc.message if isinstance(exc.message, T) else T.same(str(exc.message))
         error = next((d for d in diagnostics if isinstance(d, ErrorDiagnostic)), None)
         findings["error"] = {"message": message.render("en"), "message_zh": message.render("zh"),

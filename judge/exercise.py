@@ -60,7 +60,7 @@ class PinnedSolution(_Strict):
     break_id: str | None = Field(None, pattern=r"^GB\d{4}$", description="For a GRAPH_BREAK: the id in PyTorch's "
                                  "graph-break registry (torch/_dynamo/graph_break_registry.json) of the break its "
                                  "failing check reports, e.g. 'GB0170'; its proof fails when torch classifies the "
-                                 "break otherwise (judge/breaks.py). Required where the report names an id.")
+                                 "break otherwise (judge/break_registry.py). Required where the report names an id.")
     why: str = Field("", description="What is wrong with it, for instructors.")
 
 

@@ -11,6 +11,7 @@
 - `public`: the exercise's public module (public.py), imported here too.
 - `reference`: the exercise's reference solution as a module (imported on first use, here).
 - `starter`: the starter (the original code) as a module (imported on first use, here).
+- `grading`: this grading's `judge.remote.GradingContext` (operator providers, the exercise's modules).
 Dynamo is reset and its counters cleared around every test; the random seed is fixed per test.
 """
 
@@ -20,7 +21,6 @@ import pytest
 import torch
 
 from judge import remote
-from judge.loaded import LOADED
 
 
 @pytest.fixture
@@ -34,18 +34,23 @@ def learner():
 
 
 @pytest.fixture
-def public():
-    return LOADED.exercise_module("exercise_public")
+def grading() -> remote.GradingContext:
+    return remote.grading()
 
 
 @pytest.fixture
-def reference():
-    return LOADED.exercise_module("reference")
+def public(grading):
+    return grading.exercise_module("exercise_public")
 
 
 @pytest.fixture
-def starter():
-    return LOADED.exercise_module("starter")
+def reference(grading):
+    return grading.exercise_module("reference")
+
+
+@pytest.fixture
+def starter(grading):
+    return grading.exercise_module("starter")
 
 
 @pytest.fixture(autouse=True)
@@ -53,9 +58,10 @@ def _fresh_compiler_state(request):
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     torch.manual_seed(0)
-    remote.reset_runner()
-    if remote.CLIENT.get("view") is not None:  # the compiler's view's timeline names the test of each call
-        remote.CLIENT["view"].start_test(request.node.name)
+    grading = remote.grading()
+    grading.reset_runner()
+    if grading.view is not None:  # the compiler's view's timeline names the test of each call
+        grading.view.start_test(request.node.name)
     yield
     torch.compiler.set_stance("default")
     torch._dynamo.reset()

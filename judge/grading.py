@@ -173,7 +173,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
 
 def _gone_message(outcome: RunOutcome | None) -> dict:
     """The fields of `runner_gone`: why the runner ended, as a `RunnerEnd` cause the verifier words
-    (judge.remote.gone_reason), and in English."""
+    (judge.remote.failures.gone_reason), and in English."""
     if outcome is None:
         return {"cause": RunnerEnd.START.value, "reason": "your code's process could not start"}
     if outcome.timed_out or outcome.cpu_exceeded:

@@ -1,5 +1,6 @@
 """The exercise's own modules in the verifier (reference, starter, public; imported on demand), and the
-import helpers the runner uses for the learner's file."""
+import helpers the runner uses for the learner's file. A grading's `Loaded` lives in its
+`judge.remote.GradingContext` (`grading.exercise`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from types import ModuleType
 
 @dataclass
 class Loaded:
+    """The exercise's modules of one grading, kept as source until a test asks for one."""
+
     entry_point: str = ""
     # name -> source text of an exercise module ("reference", "starter", "exercise_public"), kept in memory:
     # they never touch the verifier's disk, and are imported only when a test asks for them.
@@ -26,9 +29,6 @@ class Loaded:
                 raise LookupError(f"this exercise has no {name} module")
             self.modules[name] = load_source(name, self.sources[name])
         return self.modules[name]
-
-
-LOADED = Loaded()
 
 
 def load_source(name: str, text: str) -> ModuleType:

@@ -55,9 +55,9 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
 
 def explained(diagnostics: list) -> list:
     """A failure's diagnostics with PyTorch's words for each graph break and the origin of each failed guard."""
-    from judge import breaks, guard_origin, remote
+    from judge import break_registry, guard_origin, remote
 
-    return guard_origin.enrich(breaks.enrich(list(diagnostics)), remote.CLIENT.get("view"))
+    return guard_origin.enrich(break_registry.enrich(list(diagnostics)), remote.current().view)
 
 
 def with_guard_origin(message, diagnostics: list):

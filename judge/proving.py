@@ -32,7 +32,7 @@ class Proof:
 
     @property
     def break_ids(self) -> list[str]:
-        """The graph-break registry ids the first failing check reports (judge/breaks.py)."""
+        """The graph-break registry ids the first failing check reports (judge/break_registry.py)."""
         failure = self.report.first_failure()
         return [d.gb_id for d in (failure.diagnostics if failure else [])
                 if isinstance(d, GraphBreakDiagnostic) and d.gb_id]

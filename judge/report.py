@@ -156,8 +156,9 @@ class SourceLocation(BaseModel):
 
 
 class PyTorchWords(Localized):
-    """What PyTorch's graph-break registry says of one break type (judge/breaks.py): its id, title, explanation and
-    hints, and the page of that id; Chinese from the judge's catalogue of registry ids, English from the registry."""
+    """What PyTorch's graph-break registry says of one break type (judge/break_registry.py): its id, title,
+    explanation and hints, and the page of that id; Chinese from the judge's catalogue of registry ids, English from
+    the registry."""
 
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("title", "explanation", "hints")
     gb_id: str = Field(description="The registry id, e.g. 'GB0170'.")

@@ -1,4 +1,4 @@
-"""The statement's contract section against the exercise's `[contract]` (`practice check` runs it).
+"""The statement's contract section against the exercise's `[contract]` (`practice prove` runs it).
 
 A learner reads the promise in the statement ("## 约定" / "## Contract"); the hidden contract checks test the
 declaration in exercise.toml. The two must agree, in both languages: every input the declaration names is

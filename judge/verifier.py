@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from judge import protocol, remote
+from judge.checks.failures import CheckFailure
 from judge.checks.logs import artifact_log, enable_artifact
 from judge.compiler_view import ViewBuilder
 from judge.i18n import T, in_code
@@ -50,7 +51,6 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     """Grade with the hidden tests; every outcome goes to the channel."""
     import pytest
 
-    from judge.loaded import LOADED
     from judge.plugin import Collector, SilentTerminal
 
     channel = Channel(result_fd, job.nonce)
@@ -58,18 +58,18 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     client = remote.RunnerClient(channel.send, stdin.fd, deadline=started + job.runner_seconds + 5,
                                  buffered=stdin.buffer)
     view = ViewBuilder()
-    remote.CLIENT.update(client=client, op_namespaces=tuple(job.op_namespaces), contract=job.contract, view=view)
+    grading = remote.begin(client=client, op_namespaces=tuple(job.op_namespaces), contract=job.contract, view=view)
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
         if not rel.startswith("tests/"):
-            continue  # the reference and the starter stay in memory (LOADED.sources), never on disk
+            continue  # the reference and the starter stay in memory (grading.exercise.sources), never on disk
         path = hidden / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    LOADED.sources.update({"reference": job.files[job.reference], "starter": job.files[job.starter]})
+    grading.exercise.sources.update({"reference": job.files[job.reference], "starter": job.files[job.starter]})
     if job.public:
-        LOADED.sources["exercise_public"] = job.public
-    LOADED.entry_point = job.entry_point
+        grading.exercise.sources["exercise_public"] = job.public
+    grading.exercise.entry_point = job.entry_point
     from judge.checks.locations import register_learner_file
 
     register_learner_file(job.filename, job.filename)  # names in the runner's stacks are already this one
@@ -96,7 +96,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
             return []
         try:
             answer = client.request(Request.TAMPER)
-        except remote.CheckFailure:
+        except CheckFailure:
             return []
         return tamper_problems(answer)
 
@@ -119,7 +119,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     with artifact_log("output_code") as generated:
         exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
-        cost = _cost_section(job, client, lambda: channel.send(VerifierSays.RUNNER_RELEASED)) if measured else None
+        cost = _cost_section(job, grading, lambda: channel.send(VerifierSays.RUNNER_RELEASED)) if measured else None
     for record in generated:
         message = record.getMessage()
         if message.startswith("Output code:"):
@@ -138,23 +138,22 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     compiler = view.view()
     if compiler is not None:
         channel.send(VerifierSays.COMPILER, view=compiler.model_dump(mode="json"))
-    if remote.CLIENT.get("doctor") is not None:  # a playground run's findings (judge/doctor_checks.py)
-        channel.send(VerifierSays.DOCTOR, findings=remote.CLIENT["doctor"])
+    if grading.doctor is not None:  # a playground run's findings (judge/doctor_checks.py)
+        channel.send(VerifierSays.DOCTOR, findings=grading.doctor)
     channel.send(VerifierSays.DONE)
 
 
-def _cost_section(job, client, release_runner):
+def _cost_section(job, grading: remote.GradingContext, release_runner):
     """The report's cost section (judge/cost_section.py), or None where it cannot be made; never a verdict.
     `release_runner` ends the runner once the learner's graph is here: its wall clock does not pay for the rest."""
     from judge.cost_section import measure
     from judge.cost_spec import CostSpec
-    from judge.loaded import LOADED
 
-    if client.gone:
+    if grading.runner.gone:
         return None
     try:
-        reference = getattr(LOADED.exercise_module("reference"), job.entry_point)
-        starter = getattr(LOADED.exercise_module("starter"), job.entry_point, None)
+        reference = getattr(grading.exercise_module("reference"), job.entry_point)
+        starter = getattr(grading.exercise_module("starter"), job.entry_point, None)
         return measure(CostSpec.model_validate(job.cost), reference, starter, release_runner=release_runner,
                        known=job.cost_known)
     except Exception as exc:  # noqa: BLE001 - the section is display only

@@ -16,8 +16,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from judge.report import ProgressEvent, Report
 

@@ -17,7 +17,6 @@ from markupsafe import Markup, escape
 
 from judge.i18n import T, text
 from judge.report import VERDICT_NAME, Report, localized
-
 from practice import words
 
 TEMPLATES = Path(__file__).parent / "templates"

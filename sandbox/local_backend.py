@@ -92,7 +92,7 @@ class LocalWorker(ProcessWorker, Worker):
 
 
 class LocalSandbox(WarmSandbox):
-    """Warm local workers (one per pool by default): `practice --watch`, `practice check`, the test suite."""
+    """Warm local workers (one per pool by default): `practice --watch`, `practice prove`, the test suite."""
 
     name = "local"
 

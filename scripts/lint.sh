@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ruff (style, imports, likely bugs) and mypy (names, attributes, calls) on judge/, sandbox/, cli/ and web/.
+# ruff (style, imports, likely bugs) on the packages, tests/, the exercises' hidden tests and benchmarks/, and
+# mypy (names, attributes, calls) on judge/, sandbox/, cli/ and web/.
 # Their settings are in pyproject.toml. Extra arguments go to ruff, e.g. scripts/lint.sh --fix.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -64,7 +64,7 @@ def _drop(server: str, name: str) -> None:
     try:
         with _admin(server) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    except Exception:  # the server stopped first: the cluster goes with it
+    except Exception:  # noqa: BLE001 - the server stopped first: the cluster goes with it
         pass
 
 

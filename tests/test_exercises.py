@@ -26,7 +26,7 @@ def _params():
     for exercise in load_course(EXERCISES):
         for kind, path, verdict, check in cases(exercise):
             marks = [] if (exercise.id, kind) in QUICK else [pytest.mark.slow]
-            if exercise.needs_cuda:  # proven on a GPU machine (practice check there); skipped elsewhere, with why
+            if exercise.needs_cuda:  # proven on a GPU machine (practice prove there); skipped elsewhere, with why
                 marks.append(pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"))
             params.append(pytest.param(exercise, kind, path, verdict, check, marks=marks,
                                        id=f"{exercise.id}:{path}"))
@@ -38,9 +38,10 @@ def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, 
     fresh = backend_for(exercise, "local") != "local"  # a GPU exercise: fresh processes, never forks
     report = grade(exercise, exercise.read(path), filename=Path(path).name,
                    sandbox=make_sandbox("none") if fresh else local,
-                   stop_after_first_failure=kind in ("starter", "wrong"))  # as `practice check` proves it
+                   stop_after_first_failure=kind in ("starter", "wrong"))  # as `practice prove` proves it
     proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), not exercise.needs_cuda)
-    # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and in English (a failing
+    # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and
+    # in English (a failing
     # proof's first failure; an accepted one's every check title).
     assert proof.ok, proof.problem()
 

@@ -8,7 +8,7 @@ goes to `gpu`; read through `getattr` so that exercises of a format without the 
 from __future__ import annotations
 
 QUEUES = ("cpu", "gpu")
-NEEDS_CUDA = "needs a CUDA GPU"  # how the lists (CLI and web) and `practice check` say it
+NEEDS_CUDA = "needs a CUDA GPU"  # how the lists (CLI and web) and `practice prove` say it
 
 
 def needs_cuda(exercise) -> bool:

@@ -159,11 +159,10 @@ def _seed_isa_probes(cache_dir: Path) -> None:
 def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
     """{"build": {type, size, changed | error}, "serve": {load_error | counters, output}}; "serve" only after bytes
     from a build that left no global setting changed."""
+    import judge
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
     from judge.checks.locations import to_display_names
-
-    import judge
 
     learner = sys.modules[build_artifacts.__module__].__file__
     judge_dir = str(Path(judge.__file__).resolve().parent.parent)  # so that the build process can import judge.tamper

@@ -14,6 +14,7 @@ def opcheck(name: str, overload: str, *args) -> dict[str, str]:
         op = getattr(getattr(torch.ops.ext, name), overload)
         results = torch.library.opcheck(op, args, raise_exception=False)
     except Exception as exc:  # noqa: BLE001 - opcheck itself can fail on a broken registration
-        return {"opcheck": f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ''}"}
+        first = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
+        return {"opcheck": f"{type(exc).__name__}: {first}"}
     return {str(test): "SUCCESS" if outcome == "SUCCESS" else (str(outcome).strip() or type(outcome).__name__)[:2000]
             for test, outcome in results.items()}

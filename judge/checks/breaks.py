@@ -9,7 +9,7 @@ import re
 
 import torch
 
-from judge import breaks
+from judge import break_registry
 from judge.checks.locations import learner_frames, stack_locations
 from judge.i18n import T, in_code
 from judge.report import GraphBreakDiagnostic
@@ -79,7 +79,7 @@ def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
     reason = short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
     return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
                                 location=stack[-1] if stack else None, user_stack=stack,
-                                gb_id=breaks.classify(str(exc), getattr(exc, "gb_type", None)))
+                                gb_id=break_registry.classify(str(exc), getattr(exc, "gb_type", None)))
 
 
 def graph_break_message(diag: GraphBreakDiagnostic, what: T | str) -> T:

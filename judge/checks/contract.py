@@ -40,7 +40,7 @@ SCALES = {
 
 def contract() -> dict | None:
     """The contract of the exercise being graded (set by the verifier from the job), or None."""
-    return remote.CLIENT.get("contract")
+    return remote.current().contract
 
 
 class ContractRun:
@@ -48,11 +48,9 @@ class ContractRun:
 
     def __init__(self, spec: dict, entry, expected_fn):
         self.spec, self.expected_fn = spec, expected_fn
-        options = {"fullgraph": bool(spec.get("fullgraph", True))}
-        if spec.get("dynamic") is not None:
-            options["dynamic"] = bool(spec["dynamic"])
-        self.compiled = remote.RemoteCompiled(entry, options, what=T("your compiled function"),
-                                              local_backend=spec.get("local_backend"))
+        dynamic = None if spec.get("dynamic") is None else bool(spec["dynamic"])
+        self.compiled = entry.compile(fullgraph=bool(spec.get("fullgraph", True)), dynamic=dynamic,
+                                      what=T("your compiled function"), local_backend=spec.get("local_backend"))
         self.graph_for: dict = {}  # signature -> (graph index, output spec)
         self.round_trips = 0
 

@@ -7,12 +7,12 @@ deterministic flags, thread counts, compiler config) is asked of the runner afte
 
 from judge.checks import contract as c
 from judge.i18n import T
-from judge.loaded import LOADED
+from judge.remote import grading
 
 
 def _run(entry):
-    spec = c.contract()
-    expected = getattr(LOADED.exercise_module(spec.get("compare_with", "starter")), LOADED.entry_point)
+    spec, exercise = c.contract(), grading().exercise
+    expected = getattr(exercise.exercise_module(spec.get("compare_with", "starter")), exercise.entry_point)
     return spec, c.ContractRun(spec, entry, expected)
 
 

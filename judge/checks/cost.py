@@ -26,7 +26,7 @@ from judge.report import CostFigures, GraphDiagnostic, TimedCost
 def learner_cost(entry, *args, mode: str = "default", what=None) -> CostFigures:
     """The learner's `entry` compiled in the runner (fullgraph) on inputs like `args`; its graph rebuilt and
     measured here on `args`: eager ATen ops and bytes, Inductor's kernels and byte estimate."""
-    compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what=what or remote.YOUR_FUNCTION)
+    compiled = entry.compile(fullgraph=True, what=what or remote.YOUR_FUNCTION)
     compiled(*args)
     index = compiled.calls[-1].graph
     gm, values = compiled.graphs[index].gm, compiled.inputs_for(index, *args)

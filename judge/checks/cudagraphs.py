@@ -1,7 +1,7 @@
 """CUDA graphs (`mode="reduce-overhead"`) as the verifier sees them, on graphs it rebuilt and compiles itself.
 
 `reduce_overhead_backend()` is the backend `torch.compile(mode="reduce-overhead")` builds (Inductor with CUDA
-graph trees): pass it as `RemoteCompiled(..., local_backend=...)`. `CudagraphWatch` says what Inductor's
+graph trees): pass it as `entry.compile(..., local_backend=...)`. `CudagraphWatch` says what Inductor's
 CUDA-graph layer decided while it was active: the skips with their reasons ("skipping cudagraphs due to cpu
 device (arange)", "... mutated inputs (1 instances)") and the partitions (Inductor splits a graph around work
 a CUDA graph cannot hold and captures only the GPU pieces). `recorded_cuda_graphs()` counts the graphs the

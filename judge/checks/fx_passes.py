@@ -80,11 +80,8 @@ def apply_remote_pass(pass_ref, gm: torch.fx.GraphModule, name: T | str = T("you
 
     try:
         answer = remote.call_printing(pass_ref, gm, what=name, keep=True)
-    except remote.Protocol as exc:
-        if "graph from your code's process is malformed" not in str(exc):
-            raise
-        detail = str(exc).split("malformed: ", 1)[-1]
-        raise WrongAnswer(_invalid_graph(name, detail)) from None
+    except remote.MalformedGraph as exc:
+        raise WrongAnswer(_invalid_graph(name, exc.detail)) from None
     result = answer.value
     if not isinstance(result, torch.fx.GraphModule):
         kind = answer.type_name or type(result).__name__

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import torch
 import torch.fx
 
-from judge import breaks
+from judge import break_registry
 from judge.checks.breaks import (
     explain_reason,
     graph_break_from_exception,
@@ -71,8 +71,8 @@ def compile_one_graph(fn, *args, dynamic=None, backend="eager",
     from judge import remote
 
     if isinstance(fn, remote.Ref):
-        compiled = remote.RemoteCompiled(fn, {"fullgraph": True, "dynamic": dynamic, **compile_kwargs}, what=what,
-                                         mutates_args=mutates_args)
+        compiled = fn.compile(fullgraph=True, dynamic=dynamic, what=what, mutates_args=mutates_args,
+                              **compile_kwargs)
         output = compiled(*args)
         if compiled.frame_count != 1:
             raise GraphBreak(_one_graph_expected(what, compiled.frame_count), [])
@@ -126,7 +126,7 @@ def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
         if loc is None and at and is_learner_file(at.group(1)):
             loc = location(at.group(1), int(at.group(2)))
         found.append(GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
-                                          location=loc, user_stack=stack, gb_id=breaks.classify(text)))
+                                          location=loc, user_stack=stack, gb_id=break_registry.classify(text)))
     return found
 
 
@@ -159,7 +159,7 @@ def assert_no_host_sync(graphs: list[torch.fx.GraphModule], what: T | str = T("t
             diags = [diag]
             if node_line is not None:
                 diags.insert(0, GraphBreakDiagnostic(reason=f"host sync: {syncs[0]}()",
-                                                     gb_id=breaks.classify(f"host sync: {syncs[0]}()"),
+                                                     gb_id=break_registry.classify(f"host sync: {syncs[0]}()"),
                                                      explanation=explain_reason(syncs[0]), location=node_line,
                                                      user_stack=[node_line]))
                 message = T("{what} calls `{call}()` at line {line} (`{code}`): it copies a tensor value to Python "

@@ -13,7 +13,7 @@ that writes the inputs it is handed. `run_sealed(fn, values, ...)` runs one grap
   configs. What differs after the run is put back, and the check fails as FORBIDDEN with what changed, so no
   later check (the reference's gradients included) runs in a state the graph chose.
 
-`judge.remote` runs every captured graph through it (`RemoteCompiled.run_graph`, graphs a learner's pass
+`judge.remote.compiled` runs every captured graph through it (`RemoteCompiled.run_graph`, graphs a learner's pass
 returns) and so do the checks that run a rebuilt graph themselves (`judge.checks.shapes`, `judge.checks.cudagraphs`).
 """
 

@@ -151,7 +151,8 @@ def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: T | str
         symbols = T.join([n for n, _ in origins[:6]] + (["..."] if len(origins) > 6 else []), sep=", ")
         op = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
         diags = [GraphBreakDiagnostic(
-            reason=f"data-dependent size {name} from {op}", gb_id="GB0036",  # judge/breaks.py: Dynamic shape operator
+            # GB0036 in PyTorch's registry (judge/break_registry.py): Dynamic shape operator
+            reason=f"data-dependent size {name} from {op}", gb_id="GB0036",
             explanation=T("a size computed from a tensor's values (`.item()`, `int(t)`, `nonzero`, boolean indexing) "
                           "is unknown until the code runs"),
             location=loc, user_stack=[loc] if loc else [])]

@@ -5,8 +5,7 @@ import pytest
 import torch
 from pydantic import ValidationError
 
-from judge.checks import WrongAnswer
-from judge.checks import contract as c
+from judge.checks import WrongAnswer, contract as c
 from judge.exercise import Contract
 
 STEP = {"inputs": [{"name": "x", "shape": ["N", "K"]}, {"name": "w", "shape": ["K", "M"]}],

@@ -3,8 +3,14 @@
 import pytest
 import torch
 
-from judge.checks import (CheckFailure, Provided, WrongAnswer, assert_result_flows_through, assert_same_result,
-                          expected_first)
+from judge.checks import (
+    CheckFailure,
+    Provided,
+    WrongAnswer,
+    assert_result_flows_through,
+    assert_same_result,
+    expected_first,
+)
 from judge.checks.autograd import assert_same_value_and_grads
 from judge.report import Verdict
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from judge.checks import WrongAnswer
-from judge.checks.fx_passes import aten_graph, apply_pass, dead_nodes, executed_ops, op_counts, target_name
+from judge.checks.fx_passes import apply_pass, aten_graph, dead_nodes, executed_ops, op_counts, target_name
 
 aten = torch.ops.aten
 

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
-
 from rich.console import Console
 
 from cli.doctor import print_doctor

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge import breaks
+from judge import break_registry
 from judge.checks.graphs import find_graph_breaks, graph_break_from_exception
 from judge.exercise import load_course
 from judge.i18n import OTHER_LANGS
@@ -16,16 +16,16 @@ EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 
 
 def test_every_id_of_the_chinese_catalogue_is_in_the_installed_registry():
-    unknown = sorted(set(breaks.catalogue()) - set(breaks.registry()))
-    assert not unknown, f"judge/breaks_zh.toml names ids the installed torch does not register: {unknown}"
+    unknown = sorted(set(break_registry.catalogue()) - set(break_registry.registry()))
+    assert not unknown, f"judge/break_registry_zh.toml names ids the installed torch does not register: {unknown}"
 
 
 def test_the_catalogue_covers_the_common_breaks_in_chinese():
-    catalogue = breaks.catalogue()
+    catalogue = break_registry.catalogue()
     assert len(catalogue) >= 40
     for gb_id, entry in catalogue.items():
         assert CJK.search(entry["title"]) and CJK.search(entry["explanation"]), gb_id
-        words = breaks.words(gb_id)
+        words = break_registry.words(gb_id)
         if words.hints:  # PyTorch gives hints: so does the Chinese
             assert entry["hints"], f"{gb_id}: the registry has hints, the catalogue none"
 
@@ -42,7 +42,7 @@ def pinned_ids():
 def test_every_break_the_course_pins_has_its_chinese():
     pinned = list(pinned_ids())
     assert len(pinned) >= 15
-    missing = [(e, p, i) for e, p, i in pinned if i not in breaks.catalogue()]
+    missing = [(e, p, i) for e, p, i in pinned if i not in break_registry.catalogue()]
     assert not missing, missing
 
 
@@ -57,25 +57,26 @@ def test_every_break_the_course_pins_has_its_chinese():
     ("something else entirely", None, None),
 ])
 def test_classify_finds_the_registry_id(text, gb_type, expected):
-    assert breaks.classify(text, gb_type) == expected
+    assert break_registry.classify(text, gb_type) == expected
 
 
 def test_pytorchs_words_come_in_english_from_the_registry_and_in_chinese_from_the_catalogue():
-    words = breaks.words("GB0170")
+    words = break_registry.words("GB0170")
     assert words.title == "Data-dependent branching" and "torch.cond" in words.hints
     assert words.url == "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0170.html"
     zh = localized(words, "zh")
     assert zh.title == "依赖数据的分支" and "torch.cond" in zh.hints and not reads_as_english(zh.explanation)
-    english_only = next(i for i in breaks.registry() if i not in breaks.catalogue() and breaks.words(i))
-    shown = localized(breaks.words(english_only), "zh")  # no Chinese in the catalogue: shown in English
-    assert shown.title == breaks.words(english_only).title and not CJK.search(shown.explanation)
+    catalogue = break_registry.catalogue()
+    english_only = next(i for i in break_registry.registry() if i not in catalogue and break_registry.words(i))
+    shown = localized(break_registry.words(english_only), "zh")  # no Chinese in the catalogue: shown in English
+    assert shown.title == break_registry.words(english_only).title and not CJK.search(shown.explanation)
 
 
 def test_enrich_sets_pytorchs_words_on_a_classified_break_only():
     classified = GraphBreakDiagnostic(reason="x", gb_id="GB0059")
     made_up = GraphBreakDiagnostic(reason="y", gb_id="not an id")
     plain = GraphBreakDiagnostic(reason="z")
-    breaks.enrich([classified, made_up, plain])
+    break_registry.enrich([classified, made_up, plain])
     assert classified.pytorch.gb_id == "GB0059" and made_up.pytorch is None and plain.pytorch is None
     assert all(not classified.pytorch.missing_texts(lang) for lang in OTHER_LANGS)
 

@@ -8,10 +8,10 @@ import importlib.metadata
 import re
 import sys
 import textwrap
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from judge.exercise import load_exercise
 from judge.grading import grade, make_sandbox

@@ -175,3 +175,16 @@ def test_the_cycle_check_finds_a_planted_cycle_through_a_function_level_import(t
     graph = import_graph(tmp_path, ("judge",))
     assert graph["judge.sub.b"] == {"judge.c"} and graph["judge.d"] == set()
     assert cycles(graph) == [["judge.a", "judge.sub.b", "judge.c", "judge.a"]]
+
+
+REMOTE_LAYERS = ["failures", "transport", "context", "graphs", "values", "eager", "compiled", "refs"]
+
+
+def test_the_remote_package_modules_each_import_only_those_below():
+    """judge/remote: one job per module, in this order; each imports only modules before it (see its __init__)."""
+    graph = import_graph()
+    names = [f"judge.remote.{m}" for m in REMOTE_LAYERS]
+    assert set(names) == {m for m in graph if m.startswith("judge.remote.")}, "a module of judge/remote is unlisted"
+    bad = [f"{m} imports {other}" for i, m in enumerate(names) for other in sorted(graph[m])
+           if other.startswith("judge.remote.") and names.index(other) >= i]
+    assert not bad, "\n".join(bad)

@@ -6,8 +6,8 @@ import signal
 import pytest
 
 from judge.job import VerifierJob
-from judge.protocol import RunnerEnd
 from judge.outcome import build_report
+from judge.protocol import RunnerEnd
 from judge.report import Verdict
 from sandbox.base import MessageParser, RunOutcome
 

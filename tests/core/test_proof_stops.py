@@ -1,6 +1,5 @@
 """A proof of a solution pinned to fail stops at its first failing check; a learner's grading runs every check."""
 
-import pytest
 
 from judge import proving
 from judge.grading import grade

@@ -1,4 +1,4 @@
-"""A test that repeats an earlier test's compile calls gets the runner's earlier answers (judge/remote.py:
+"""A test that repeats an earlier test's compile calls gets the runner's earlier answers (judge/remote/transport.py:
 RunnerClient.request); the runner catches up, and must answer the same, once the test asks something new."""
 
 from __future__ import annotations
@@ -83,15 +83,15 @@ def test_an_answer_that_was_an_error_is_never_replayed(client):
     assert [op for op, _ in client.runner.sent].count("compile") == 2
 
 
-def test_a_compile_is_keyed_by_shapes_and_dtypes_never_by_values(client, monkeypatch):
+def test_a_compile_is_keyed_by_shapes_and_dtypes_never_by_values(client):
     import torch
 
-    monkeypatch.setitem(remote.CLIENT, "client", client)
-    compiled = remote.RemoteCompiled(remote.entry_ref(), {"fullgraph": True})
+    with remote.using(remote.GradingContext(client=client)):
+        compiled = remote.entry_ref().compile(fullgraph=True)
 
     def key(*args, values_matter=False):
-        fields = dict(target=compiled.target.spec, args=remote._encode_arg(tuple(args)),
-                      kwargs=remote._encode_arg({}), mark_dynamic=[])
+        fields = dict(target=compiled.target.spec, args=remote.encode_arg(tuple(args)),
+                      kwargs=remote.encode_arg({}), mark_dynamic=[])
         return compiled._replay_key(fields, values_matter)
 
     x = torch.randn(4, 16)

@@ -4,8 +4,14 @@ import json
 from pathlib import Path
 
 from judge.report import (
-    REPORT_SCHEMA_VERSION, CheckResult, GraphBreakDiagnostic, Mismatch, MismatchDiagnostic, Report,
-    SourceLocation, Verdict,
+    REPORT_SCHEMA_VERSION,
+    CheckResult,
+    GraphBreakDiagnostic,
+    Mismatch,
+    MismatchDiagnostic,
+    Report,
+    SourceLocation,
+    Verdict,
 )
 
 SCHEMA_FILE = Path(__file__).parent.parent.parent / "docs" / "report-schema.json"

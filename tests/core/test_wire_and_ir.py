@@ -5,8 +5,7 @@ import json
 
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from judge import ir, wire
 

@@ -4,8 +4,17 @@ is quoted on the cell's own lines, the cost section is a table where the report 
 from __future__ import annotations
 
 from judge.i18n import T
-from judge.report import (CheckResult, CompiledCost, CostFigures, CostSection, EagerCost, GraphBreakDiagnostic,
-                          Report, SourceLocation, Verdict)
+from judge.report import (
+    CheckResult,
+    CompiledCost,
+    CostFigures,
+    CostSection,
+    EagerCost,
+    GraphBreakDiagnostic,
+    Report,
+    SourceLocation,
+    Verdict,
+)
 from practice.html import report_html, report_text
 
 CELL = "# %%practice x\nimport torch\n\ndef f(x):\n    if x.sum().item() > 0:  # <b>mine</b>\n        return x\n"

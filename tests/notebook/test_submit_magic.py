@@ -4,8 +4,6 @@ fake (the real one is tests/cli/test_submit.py's); a revoked token is a usage er
 
 from __future__ import annotations
 
-import pytest
-
 from judge.report import Report
 from practice.magic import REPORT_MIME
 from tests.notebook.conftest import execute

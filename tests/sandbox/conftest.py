@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.limits import Limits
 from judge.grading import grade
 from judge.paths import PROJECT_ROOT
 from judge.report import Verdict
 from sandbox.backends import unavailable_reason
+from sandbox.limits import Limits
 from sandbox.settings import SandboxSettings
 
 BACKENDS = ("bwrap", "docker")

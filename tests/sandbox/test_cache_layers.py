@@ -22,7 +22,7 @@ from judge.grading import grade, make_sandbox
 from judge.report import Verdict
 from sandbox.backends import unavailable_reason
 from sandbox.base import SandboxError
-from sandbox.compile_cache import MARKER, CompileCache, Layer, LayerBuild, config_key, secure_root
+from sandbox.compile_cache import CompileCache, Layer, LayerBuild, config_key, secure_root
 from sandbox.limits import Limits
 
 pytestmark = [pytest.mark.xdist_group("sandbox")]

@@ -130,7 +130,7 @@ def test_seccomp_denies_escapes_and_allows_threads_and_fork():
     out = subprocess.run([sys.executable, "-c", SECCOMP_PROBE], capture_output=True, text=True, timeout=60,
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert out.returncode == 0, out.stderr
-    results = eval(out.stdout)  # noqa: S307 - our own probe's dict literal
+    results = eval(out.stdout)
     for name in ("unshare", "ptrace", "mount", "clone_newuser", "x32"):
         assert results[name] == (-1, 1), (name, results[name])  # EPERM
     assert results["thread"] == "ran" and results["fork"] == 7
@@ -212,12 +212,12 @@ def test_a_replaced_worker_never_takes_its_successors_cgroup_with_it(add_one, mo
     reason = bwrap_backend.available()
     if reason:
         pytest.skip(f"bwrap backend unavailable: {reason}")
+    import threading
+
     from judge.child import PROGRAM
     from judge.grading import grade
     from judge.report import Verdict
     from sandbox.settings import SandboxSettings
-
-    import threading
 
     monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 700))
     successor_made = {slot: threading.Event() for slot in range(3 * 64)}

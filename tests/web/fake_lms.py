@@ -113,7 +113,7 @@ class FakePlatform:
         return jwt.encode(claims, pem(key or self.key), algorithm="RS256", headers={"kid": self.kid})
 
     # ---- the server -----------------------------------------------------------------------------------
-    def start(self) -> "FakePlatform":
+    def start(self) -> FakePlatform:
         platform = self
 
         class Handler(BaseHTTPRequestHandler):

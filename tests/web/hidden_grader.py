@@ -11,8 +11,8 @@ from __future__ import annotations
 import sys
 import threading
 import types
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from judge.exercise import load_exercise
 from judge.fingerprint import exercise_fingerprint
@@ -64,6 +64,6 @@ class HiddenTestGrader:
             scope[name]()
         except AssertionError as exc:
             return CheckResult(name=name, passed=False, verdict=Verdict.WRONG_ANSWER, message=str(exc) or name)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - the learner's error is its verdict
             return CheckResult(name=name, passed=False, verdict=Verdict.RUNTIME_ERROR, message=repr(exc))
         return CheckResult(name=name, passed=True)

@@ -222,7 +222,8 @@ def test_a_learner_sets_a_password_on_their_page(client, klass):
     assert differ.status_code == 400 and "The two passwords differ" in message(differ.text, "password-error")
     assert home.post("/me/password", data={"password": "plum kettle", "password2": "plum kettle"}).status_code == 200
     elsewhere = browser(client)
-    assert elsewhere.post(join_path + "/signin", data={"display_name": "Bob", "password": "plum kettle"}).status_code == 303
+    signed_in = elsewhere.post(join_path + "/signin", data={"display_name": "Bob", "password": "plum kettle"})
+    assert signed_in.status_code == 303
     link = re.search(r'id="signin-link" readonly value="([^"]+)"', home.post("/me/signin-link").text).group(1)
     assert browser(client).get(link.removeprefix("http://testserver")).status_code == 200
 

@@ -93,7 +93,7 @@ def test_two_webs_three_workers_sixty_submissions_and_two_kills(postgres, tmp_pa
             workers.append(Proc(f"w{i}", words, common, tmp_path))
         procs = webs + workers
         for web in webs:
-            wait_for(lambda: healthz(web.base), 60, f"{web.name} up", procs)
+            wait_for(lambda: healthz(web.base), 60, f"{web.name} up", procs)  # noqa: B023 - awaited here
         wait_for(lambda: len(healthz(webs[0].base)["workers"]) == 3, 60, "3 workers seen", procs)
         assert all(w.name in w.output() and "queues cpu" in w.output() for w in workers)  # says what it serves
 

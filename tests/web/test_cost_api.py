@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from fastapi.testclient import TestClient
+
 from judge.exercise import load_exercise
 from judge.paths import EXERCISES_DIR
 from judge.report import CompiledCost, CostFigures, CostSection, EagerCost, Report
 from tests.web.conftest import CORRECT, FakeGrader, wait_done
 from web.app import create_app
 from web.cost_api import offered
-
-from fastapi.testclient import TestClient
 
 
 def test_offered_where_a_contract_gives_inputs_and_no_cost_section_is_made():

@@ -50,7 +50,7 @@ class RunningWorker:
         self.thread = threading.Thread(target=self.worker.run, kwargs={"install_signal_handlers": False},
                                        daemon=True)
 
-    def __enter__(self) -> "RunningWorker":
+    def __enter__(self) -> RunningWorker:
         self.thread.start()
         return self
 

@@ -33,7 +33,7 @@ def test_served_by_the_layer(entry):
     """the verifier's Inductor compile of f is served by the trusted layer
     zh: 验证端对 f 的 Inductor 编译命中可信缓存层
     """
-    compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what="f", local_backend="inductor")
+    compiled = entry.compile(fullgraph=True, what="f", local_backend="inductor")
     compiled(torch.randn(8))
     assert counters["inductor"]["fxgraph_cache_hit"] >= 1, dict(counters["inductor"])
 '''

@@ -17,7 +17,6 @@ from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class
 from tests.web.test_regrade import EXACT, SMALL_ONLY, SUBMIT, tighten_hidden_test, wait_regraded
 from web.sessions import LEARNER_COOKIE
 
-
 # course, grader and client: tests/web/conftest.py's, graded by the course copy's hidden tests
 pytestmark = pytest.mark.hidden_tests
 

@@ -178,8 +178,8 @@ def test_regrade_jobs_wait_behind_live_jobs_in_procrastinate(postgres, tmp_path,
     from sqlalchemy import text
 
     from web import db
-    from web.events import EventHub
     from web.course import Course
+    from web.events import EventHub
     from web.pg_queue import ProcrastinateQueue
     from web.store import Store
 

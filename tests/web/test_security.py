@@ -8,7 +8,8 @@ from tests.web.conftest import wait_done
 from web.middleware import COOKIE
 
 URL = "/api/exercises/add-one/submissions"
-EVIL = 'def add_one(x):\n    print("<script>alert(1)</script>")\n    return x  # </script><img src=x onerror=alert(2)>\n'
+EVIL = ('def add_one(x):\n    print("<script>alert(1)</script>")\n'
+        '    return x  # </script><img src=x onerror=alert(2)>\n')
 
 
 def test_learner_cookie_is_signed_httponly_samesite(client):

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from sandbox.backends import unavailable_reason as unavailable
 from tests.web.conftest import FIXTURE_COURSE
 from web.course import Course
-from sandbox.backends import unavailable_reason as unavailable
 from web.grading import StartupError, choose_sandbox
 from web.settings import Settings
 
@@ -59,7 +59,8 @@ def test_unsandboxed_is_refused_unless_allowed(monkeypatch, name, bwrap):
 
 
 def test_an_unavailable_backend_is_refused_at_startup(monkeypatch):
-    monkeypatch.setattr("web.grading.unavailable_reason", lambda n: "the engine does not answer" if n == "docker" else None)
+    monkeypatch.setattr("web.grading.unavailable_reason",
+                        lambda n: "the engine does not answer" if n == "docker" else None)
     with pytest.raises(StartupError, match="'docker' is unavailable: the engine does not answer"):
         choose_sandbox(Settings(sandbox="docker"))
 

@@ -9,7 +9,6 @@ outputs and gradients compared are all computed on this side.
 import pytest
 import torch
 
-from judge import remote
 from judge.checks import assert_no_host_sync, compile_one_graph, describe_tensor
 from judge.checks.autograd import assert_same_value_and_grads
 from judge.i18n import T
@@ -37,7 +36,7 @@ def compiled(entry, backend="aot_eager"):
     and runs it on the test's own inputs."""
     what = T("`f` compiled with `fullgraph=True` ({backend})", zh="以 `fullgraph=True` 编译的 `f`（{backend}）",
              backend=backend)
-    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=what, local_backend=backend)
+    return entry.compile(fullgraph=True, what=what, local_backend=backend)
 
 
 def test_one_graph(entry):

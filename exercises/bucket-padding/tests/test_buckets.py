@@ -10,8 +10,15 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import (Provided, Recompile, WrongAnswer, assert_result_flows_through, assert_same, describe_tensor,
-                          pristine)
+from judge.checks import (
+    Provided,
+    Recompile,
+    WrongAnswer,
+    assert_result_flows_through,
+    assert_same,
+    describe_tensor,
+    pristine,
+)
 from judge.checks.serving import assert_static_graphs
 from judge.i18n import T
 from judge.report import RecompileDiagnostic
@@ -59,9 +66,9 @@ def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True,
     for t in lengths:
         x = torch.randn(b, t, d, dtype=dtype) * scale
         remote.reset_runner()  # a fresh Dynamo cache: 64 static graphs of serve exceed its recompile limit
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False},
-                                         what=T("`serve(core_fn, x)` with {x}", zh="输入为 {x} 的 `serve(core_fn, x)`",
-                                                x=describe_tensor('x', x)))
+        compiled = entry.compile(fullgraph=True, dynamic=False,
+                                 what=T("`serve(core_fn, x)` with {x}", zh="输入为 {x} 的 `serve(core_fn, x)`",
+                                        x=describe_tensor('x', x)))
         expected = pristine(expected_fn(pristine(x)))
         before = len(Core.seen)
         try:
@@ -125,8 +132,8 @@ def test_result_comes_from_core_fn(entry, core_kernel):
     """
     def served(x):
         remote.reset_runner()
-        return remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False},
-                                     what=T.same("`serve(core_fn, x)`"))(remote.public("core_fn"), x)
+        return entry.compile(fullgraph=True, dynamic=False,
+                             what=T.same("`serve(core_fn, x)`"))(remote.public("core_fn"), x)
 
     for t in (4, 20, 64):
         x = torch.randn(B, t, D)

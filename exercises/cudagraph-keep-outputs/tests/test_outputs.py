@@ -50,29 +50,24 @@ def step(h):
     return _HERE[0](h)
 
 
-class Driver(remote.RemoteCompiled):
+def send_steps_here(gm: torch.fx.GraphModule) -> None:
+    """Every `step(...)` node of a rebuilt graph calls `step` here (the test's own Steps) instead of the op."""
+    ops = (torch.ops.practice.decode_step.default, torch.ops.practice.decode_step)
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target in ops:
+            node.target = step
+
+
+def compiled_generate(entry) -> remote.RemoteCompiled:
     """generate(step, h, steps) compiled in the runner; its graph runs here with every step call sent to `step`."""
-
-    def __init__(self, entry):
-        super().__init__(entry, {"fullgraph": True, "dynamic": False}, what=T.same("`generate(step, h, steps)`"))
-        self._swapped: set[int] = set()
-
-    def run_graph(self, index, args, kwargs, output_spec):
-        if index not in self._swapped:
-            gm = self.graphs[index].gm
-            ops = (torch.ops.practice.decode_step.default, torch.ops.practice.decode_step)
-            for node in gm.graph.nodes:
-                if node.op == "call_function" and node.target in ops:
-                    node.target = step
-            gm.recompile()
-            self._swapped.add(index)
-        return super().run_graph(index, args, kwargs, output_spec)
+    return entry.compile(fullgraph=True, dynamic=False, what=T.same("`generate(step, h, steps)`"),
+                         rewrite_graph=send_steps_here)
 
 
-def generate(entry, steps_here: Steps, h, steps: int, driver: Driver | None = None):
+def generate(entry, steps_here: Steps, h, steps: int, driver: remote.RemoteCompiled | None = None):
     """generate(step, h, steps): captured in the runner (on other values), run here with `steps_here`."""
     _HERE[:] = [steps_here]
-    return (driver or Driver(entry))(remote.public("step"), h, steps)
+    return (driver or compiled_generate(entry))(remote.public("step"), h, steps)
 
 
 def test_one_graph(entry, public):
@@ -106,7 +101,8 @@ def test_calls_step_every_step(entry, public):
     for steps in (1, 5):
         here = Steps(cuda_graphs=False)
         h = torch.randn(B, D, device=DEVICE)
-        expected, out = expected_first(lambda h: here.expected(h, steps), lambda h: generate(entry, here, h, steps), h)
+        expected, out = expected_first(lambda h: here.expected(h, steps),  # noqa: B023 - called in this iteration
+                                       lambda h: generate(entry, here, h, steps), h)  # noqa: B023 - the same
         if here.calls != steps:
             raise WrongAnswer(T("`generate(step, h, {steps})` called `step` {calls} times; it must call it exactly "
                                 "{steps} times, each on the previous output: the engine's decode step (its weights, "
@@ -143,7 +139,7 @@ def test_outputs_survive_replays(entry, public):
             case = T("{h}, steps = {steps}, step = a CUDA graph (`mode='reduce-overhead'`), {run}",
                      zh="{h}，steps = {steps}，step 是一个 CUDA graph（`mode='reduce-overhead'`），{run}",
                      h=describe_tensor("h", h), steps=steps, run=run)
-            driver = Driver(entry)
+            driver = compiled_generate(entry)
             expected = here.expected(pristine(h), steps)  # first, on a copy of h
             try:
                 out = generate(entry, here, h, steps, driver)

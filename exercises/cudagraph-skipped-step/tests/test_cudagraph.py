@@ -9,9 +9,15 @@ recorded. The learner's lines come from the rebuilt graph run here (which nodes 
 import pytest
 import torch
 
-from judge import remote
-from judge.checks import (WrongAnswer, assert_no_host_sync, assert_same, assert_same_result, describe_tensor,
-                          expected_first, once)
+from judge.checks import (
+    WrongAnswer,
+    assert_no_host_sync,
+    assert_same,
+    assert_same_result,
+    describe_tensor,
+    expected_first,
+    once,
+)
 from judge.checks.cudagraphs import CudagraphWatch, cpu_results, recorded_cuda_graphs, reduce_overhead_backend
 from judge.i18n import T
 from judge.report import GraphDiagnostic
@@ -66,8 +72,8 @@ def cpu_lines(compiled, args) -> T | None:
 def replay(entry):
     """attend compiled here with mode="reduce-overhead", called CALLS times on new values of the same shapes."""
     def run():
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False}, what=T.same("`attend`"),
-                                         local_backend=reduce_overhead_backend())
+        compiled = entry.compile(fullgraph=True, dynamic=False, what=T.same("`attend`"),
+                                 local_backend=reduce_overhead_backend())
         calls = []
         with CudagraphWatch() as watch:
             for call in range(CALLS):  # same shapes, new values; the longest row differs on every call

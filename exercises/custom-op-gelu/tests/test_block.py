@@ -14,12 +14,18 @@ import torch
 import torch.fx
 
 from judge import remote
-from judge.checks import (Forbidden, Provided, WrongAnswer, assert_result_flows_through, assert_same_result,
-                          compile_one_graph, describe_tensor)
+from judge.checks import (
+    Forbidden,
+    Provided,
+    WrongAnswer,
+    assert_result_flows_through,
+    assert_same_result,
+    compile_one_graph,
+    describe_tensor,
+)
 from judge.checks.custom_ops import OPCHECK_MEANING, assert_calls_custom_op
-from judge.i18n import T
 from judge.checks.trust import rests_on_learner_process
-from judge.loaded import LOADED
+from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 # (case, x and w whose product is the op's input): a [4, 8] float32, a [3, 5] float64, an empty and a 3-d input
@@ -54,7 +60,7 @@ _LIB = torch.library.Library("ext", "FRAGMENT")  # noqa: TOR901 - the verifier's
 _PROVIDED: set[str] = set()
 
 
-STARTER = LOADED.exercise_module("starter")
+STARTER = remote.grading().exercise_module("starter")
 vendor_kernel = STARTER.fast_gelu_ext  # the starter's fast_gelu_ext: what the learner's op must wrap
 # What every torch.ops.ext.* call runs here, and what the original block calls: replaced by another function of x
 # in `test_result_comes_from_the_op`, on both sides.
@@ -73,7 +79,7 @@ def provide_ext(name: str, overload: str) -> None:
     torch.library.register_fake(f"ext::{qualified}", lambda x: torch.empty_like(x), lib=_LIB)
 
 
-remote.OP_PROVIDERS["ext"] = provide_ext
+remote.grading().provide_operators("ext", provide_ext)
 
 # ---------------------------------------------------------------- helpers
 

@@ -9,7 +9,6 @@ the reference compiled and timed the same way in the same process.
 
 import torch
 
-from judge import remote
 from judge.checks import assert_no_host_sync, assert_same, describe_tensor, once
 from judge.checks.cost import assert_time_at_most, learner_timed_cost, timed_cost
 from judge.i18n import T
@@ -38,7 +37,7 @@ def times(entry, reference):
     """The learner's graph and the reference, each compiled here with mode="reduce-overhead" and timed."""
     def run():
         args = inputs(1)
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": False}, what=T.same("`decode_step`"))
+        compiled = entry.compile(fullgraph=True, dynamic=False, what=T.same("`decode_step`"))
         compiled(*args)
         index = compiled.calls[-1].graph
         gm, values = compiled.graphs[index].gm, compiled.inputs_for(index, *args)

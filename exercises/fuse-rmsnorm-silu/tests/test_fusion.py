@@ -12,11 +12,19 @@ import torch
 from torch._inductor.utils import run_and_get_code
 
 from judge import remote
-from judge.checks import (Forbidden, WrongAnswer, assert_same, assert_same_result, compile_one_graph,
-                          cpp_kernel_names, describe_tensor, expected_first, once)
+from judge.checks import (
+    Forbidden,
+    WrongAnswer,
+    assert_same,
+    assert_same_result,
+    compile_one_graph,
+    cpp_kernel_names,
+    describe_tensor,
+    expected_first,
+    once,
+)
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
-from judge.loaded import LOADED
 from judge.report import GraphDiagnostic
 
 D = 64
@@ -38,8 +46,8 @@ def inductor_run(entry):
     (x, w, output, generated code, the original's output computed first)."""
     def run():
         x, w = inputs()
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what="block", local_backend="inductor")
-        starter = LOADED.exercise_module("starter")
+        compiled = entry.compile(fullgraph=True, what="block", local_backend="inductor")
+        starter = remote.grading().exercise_module("starter")
         expected, (output, codes) = expected_first(starter.block, lambda *a: run_and_get_code(compiled, *a), x, w)
         return x, w, output, codes, expected
 
@@ -89,7 +97,8 @@ def test_one_fused_kernel(entry):
     """
     _, _, _, codes, _ = inductor_run(entry)
     names = cpp_kernel_names(codes)
-    diag = GraphDiagnostic(title=T("Inductor's `call()`", zh="Inductor 的 `call()`"), code="\n\n".join(call_bodies(codes)), highlight=names)
+    diag = GraphDiagnostic(title=T("Inductor's `call()`", zh="Inductor 的 `call()`"),
+                           code="\n\n".join(call_bodies(codes)), highlight=names)
     if len(names) != 1:
         listed = T.same(f"`{', '.join(names)}`") if names else T("none", zh="无")
         raise WrongAnswer(T("Inductor generated {n} kernels ({names}); the norm and SiLU should fuse into exactly "

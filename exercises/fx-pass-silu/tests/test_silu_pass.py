@@ -22,8 +22,8 @@ from judge.checks.fx_passes import (
     graph_diagnostic,
     op_counts,
 )
-from judge.i18n import T
 from judge.checks.trust import rests_on_learner_process
+from judge.i18n import T
 
 SILU, SIGMOID, MUL = "aten.silu.default", "aten.sigmoid.default", "aten.mul.Tensor"
 WATCHED = (SILU, SIGMOID, MUL)
@@ -194,7 +194,7 @@ def test_in_compile_pipeline(entry):
         for rows in (4, 1):
             x = torch.randn(rows, 16, dtype=dtype)
             with torch.no_grad():
-                expected, output = expected_first(lambda x: model(x).detach(), compiled, x)
+                expected, output = expected_first(lambda x: model(x).detach(), compiled, x)  # noqa: B023 - run now
             silus = ran[-1].get(SILU, 0) if ran else 0
             if silus != 2:
                 raise WrongAnswer(T("inside `torch.compile` {model} ran {n} `aten.silu`, expected 2",

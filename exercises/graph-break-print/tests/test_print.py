@@ -97,8 +97,7 @@ def test_inductor_compile(entry, starter):
     zh: 用真正的 Inductor（默认后端）编译，结果相同
     """
     x = torch.randn(8, 32)
-    compiled = remote.RemoteCompiled(entry, {"fullgraph": True},
-                                     what=T("`f` compiled with Inductor", zh="用 Inductor 编译的 `f`"),
-                                     local_backend="inductor")
+    compiled = entry.compile(fullgraph=True, what=T("`f` compiled with Inductor", zh="用 Inductor 编译的 `f`"),
+                             local_backend="inductor")
     assert_same_result(compiled, _quietly(starter.f), x,
                        case=T("x [8, 32] float32, Inductor backend", zh="x [8, 32] float32，Inductor 后端"))

@@ -11,10 +11,16 @@ import io
 
 import torch
 
-from judge.checks import (GraphBreak, assert_no_host_sync, assert_same_result, compile_one_graph, describe_tensor,
-                          find_graph_breaks)
-from judge.i18n import T
+from judge.checks import (
+    GraphBreak,
+    assert_no_host_sync,
+    assert_same_result,
+    compile_one_graph,
+    describe_tensor,
+    find_graph_breaks,
+)
 from judge.checks.trust import rests_on_learner_process
+from judge.i18n import T
 
 EXACTLY_10 = T("max |x @ w| exactly 10", zh="max |x @ w| 恰好为 10")
 

@@ -11,8 +11,18 @@ import pytest
 import torch
 
 from judge import remote
-from judge.checks import (CompileCounter, GraphBreak, Recompile, assert_no_host_sync, assert_same, compile_one_graph,
-                          describe_tensor, expected_first)
+from judge.checks import (
+    CheckFailure,
+    CompileCounter,
+    CompileError,
+    GraphBreak,
+    Recompile,
+    assert_no_host_sync,
+    assert_same,
+    compile_one_graph,
+    describe_tensor,
+    expected_first,
+)
 from judge.checks.inplace import assert_updated_in_place
 from judge.checks.serving import short_guard
 from judge.checks.shapes import assert_no_unbacked_symbols
@@ -46,7 +56,7 @@ def step_inputs(p, dtype=torch.float32, sizes=(B, TMAX, D)):
     return torch.tensor([p]), torch.randn(sizes[0], 1, sizes[2], dtype=dtype)
 
 
-def _tracing_failure(exc: remote.CheckFailure) -> GraphBreak | None:
+def _tracing_failure(exc: CheckFailure) -> GraphBreak | None:
     """A GraphBreak at the learner's line for a plain Python error Dynamo raised while tracing (e.g. an
     IndexError when the unbacked integer from int(pos) indexes the cache); None for any other failure."""
     diag = next((d for d in exc.diagnostics if getattr(d, "exc_type", None)), None)
@@ -79,7 +89,7 @@ def one_graph(entry):
                            zh="{what}：第 {line} 行（`{text}`）处发生 graph break：{explanation}", what=WHAT,
                            line=diag.location.line, text=diag.location.text, explanation=TRACE_EXPLANATION),
                          exc.diagnostics) from None
-    except (remote.LearnerError, remote.CompileError) as exc:  # some tracing failures are plain Python errors
+    except (remote.LearnerError, CompileError) as exc:  # some tracing failures are plain Python errors
         converted = _tracing_failure(exc)
         if converted is None:
             raise
@@ -89,15 +99,18 @@ def one_graph(entry):
 def session(entry, backend="aot_eager"):
     """append_and_read compiled in the runner; each captured graph is compiled here with `backend` and run on
     this side's cache, so the in-place update must reach this side's tensor."""
-    return remote.RemoteCompiled(entry, {"fullgraph": True}, what=APPEND, local_backend=backend,
-                                 mutates_args=(0,))  # the cache, and nothing else, is updated in place
+    return entry.compile(fullgraph=True, what=APPEND, local_backend=backend,
+                         mutates_args=(0,))  # the cache, and nothing else, is updated in place
 
 
 def guards(compiled) -> list[str]:
     return [short_guard(r) for r in compiled.recompile_reasons]
 
 
-def assert_one_graph_served(compiled, what=None, positions=len(POSITIONS)):
+SERVED_POSITIONS = len(POSITIONS)
+
+
+def assert_one_graph_served(compiled, what=None, positions=SERVED_POSITIONS):
     """Every step ran the same captured graph (so it was checked here on every position)."""
     if compiled.frame_count > 1:
         found = guards(compiled)

@@ -11,8 +11,8 @@ import torch
 from judge import remote
 from judge.checks import GraphBreak, WrongAnswer, assert_compiles, assert_same, expected_first
 from judge.checks.shapes import input_shapes
-from judge.i18n import T
 from judge.checks.trust import rests_on_learner_process
+from judge.i18n import T
 
 EXAMPLE_T = 12
 SERVED_T = [2, 5, 17, 31, 64, 100, 257]  # served after the example; 0 and 1 are always specialised
@@ -32,14 +32,15 @@ def serve_all(entry, fn_name="attn_scores", expected_fn=None):
                             "every request (a `torch.compile`'d function)",
                             zh="`compile_for_serving` 返回的是 `{type}`；它应当返回服务每个请求的可调用对象"
                                "（一个 `torch.compile` 过的函数）", type=type(serve).__name__))
-    # force_backend swaps in the recorder but keeps the learner's own options (dynamic=..., fullgraph=...)
-    compiled = remote.RemoteCompiled(serve, {}, force_backend=True,
-                                     what=T("the function `compile_for_serving` returned",
-                                            zh="`compile_for_serving` 返回的函数"))
+    # the runner records serve's graphs with the learner's own options (dynamic=..., fullgraph=...)
+    compiled = serve.compile(learner_compiled=True,
+                             what=T("the function `compile_for_serving` returned",
+                                    zh="`compile_for_serving` 返回的函数"))
     served = []
     for x, sent in [(example, (kept_example,))] + [(torch.randn(8, t, 16), None) for t in SERVED_T]:
         try:
-            expected, out = expected_first(expected_fn or (lambda x: None), lambda x: compiled(x, examples=sent), x)
+            expected, out = expected_first(expected_fn or (lambda x: None),
+                                           lambda x: compiled(x, examples=sent), x)  # noqa: B023 - run now
             served.append((x, out, expected))
         except GraphBreak:
             if compiled.frame_count == 0:

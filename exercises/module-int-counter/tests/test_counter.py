@@ -11,8 +11,8 @@ import torch
 from judge import remote
 from judge.checks import CompileError, Recompile, WrongAnswer, assert_no_host_sync, assert_same, expected_first
 from judge.checks.serving import short_guard
-from judge.i18n import T
 from judge.checks.trust import rests_on_learner_process
+from judge.i18n import T
 from judge.report import RecompileDiagnostic
 
 STEPS = 20
@@ -34,7 +34,7 @@ def new_module(entry) -> remote.Ref:
 def compiled(module: remote.Ref, what: T = FULLGRAPH, **options) -> remote.RemoteCompiled:
     """torch.compile(module, fullgraph=True) in the runner; its graphs run here on this side's copy of the
     module's parameters and buffers (taken now, then advanced only by the graphs run here)."""
-    session = remote.RemoteCompiled(module, {"fullgraph": True}, what=what, **options)
+    session = module.compile(fullgraph=True, what=what, **options)
     session.state["target"] = remote.state(module, what=T("`EMADecay`'s buffers", zh="`EMADecay` 的 buffer"),
                                            graph_inputs=True)
     return session
@@ -159,7 +159,7 @@ def test_same_outputs(entry, starter):
     """
     session = compiled(new_module(entry), local_backend="aot_eager")
     original = starter.EMADecay()
-    for i, (x, out, expected) in enumerate(one_graph_steps(session, STEPS, original), start=1):
+    for i, (_x, out, expected) in enumerate(one_graph_steps(session, STEPS, original), start=1):
         assert_same(out, expected, case=T("step {i} of a fresh `EMADecay`, x {shape} float32",
                                              zh="新建的 `EMADecay` 的第 {i} 步，x {shape} float32", i=i,
                                              shape=list(SHAPE)))

@@ -12,8 +12,14 @@ import torch
 import torch.nn.functional as F
 from _attn_model import PUBLIC, is_attention, make
 
-from judge.checks import (Provided, WrongAnswer, assert_result_flows_through, assert_same_result, compile_one_graph,
-                          describe_tensor)
+from judge.checks import (
+    Provided,
+    WrongAnswer,
+    assert_result_flows_through,
+    assert_same_result,
+    compile_one_graph,
+    describe_tensor,
+)
 from judge.checks.fx_passes import apply_pass, graph_diagnostic, target_name
 from judge.i18n import T
 from judge.report import GraphDiagnostic

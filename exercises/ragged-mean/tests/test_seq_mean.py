@@ -8,7 +8,6 @@ data is decided by tracing that graph here with symbolic sizes, not by the sizes
 
 import torch
 
-from judge import remote
 from judge.checks import assert_same_result, describe_tensor, pristine
 from judge.checks.shapes import assert_no_unbacked_symbols
 from judge.i18n import T
@@ -36,8 +35,8 @@ def test_no_data_dependent_sizes(entry):
     zh: 以 fullgraph=True 和 dynamic=True 编译，图里没有依赖数据的（unbacked）尺寸
     """
     args = batch(4, 6, 8, [6, 2, 3, 1])
-    fn = remote.RemoteCompiled(entry, {"fullgraph": True, "dynamic": True},
-                               what=T.same("`torch.compile(seq_mean, fullgraph=True, dynamic=True)`"))
+    fn = entry.compile(fullgraph=True, dynamic=True,
+                       what=T.same("`torch.compile(seq_mean, fullgraph=True, dynamic=True)`"))
     fn(*args)
     # The sizes the runner recorded name the learner's line; the graph is then traced here with symbolic sizes,
     # so that only its own operations decide the pass.

@@ -10,15 +10,22 @@ import re
 
 import pytest
 import torch
+from torch._inductor.utils import run_and_get_code
 
-from judge import remote
-from judge.checks import (Forbidden, WrongAnswer, assert_same, assert_same_result, compile_one_graph, describe_tensor,
-                          expected_first, once)
+from judge.checks import (
+    Forbidden,
+    WrongAnswer,
+    assert_same,
+    assert_same_result,
+    compile_one_graph,
+    describe_tensor,
+    expected_first,
+    once,
+)
 from judge.checks.inductor import triton_kernel_names, triton_kernel_source
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
 from judge.i18n import T
 from judge.report import GraphDiagnostic
-from torch._inductor.utils import run_and_get_code
 
 N, D = 16, 1024
 EPS = 1e-6
@@ -50,8 +57,7 @@ def inductor_run(entry):
     """One real Inductor compile of add_rmsnorm's captured graph, here, shared by the kernel checks."""
     def run():
         x, r, w = inputs()
-        compiled = remote.RemoteCompiled(entry, {"fullgraph": True}, what=T.same("`add_rmsnorm`"),
-                                         local_backend="inductor")
+        compiled = entry.compile(fullgraph=True, what=T.same("`add_rmsnorm`"), local_backend="inductor")
         expected, (output, codes) = expected_first(add_rmsnorm, lambda *a: run_and_get_code(compiled, *a), x, r, w)
         return expected, output, codes
 

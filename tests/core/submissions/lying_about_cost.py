@@ -5,8 +5,8 @@ import json
 import os
 
 import torch
-import torch.nn.functional as F
 import torch._inductor.metrics as metrics
+import torch.nn.functional as F
 import torch.utils._python_dispatch as dispatch
 
 metrics.num_bytes_accessed = -10**9

@@ -15,8 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

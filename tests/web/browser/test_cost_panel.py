@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.report import CompiledCost, CostFigures, CostSection, EagerCost, Report, Verdict
+from judge.report import CompiledCost, CostFigures, CostSection, EagerCost, Report
 from tests.web.browser.conftest import LiveServer, open_page
 from tests.web.conftest import FakeGrader
 from web.app import create_app

@@ -24,8 +24,8 @@ pytestmark = pytest.mark.browser
 PASSWORD = "correct horse"
 REASON = {"zh": "新增了大负数的测试", "en": "a test for large negative numbers was added"}
 WORDS = {
-    "zh": {"learners": ("王芳", "张伟"), "older": "本班有 2 个判定来自练习的旧版本", "wrong": "答案错误", "accepted": "通过",
-           "reason": "原因：", "on_time": "按时"},
+    "zh": {"learners": ("王芳", "张伟"), "older": "本班有 2 个判定来自练习的旧版本", "wrong": "答案错误",
+           "accepted": "通过", "reason": "原因：", "on_time": "按时"},
     "en": {"learners": ("Fang Wang", "Wei Zhang"), "older": "2 of the class's verdicts come from older versions",
            "wrong": "Wrong answer", "accepted": "Accepted", "reason": "Reason:", "on_time": "on time"},
 }

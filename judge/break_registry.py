@@ -5,7 +5,7 @@ explanation and hints in `torch/_dynamo/graph_break_registry.json`, which ships 
 links the page of that id. `classify` finds the id of a break (from the exception's `gb_type`, the link in the
 message, a line of the message that is a registered type, or an older wording such as `torch._dynamo.explain`'s
 "generic_jump TensorVariable()"), and `words` gives what the registry says of it in both languages: Chinese from
-the judge's catalogue `judge/breaks_zh.toml`, English from the registry.
+the judge's catalogue `judge/break_registry_zh.toml`, English from the registry.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import tomllib
 from judge.i18n import T
 from judge.report import GraphBreakDiagnostic, PyTorchWords
 
-CATALOGUE = Path(__file__).parent / "breaks_zh.toml"
+CATALOGUE = Path(__file__).parent / "break_registry_zh.toml"
 SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/"  # torch._dynamo.exc.get_gbid_documentation_link
 _LINK = re.compile(r"compile-graph-break-site/gb/gb(\d+)\.html")
 _ID = re.compile(r"^GB\d{4}$")
