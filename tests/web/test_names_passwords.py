@@ -39,7 +39,8 @@ def test_one_key_for_every_typed_form_of_a_name(a, b):
     assert name_key(a) == name_key(b)
 
 
-@pytest.mark.parametrize("name", ["王小明", "王小明 Tom", "Émile Zoë", "Ελένη", "Иван", "山田 たろう", "김민수 Kim", "O'Neil-2"])
+@pytest.mark.parametrize("name", ["王小明", "王小明 Tom", "Émile Zoë", "Ελένη", "Иван", "山田 たろう", "김민수 Kim",
+                                  "O'Neil-2"])
 def test_names_of_one_script_or_a_usual_mix_are_kept(name):
     assert display_name_of(name) == " ".join(name.split())
 
