@@ -61,7 +61,7 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
 def _grade_here(settings, engine, regrade_ids: list[str]) -> None:
     from web.course import Course
     from web.errors import StartupError
-    from web.grading import choose_sandbox, make_grade_fn
+    from web.graders import choose_sandbox, make_grade_fn
     from web.lti.grades import GradeSender
     from web.queue import grade_regrade, notify
     from web.regrade import Regrades

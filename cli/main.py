@@ -185,7 +185,7 @@ def list_exercises(exercises_dir, workspace, lang, topics):
 @lang_option
 def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, lang):
     """Grade FILE (default: your copy of the exercise in the workspace, created from the starter)."""
-    from cli.grading import grade_file, watch_file
+    from cli.terminal_grading import grade_file, watch_file
     from cli.workspace import Workspace
 
     exercise = load(exercises_dir, exercise_id, lang)

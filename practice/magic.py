@@ -6,7 +6,7 @@
     %practice list                 the exercises, with your state (as `practice list`)
     %practice hint EXERCISE        the next hint, gentle to explicit
 
-The cell is graded in fresh processes (`practice.grading`), or with `--submit` by your class's server
+The cell is graded in fresh processes (`practice.cell_grading`), or with `--submit` by your class's server
 (`practice login` first): then the server's report is shown and the submission counts in the class. The
 output carries three forms: HTML (what Jupyter shows), plain text, and the report's JSON under
 `application/vnd.torch-practice.report+json` (`--json` shows the JSON itself, `--text` the text only).
@@ -114,7 +114,7 @@ class PracticeMagics(Magics):
             origin = text(words.server_verdict(credentials.server), lang)
         else:
             from judge.paths import EXERCISES_DIR
-            from practice.grading import GradingFailed, grade_fresh
+            from practice.cell_grading import GradingFailed, grade_fresh
 
             start = words.grading(exercise.id)
             handle.update({"text/html": progress_html(text(start, lang)), "text/plain": text(start, lang)}, raw=True)

@@ -20,7 +20,7 @@ from web.course import Course
 from web.deadlines import Deadlines
 from web.events import EventHub
 from web.forms import PageRefused
-from web.grading import WarmPools, choose_sandbox, make_grade_fn
+from web.graders import WarmPools, choose_sandbox, make_grade_fn
 from web.hosts import HostAllowlist, allowed as allowed_hosts
 from web.join import router as join_router
 from web.lti.grades import GradeSender
@@ -105,7 +105,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
     app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
-    app.state.warm_pools = pools  # web.grading.WarmPools: whether this process's warm pools have started
+    app.state.warm_pools = pools  # web.graders.WarmPools: whether this process's warm pools have started
     app.state.classes = ClassStore(engine, SignInThrottle(engine, settings.signin_failures_per_name,
                                                           settings.signin_failures_per_address))
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)

@@ -111,7 +111,7 @@ class Worker:
             if reason:
                 raise StartupError(f"--queue gpu needs a CUDA device: {reason}; serve --queue cpu on this machine")
         if grade is None:  # a sandbox that cannot be used here is a settings error: said before connecting
-            from web.grading import choose_sandbox
+            from web.graders import choose_sandbox
 
             sandbox = choose_sandbox(settings)
         self.settings = settings
@@ -123,7 +123,7 @@ class Worker:
         self._main_task: asyncio.Task | None = None
         if grade is None:
             from web.course import Course
-            from web.grading import make_grade_fn
+            from web.graders import make_grade_fn
 
             course = Course(settings.exercises_dir, reload=settings.reload_exercises)
             grading = make_grade_fn(course, sandbox, gpu_pool_size=settings.workers)

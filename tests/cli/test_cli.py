@@ -165,7 +165,7 @@ def test_watch_grades_again_on_save(add_one, tmp_path):
 
     from rich.console import Console
 
-    from cli.grading import watch_file
+    from cli.terminal_grading import watch_file
     from cli.workspace import Workspace
 
     path = tmp_path / "mine.py"

@@ -134,7 +134,7 @@ def test_list_show_hint_and_errors_speak_chinese(fake_course, tmp_path):
 def test_the_watch_loop_speaks_the_learners_language(add_one, tmp_path, monkeypatch):
     from rich.console import Console
 
-    import cli.grading
+    import cli.terminal_grading
     from cli.workspace import Workspace
 
     class Idle:
@@ -142,13 +142,13 @@ def test_the_watch_loop_speaks_the_learners_language(add_one, tmp_path, monkeypa
             pass
 
     graded = []
-    monkeypatch.setattr(cli.grading, "_sandbox", lambda name: Idle())
-    monkeypatch.setattr(cli.grading, "grade_file", lambda *args, **kwargs: graded.append(kwargs["lang"]))
+    monkeypatch.setattr(cli.terminal_grading, "_sandbox", lambda name: Idle())
+    monkeypatch.setattr(cli.terminal_grading, "grade_file", lambda *args, **kwargs: graded.append(kwargs["lang"]))
     monkeypatch.setattr("watchfiles.watch", lambda path, **kwargs: iter([{("modified", str(path))}]))
     path = tmp_path / "mine.py"
     path.write_text("import torch\n")
     console = Console(record=True, width=400)
-    cli.grading.watch_file(console, add_one, path, Workspace(tmp_path / "ws"), "none", lang="zh")
+    cli.terminal_grading.watch_file(console, add_one, path, Workspace(tmp_path / "ws"), "none", lang="zh")
     out = console.export_text()
     assert graded == ["zh", "zh"]
     assert f"正在监视 {path}：保存即重新评测" in out and "mine.py 已修改" in out, out

@@ -26,7 +26,7 @@ def wheel(tmp_path_factory) -> Path:
 
 def test_the_wheel_ships_the_extension_and_the_course(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"practice/__init__.py", "practice/magic.py", "practice/grading.py", "practice/templates/report.html",
+    assert {"practice/__init__.py", "practice/magic.py", "practice/cell_grading.py", "practice/templates/report.html",
             "practice/course/graph-break-step/exercise.toml", "practice/course/graph-break-step/starter.py"} <= names
     course = {n.split("/")[2] for n in names if n.startswith("practice/course/") and n.endswith("/exercise.toml")}
     assert course == {p.name for p in (ROOT / "exercises").iterdir() if (p / "exercise.toml").is_file()}

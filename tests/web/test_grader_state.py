@@ -79,11 +79,11 @@ def test_a_gpu_submission_waits_in_the_gpu_queue_where_no_gpu_grader_is(tmp_path
 
 
 def test_healthz_says_the_server_is_warming_up_until_its_pools_have_started(tmp_path, monkeypatch):
-    """The warm-up thread of a first start (web.grading's warm()) blocks here until the test releases it."""
+    """The warm-up thread of a first start (web.graders's warm()) blocks here until the test releases it."""
     import threading
 
     import web.app
-    from web.grading import Grading, WarmPools
+    from web.graders import Grading, WarmPools
 
     release, warmed, pools = threading.Event(), threading.Event(), WarmPools()
 
@@ -117,7 +117,7 @@ def test_a_test_grade_function_warms_nothing(tmp_path, grader):
 
 def test_warm_says_when_the_local_pools_are_ready(tmp_path):
     from web.course import Course
-    from web.grading import make_grade_fn
+    from web.graders import make_grade_fn
 
     course = Course(FIXTURE_COURSE)
     grading = make_grade_fn(course, "local")

@@ -10,7 +10,7 @@ import pytest
 from sandbox.backends import unavailable_reason as unavailable
 from tests.web.conftest import FIXTURE_COURSE
 from web.course import Course
-from web.grading import StartupError, choose_sandbox
+from web.graders import StartupError, choose_sandbox
 from web.settings import Settings
 
 
@@ -47,19 +47,19 @@ BWRAP_MISSING = "bubblewrap is not installed"
     ("bwrap", False, None, "bwrap"),
 ])
 def test_sandbox_choice(monkeypatch, name, allow, bwrap, expected):
-    monkeypatch.setattr("web.grading.unavailable_reason", lambda n: bwrap if n == "bwrap" else None)
+    monkeypatch.setattr("web.graders.unavailable_reason", lambda n: bwrap if n == "bwrap" else None)
     assert choose_sandbox(Settings(sandbox=name, allow_unsandboxed=allow)) == expected
 
 
 @pytest.mark.parametrize("name, bwrap", [("none", None), ("auto", BWRAP_MISSING)])
 def test_unsandboxed_is_refused_unless_allowed(monkeypatch, name, bwrap):
-    monkeypatch.setattr("web.grading.unavailable_reason", lambda n: bwrap if n == "bwrap" else None)
+    monkeypatch.setattr("web.graders.unavailable_reason", lambda n: bwrap if n == "bwrap" else None)
     with pytest.raises(StartupError, match="PRACTICE_ALLOW_UNSANDBOXED"):
         choose_sandbox(Settings(sandbox=name, allow_unsandboxed=False))
 
 
 def test_an_unavailable_backend_is_refused_at_startup(monkeypatch):
-    monkeypatch.setattr("web.grading.unavailable_reason",
+    monkeypatch.setattr("web.graders.unavailable_reason",
                         lambda n: "the engine does not answer" if n == "docker" else None)
     with pytest.raises(StartupError, match="'docker' is unavailable: the engine does not answer"):
         choose_sandbox(Settings(sandbox="docker"))

@@ -2,7 +2,7 @@
 
 The kernel's own state (a compiled function, a patched module, `torch._dynamo` settings changed in an
 earlier cell) would change what the judge sees. So `grade_fresh` writes the cell to a file and runs
-`python -m practice.grading` (this module), which calls `judge.grade` with the unsandboxed backend: the
+`python -m practice.cell_grading` (this module), which calls `judge.grade` with the unsandboxed backend: the
 learner's code runs in the judge's runner, two processes further away. Progress events and the report come
 back as JSON lines on a pipe of their own (what the learner's code prints cannot forge them).
 """
@@ -39,7 +39,7 @@ def grade_fresh(exercise_id: str, source: str, *, exercises_dir: Path, filename:
         read_end, write_end = os.pipe()
         env = {**os.environ, "PRACTICE_EXERCISES_DIR": str(exercises_dir)}
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "practice.grading", "--fd", str(write_end),
+            proc = subprocess.Popen([sys.executable, "-m", "practice.cell_grading", "--fd", str(write_end),
                                      exercise_id, str(path)], env=env, pass_fds=(write_end,),
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         finally:
@@ -69,8 +69,8 @@ def grade_fresh(exercise_id: str, source: str, *, exercises_dir: Path, filename:
 
 
 def _main() -> None:
-    """`python -m practice.grading --fd N EXERCISE FILE`: grade FILE, write events as JSON lines to fd N."""
-    parser = argparse.ArgumentParser(prog="python -m practice.grading")
+    """`python -m practice.cell_grading --fd N EXERCISE FILE`: grade FILE, write events as JSON lines to fd N."""
+    parser = argparse.ArgumentParser(prog="python -m practice.cell_grading")
     parser.add_argument("--fd", type=int, required=True)
     parser.add_argument("exercise_id")
     parser.add_argument("file", type=Path)
