@@ -30,9 +30,11 @@ def reports(local):
     reference = exercise.read(exercise.reference)
     made = {"first": grade(exercise, reference, sandbox=local), "again": grade(exercise, reference, sandbox=local),
             "liar": grade(exercise, (HERE / "lying_about_cost.py").read_text(encoding="utf-8"), sandbox=local)}
-    for name, report in made.items():
-        assert report.verdict is Verdict.ACCEPTED, (name, report.summary, report.stderr[-2000:])
-        assert report.cost is not None, (name, report.stderr[-2000:])
+    for name in ("first", "again"):
+        assert made[name].verdict is Verdict.ACCEPTED, (name, made[name].summary, made[name].stderr[-2000:])
+        assert made[name].cost is not None, (name, made[name].stderr[-2000:])
+    # The runner imports judge.cost (its compile records figures), so its tamper check sees the patch as well.
+    assert made["liar"].verdict is Verdict.FORBIDDEN and "judge.cost" in made["liar"].summary, made["liar"].summary
     return made
 
 
@@ -48,7 +50,7 @@ def test_two_gradings_of_the_same_file_give_the_same_figures(reports):
 
 def test_a_lying_runner_changes_nothing_in_the_cost_section(reports):
     """Its graph is the reference's; everything else it did stayed in its own process."""
-    assert reports["liar"].cost == reports["first"].cost
+    assert reports["liar"].cost is None or reports["liar"].cost == reports["first"].cost
 
 
 def test_figures_pinned_for_this_torch(reports):

@@ -254,11 +254,14 @@ def test_practice_regrade_on_sqlite_grades_here_and_prints_each_change(tmp_path,
     from click.testing import CliRunner
 
     from cli.main import cli
-    from web import db, grading
+    from types import SimpleNamespace
+
+    from web import db, graders
     from web.store import Store
 
     grader = HiddenTestGrader(course)
-    monkeypatch.setattr(grading, "make_grade_fn", lambda course_, sandbox: (grader, lambda: None, lambda: None))
+    monkeypatch.setattr(graders, "make_grade_fn",
+                        lambda course_, sandbox: SimpleNamespace(grade=grader, warm=lambda: None, close=lambda: None))
     monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
     url = f"sqlite:///{tmp_path / 'data' / 'practice.db'}"
     (tmp_path / "data").mkdir()
