@@ -251,11 +251,11 @@ def test_practice_regrade_defers_jobs_that_a_worker_takes_after_live_ones(postgr
 
 def test_practice_regrade_on_sqlite_grades_here_and_prints_each_change(tmp_path, course, monkeypatch):
     """On SQLite (no workers) the command grades the regrades itself, one after another, and says which changed."""
+    from types import SimpleNamespace
+
     from click.testing import CliRunner
 
     from cli.main import cli
-    from types import SimpleNamespace
-
     from web import db, graders
     from web.store import Store
 
