@@ -146,8 +146,7 @@ class HostState:
         pids = set()
         for sandbox in (self.sandbox, *self.others):
             for name in ("runner", "verifier"):
-                if sandbox is self.sandbox:
-                    sandbox.pool(name).settle(120)
+                sandbox.pool(name).settle(120)  # a worker being replaced has its pid once it is ready
                 pids |= {getattr(w, "pid", 0) for w in sandbox.pool(name).workers()}
         return pids
 
