@@ -125,7 +125,9 @@ def trust_known_isa_loads(cache: str, loaded: list[str]) -> None:
     from torch._inductor import cpu_vec_isa
 
     known = {os.path.normpath(os.path.join(os.path.abspath(cache), rel)) for rel in loaded}
-    probe = cpu_vec_isa.VecISA._probe_load
+    probe = getattr(cpu_vec_isa.VecISA, "_probe_load", None)
+    if probe is None:  # torch before 2.13: nothing recorded to trust
+        return
 
     def probe_unless_known(self, output_path: str) -> bool:
         return os.path.normpath(output_path) in known or probe(self, output_path)

@@ -34,13 +34,14 @@ import os
 from torch._inductor import cpu_vec_isa
 from torch._inductor.runtime.cache_dir_utils import cache_dir
 loaded = []
-probe = cpu_vec_isa.VecISA._probe_load
+probe = getattr(cpu_vec_isa.VecISA, "_probe_load", None)  # torch before 2.13 loads its probes inline: none kept
 def recording_probe(self, output_path):
     ok = probe(self, output_path)
     if ok:
         loaded.append(os.path.relpath(output_path, cache_dir()))
     return ok
-cpu_vec_isa.VecISA._probe_load = recording_probe
+if probe is not None:
+    cpu_vec_isa.VecISA._probe_load = recording_probe
 """
 
 # The ISA the check picks (it builds and loads the probes, the ISA features' too), then the one Inductor picks

@@ -119,14 +119,24 @@ _CONFIG_VARS: dict[str, tuple[list[str], list, list]] = {}  # module -> (keys, e
 
 
 def _config_vars() -> dict[str, tuple[list[str], list, list]]:
-    """Each config module's entries and the ContextVar torch keeps each user override in (fixed once imported)."""
+    """Each config module's entries and where torch keeps each user override (fixed once imported): a
+    ContextVar from torch 2.13 on, before it the entry's `user_override` attribute itself (then None here)."""
     if not _CONFIG_VARS:
         for name, module in _configs().items():
             entries = getattr(module, "_config", None)
             if isinstance(entries, dict):
                 keys = list(entries)
-                _CONFIG_VARS[name] = (keys, [entries[k] for k in keys], [entries[k].user_override for k in keys])
+                overrides = [entries[k].user_override for k in keys]
+                in_context = all(isinstance(v, contextvars.ContextVar) for v in overrides)
+                _CONFIG_VARS[name] = (keys, [entries[k] for k in keys], overrides if in_context else None)
     return _CONFIG_VARS
+
+
+def _plain_overrides() -> dict[str, list] | None:
+    """The overrides torch before 2.13 keeps on the entries themselves (None where all live in ContextVars)."""
+    found = {name: [entry.user_override for entry in entries]
+             for name, (_, entries, variables) in _config_vars().items() if variables is None}
+    return found or None
 
 
 @dataclass
@@ -135,12 +145,13 @@ class ProcessState:
 
     values: list[object]
     context: contextvars.Context  # torch keeps each config override in a ContextVar: the whole set, copied in O(1)
+    plain_overrides: dict[str, list] | None = None  # torch before 2.13: the overrides, read one by one
 
     @classmethod
     def now(cls) -> ProcessState:
         if not _ITEMS:
             _ITEMS.extend(_state_items())
-        return cls([read() for _, read, _ in _ITEMS], contextvars.copy_context())
+        return cls([read() for _, read, _ in _ITEMS], contextvars.copy_context(), _plain_overrides())
 
     def restore_and_diff(self) -> list[str]:
         """Put back everything that differs from this state; what differed, as 'name: before -> after'."""
@@ -153,6 +164,8 @@ class ProcessState:
                     restore(before)
         if contextvars.copy_context() != self.context:  # some ContextVar was set: look at the configs' own
             changed += self._restore_configs()
+        if self.plain_overrides is not None:
+            changed += self._restore_plain_configs()
         return changed
 
     def _restore_configs(self) -> list[str]:
@@ -161,6 +174,8 @@ class ProcessState:
         changed = []
         modules = _configs()
         for module_name, (keys, entries, variables) in _config_vars().items():
+            if variables is None:
+                continue
             module = modules[module_name]
             for key, entry, variable in zip(keys, entries, variables):
                 before, after = self.context.get(variable, _UNSET_SENTINEL), variable.get()
@@ -171,6 +186,23 @@ class ProcessState:
                 variable.set(before)
                 module._hash_dirty_var.set(True)
                 module._mark_get_dict_dirty(key)
+        return changed
+
+
+    def _restore_plain_configs(self) -> list[str]:
+        changed = []
+        modules = _configs()
+        for module_name, overrides in self.plain_overrides.items():
+            module = modules[module_name]
+            keys, entries, _ = _config_vars()[module_name]
+            for key, entry, before in zip(keys, entries, overrides):
+                after = entry.user_override
+                if after is before or _same_config(entry, before, after):
+                    continue
+                changed.append(f"{module_name}.{key}: {_shown(_value(entry, before))} -> "
+                               f"{_shown(_value(entry, after))}")
+                # through the module, which clears its own caches; an unset override comes back as its default
+                setattr(module, key, _value(entry, before))
         return changed
 
 

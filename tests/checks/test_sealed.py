@@ -157,3 +157,46 @@ def test_check_failures_pass_through():
 
     with pytest.raises(CheckFailure, match="own verdict"):
         run_sealed(raises, [torch.ones(1)], what="g")
+
+
+class _EntryBefore213:
+    """A config entry of torch before 2.13 (torch 2.11 on the GPU machine): the override is a plain attribute."""
+
+    def __init__(self, default):
+        from torch.utils._config_module import _UNSET_SENTINEL
+
+        self.default, self.user_override = default, _UNSET_SENTINEL
+
+
+class _ConfigModuleBefore213:
+    def __init__(self):
+        object.__setattr__(self, "_config", {"flag": _EntryBefore213(False), "limit": _EntryBefore213(8)})
+
+    def __setattr__(self, name, value):
+        self._config[name].user_override = value
+
+    def __getattr__(self, name):
+        from torch.utils._config_module import _UNSET_SENTINEL
+
+        entry = self._config[name]
+        return entry.default if entry.user_override is _UNSET_SENTINEL else entry.user_override
+
+
+def test_a_config_whose_overrides_live_on_its_entries_is_put_back_too(monkeypatch):
+    from judge.checks import sealed
+
+    old = _ConfigModuleBefore213()
+    old.limit = 8  # set, to its default: no change
+    monkeypatch.setattr(sealed, "_configs", lambda: {"old.config": old})
+    monkeypatch.setattr(sealed, "_CONFIG_VARS", {})
+
+    def flips_the_flag(x):
+        old.flag = True
+        old.limit = 8
+        return x * 2
+
+    with pytest.raises(Forbidden) as info:
+        run_sealed(flips_the_flag, [torch.ones(2)], what="the graph")
+    assert "old.config.flag: False -> True" in str(info.value.message)
+    assert "limit" not in str(info.value.message)
+    assert old.flag is False and old.limit == 8
