@@ -6,7 +6,8 @@
   a tensor's bytes are its distinct elements (a broadcast stride-0 dim counts once) times its element size.
 - `compiled_cost(fn, args)`: `fn` compiled with Inductor here (FX-graph cache off, so every figure comes from
   this compile): the kernels it generated (C++ or Triton), the calls it left outside them, and Inductor's own
-  estimate of the bytes its scheduled nodes access (`torch._inductor.metrics.num_bytes_accessed`, computed only
+  estimate of the bytes its scheduled nodes access (`torch._inductor.metrics.num_bytes_accessed`, an extern call
+  counted at what it reads and writes: `judge.torch_patches.count_extern_bytes_as_used`; computed only
   while the `inductor_metrics` log artifact is on; an FX-graph cache hit restores it from the entry, so every
   verifier compiles with that log on: judge/verifier.py). After a graph break, the operators that ran eagerly
   between the compiled graphs are counted too: `fn`'s eager count less what the compiled graphs hold eagerly.
@@ -26,6 +27,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from judge import torch_patches
 from judge.checks.inductor import cpp_kernel_names, triton_kernel_names
 from judge.checks.logs import enable_artifact
 from judge.checks.wrapper import opaque_calls
@@ -176,6 +178,7 @@ def compiled_cost(fn: Callable, args, *, mode: str = "default", eager: EagerCost
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     enable_artifact("inductor_metrics")
+    torch_patches.count_extern_bytes_as_used()
     with torch.no_grad():
         torch.compile(fn, backend=recorder)(*_fresh(list(args)))
     breaks = sum(torch._dynamo.utils.counters["graph_break"].values())

@@ -1,7 +1,9 @@
 """Every change the judge makes to torch's private internals, in one place, each saying what and why.
 
 All of them exist for speed or for a run's own cache folder, in the judge's own processes (`judge.child`,
-after the sandbox set the run's environment); no verdict depends on them. Each replaces or sets a module-level
+after the sandbox set the run's environment), and no verdict depends on them; except
+`count_extern_bytes_as_used`, in the verifier only: Inductor's byte estimate counts what an extern call touches
+(judge/cost.py). Each replaces or sets a module-level
 name that torch reads by that name when it runs, so a new torch can break one silently by renaming the name,
 changing its signature, or no longer reading it there. `TARGETS` lists what each patch relies on, and
 tests/core/test_torch_patches.py checks every one against the installed torch, by name.
@@ -45,6 +47,8 @@ TARGETS = (
            read_in="torch._inductor.codecache", read_as="_precompile_header("),
     Target("trust_known_isa_loads", "torch._inductor.cpu_vec_isa", "VecISA._probe_load", "method",
            params=("self", "output_path"), read_in="torch._inductor.cpu_vec_isa", read_as="self._probe_load("),
+    Target("count_extern_bytes_as_used", "torch._inductor.graph", "GraphLowering.count_bytes", "method",
+           params=("self",), read_in="torch._inductor.compile_fx", read_as="graph.count_bytes()"),
     Target("follow_env", "torch._inductor.config", "_config.fx_graph_cache.env_value_force", "config entry",
            read_in="torch.utils._config_module", read_as="return config.env_value_force"),
     Target("follow_env", "torch._functorch.config", "_config.enable_autograd_cache.env_value_force",
@@ -133,6 +137,59 @@ def trust_known_isa_loads(cache: str, loaded: list[str]) -> None:
         return os.path.normpath(output_path) in known or probe(self, output_path)
 
     cpu_vec_isa.VecISA._probe_load = probe_unless_known
+
+
+def count_extern_bytes_as_used() -> None:
+    """Wrap `GraphLowering.count_bytes` (the sum behind `torch._inductor.metrics.num_bytes_accessed`) so that an
+    extern call (a matmul library call, a fallback operator) counts the elements it reads and writes, not the whole
+    buffers they live in: Inductor counts a call's inputs whole, so eight matmuls each on one slice `w[i]` of a
+    weight counted all of `w` eight times (decode-cpu-per-step: 16.9 MB for 2.3 MB moved). Generated kernels keep
+    Inductor's own count. Applied once per process; an FX-graph cache entry keeps the sum it was written with
+    (the compile cache layers' format says which)."""
+    from torch._inductor.graph import GraphLowering
+
+    count_bytes = getattr(GraphLowering, "count_bytes", None)
+    if count_bytes is None or getattr(count_bytes, "counts_extern_bytes_as_used", False):
+        return
+
+    def counted(self):
+        from torch._inductor.scheduler import ExternKernelSchedulerNode
+
+        total, per_node, runtimes = count_bytes(self)
+        fixed = []
+        for node, elements in per_node:
+            if isinstance(node, ExternKernelSchedulerNode):
+                inductors = node.get_read_write_buffers_sizes()
+                used = _bytes_used_by(node.node)
+                if used is not None and used < inductors:
+                    total -= inductors - used
+                    elements = used // 4
+            fixed.append((node, elements))
+        return total, fixed, runtimes
+
+    counted.counts_extern_bytes_as_used = True  # type: ignore[attr-defined]
+    GraphLowering.count_bytes = counted
+
+
+def _bytes_used_by(kernel) -> int | None:
+    """The bytes of an extern kernel's tensor inputs and its output, each at its own size (a view at the view's):
+    None where a size is symbolic or the output is not one tensor (Inductor's count is kept there)."""
+    from torch._inductor import ir
+
+    layout = getattr(kernel, "layout", None)
+    if not isinstance(layout, (ir.FixedLayout, ir.FlexibleLayout)):  # no output, several, or an in-place update
+        return None
+    try:
+        tensors = [*(i for i in kernel.inputs if hasattr(i, "get_size")), kernel]
+        total = 0
+        for t in tensors:
+            numel = 1
+            for size in t.get_size():
+                numel *= int(size)  # a symbolic size: TypeError
+            total += numel * t.get_dtype().itemsize
+        return total
+    except (AttributeError, NotImplementedError, TypeError):
+        return None
 
 
 def follow_env(config, name: str, env_name: str) -> None:

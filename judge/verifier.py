@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from judge import protocol, remote
+from judge import protocol, remote, torch_patches
 from judge.checks.failures import CheckFailure
 from judge.checks.logs import artifact_log, enable_artifact
 from judge.compiler_view import ViewBuilder
@@ -116,6 +116,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     # inductor_metrics on for every compile here: Inductor computes its byte estimate only then, and an FX-graph
     # cache entry written without it would give a later hit an estimate of 0 (judge/cost.py)
     enable_artifact("inductor_metrics")
+    torch_patches.count_extern_bytes_as_used()
     with artifact_log("output_code") as generated:
         exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")

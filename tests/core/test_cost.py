@@ -71,6 +71,23 @@ def test_one_fused_kernel_reads_the_input_once():
     assert cost_of(rms, [x, w])[1] is compiled
 
 
+def layers(x, w):
+    for i in range(w.shape[0]):
+        x = x + torch.tanh(x @ w[i])
+    return x
+
+
+def test_an_extern_call_counts_the_slice_it_reads_not_the_whole_weight():
+    x, w = torch.randn(4, 32), torch.randn(3, 32, 32)
+    with torch._inductor.config.patch(fx_graph_cache=False):  # an entry written before would keep its own sum
+        compiled = compiled_cost(layers, [x, w])
+    assert compiled.extern_calls == ["extern_kernels.mm"] * 3
+    matmuls = 3 * (4 * 32 + 32 * 32 + 4 * 32) * F32  # x, w[i] and the product: w[i] only, never all of w
+    # each of the fused kernels between them reads its x and the product once and writes the new x
+    assert matmuls < compiled.bytes_estimate <= matmuls + 3 * 3 * 4 * 32 * F32
+    assert compiled.bytes_estimate < eager_cost(layers, [x, w]).bytes  # the fusion saved the tanh's round trip
+
+
 def test_after_a_graph_break_the_eager_part_is_counted():
     x, w = torch.randn(8, 64), torch.randn(64)
     eager = eager_cost(broken, [x, w])

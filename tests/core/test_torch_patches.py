@@ -85,7 +85,10 @@ def test_a_flag_forced_by_the_environment_follows_this_runs(monkeypatch):
 
     entry = config._config["fx_graph_cache"]
     monkeypatch.setattr(entry, "env_value_force", True)
-    monkeypatch.setattr(config, "fx_graph_cache", config.fx_graph_cache)
     monkeypatch.setenv("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
-    torch_patches.follow_env(config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
-    assert config.fx_graph_cache is False
+    # config.patch puts the value back; monkeypatch.setattr would delattr it (not in the module's __dict__),
+    # which hides the entry from every later test in this process
+    with config.patch(fx_graph_cache=config.fx_graph_cache):
+        torch_patches.follow_env(config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
+        assert config.fx_graph_cache is False
+    assert isinstance(config.fx_graph_cache, bool)  # still there for the next test
