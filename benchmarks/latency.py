@@ -112,7 +112,6 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
 
     `compile_cache=False`: the server gives its runs no compile cache layers (how every grading ran before).
     The CPU time of the timed gradings (runner and verifier, from the server's cgroup) goes to WEB_CPU."""
-    import json
     import tempfile
 
     from fastapi.testclient import TestClient
@@ -134,18 +133,9 @@ def web_times(sandbox_name: str, course: Path, exercise_id: str, source: str, ru
                 for i in range(runs + int(skip_first)):
                     if i == int(skip_first):
                         cpu_before = _server_cpu()
-                    started = time.perf_counter()
-                    created = client.post(f"/api/exercises/{exercise_id}/submissions", json={"source": source}).json()
-                    report = None
-                    with client.stream("GET", created["events_url"]) as stream:
-                        for text in stream.iter_lines():
-                            if text.startswith("data: ") and (json.loads(text[6:]).get("report") or {}).get("verdict"):
-                                report = json.loads(text[6:])["report"]
-                    if (report or {}).get("verdict") != "ACCEPTED":
-                        raise SystemExit(f"web: expected ACCEPTED, got {report and report['verdict']}: "
-                                         f"{report and report['summary']}")
+                    took = _one(client, exercise_id, source)
                     if i or not skip_first:  # the first one is not counted: each worker's first fork touches more pages
-                        times.append(time.perf_counter() - started)
+                        times.append(took)
                 WEB_CPU.append((_server_cpu() - cpu_before) / max(runs, 1))
             return times
     finally:
@@ -232,16 +222,22 @@ def _one(client, exercise_id: str, source: str) -> float:
     import json
 
     started = time.perf_counter()
-    created = client.post(f"/api/exercises/{exercise_id}/submissions", json={"source": source}).json()
-    report = None
-    with client.stream("GET", created["events_url"]) as stream:
+    response = client.post(f"/api/exercises/{exercise_id}/submissions", json={"source": source})
+    if response.status_code != 202:
+        raise SystemExit(f"web: the submission was refused: {response.status_code} {response.text[:300]}")
+    report, seen = None, []
+    with client.stream("GET", response.json()["events_url"]) as stream:
         for text in stream.iter_lines():
-            if text.startswith("data: ") and (json.loads(text[6:]).get("report") or {}).get("verdict"):
-                report = json.loads(text[6:])["report"]
+            if not text.startswith("data: "):
+                continue
+            event = json.loads(text[6:])
+            seen.append(event.get("type"))
+            if (event.get("report") or {}).get("verdict"):
+                report = event["report"]
                 break
     if (report or {}).get("verdict") != "ACCEPTED":
-        raise SystemExit(f"first start: expected ACCEPTED, got {report and report['verdict']}: "
-                         f"{report and report['summary']}")
+        raise SystemExit(f"web: expected ACCEPTED, got {report and report['verdict']}: "
+                         f"{report and report['summary']} (events: {', '.join(map(str, seen)) or 'none'})")
     return time.perf_counter() - started
 
 
