@@ -36,6 +36,9 @@ SECURITY_HEADERS = [
 ]
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 CROSS_SITE_PATHS = ("/lti/",)  # authenticated by a signed token, never by a cookie
+# Never given a learner cookie: a monitor's probe, or a page's stylesheets and scripts. A first visit's parallel
+# requests would each set a different new learner, and whichever response came last would decide who submits.
+NO_LEARNER_PATHS = ("/healthz", "/static/")
 
 
 class SessionEpochs(Protocol):
@@ -64,7 +67,7 @@ class LearnerMiddleware:
         is_new = session is None
         # A missing, tampered, expired or ended cookie gets a new learner.
         session = session or LearnerSession(secrets.token_hex(16))
-        renew = is_new or self.cookies.needs_renewal(session)
+        renew = (is_new or self.cookies.needs_renewal(session)) and not scope["path"].startswith(NO_LEARNER_PATHS)
         learner_id = session.learner_id
         nonce = secrets.token_urlsafe(16)
         scope.setdefault("state", {}).update(learner_id=learner_id, learner_session=session, csp_nonce=nonce,

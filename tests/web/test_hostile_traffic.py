@@ -271,7 +271,7 @@ def test_concurrent_submissions_of_one_learner_queue_one(settings, grader):
     """The routes run in threads now: the one-grading-at-a-time check and the store happen under one lock."""
     grader.gate.clear()
     with LiveServer(create_app(settings, grade=grader), settings) as server:
-        cookie = httpx.get(f"{server.url}/healthz", timeout=10).cookies[LEARNER_COOKIE]
+        cookie = httpx.get(f"{server.url}/", timeout=10).cookies[LEARNER_COOKIE]
         try:
             def post(_):
                 return httpx.post(f"{server.url}{SUBMIT}", json={"source": CORRECT}, cookies={LEARNER_COOKIE: cookie},

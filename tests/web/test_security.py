@@ -19,6 +19,17 @@ def test_learner_cookie_is_signed_httponly_samesite(client):
     assert client.get("/").headers.get("set-cookie") is None  # kept, not reissued
 
 
+@pytest.mark.parametrize("path", ["/healthz", "/static/app.js", "/static/style.css"])
+def test_a_probe_or_a_stylesheet_gets_no_learner(client, path):
+    # A first visit loads the page and its assets at once: each would have set a new learner, and the last
+    # response to arrive would have decided whose submissions the page's next POST makes.
+    assert client.get(path).headers.get("set-cookie") is None
+    page = client.get("/").headers["set-cookie"]
+    assert page.startswith(f"{COOKIE}=")
+    assert client.get(path).headers.get("set-cookie") is None
+    assert client.cookies[COOKIE] == page.split(";")[0].split("=", 1)[1]
+
+
 def test_tampered_cookie_gets_a_new_learner(client):
     created = client.post(URL, json={"source": "def add_one(x):\n    return x + 1\n"}).json()
     wait_done(client, created["id"])
