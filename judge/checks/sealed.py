@@ -188,7 +188,6 @@ class ProcessState:
                 module._mark_get_dict_dirty(key)
         return changed
 
-
     def _restore_plain_configs(self) -> list[str]:
         changed = []
         modules = _configs()
