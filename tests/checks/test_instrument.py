@@ -63,3 +63,27 @@ def test_executed_ops_counts_aten_operators_inside_cond_and_while_loop(rebuilt, 
 def test_graph_text_shows_the_branches_as_submodules(rebuilt):
     text = graph_text(rebuilt)
     assert "torch.ops.higher_order.cond(" in text and "class cond_true_0" in text and "class body_fn_0" in text
+
+
+def with_scan(x):
+    from torch._higher_order_ops.scan import scan
+
+    def step(carry, row):
+        new = carry + torch.tanh(row)
+        return new, new.clone()
+    return scan(step, torch.zeros(x.shape[1]), x)
+
+
+def with_map(x):
+    from torch._higher_order_ops.map import map as hop_map
+
+    return hop_map(lambda row: torch.tanh(row) * 2, x)
+
+
+@pytest.mark.parametrize("fn, entry", [(with_scan, "higher_order.scan"), (with_map, "higher_order.map_impl")])
+def test_scan_and_map_count_as_one_higher_order_entry_each(fn, entry):
+    """As executed_ops' docstring says: their bodies are not entered (a check counting a body's operators must
+    use cond or while_loop), so no tanh is counted though each of the five rows ran one."""
+    _, ran = executed_ops(fn, torch.randn(5, 4))
+    assert ran[entry] == 1 and ran["aten.tanh.default"] == 0
+    assert not any(name.startswith("higher_order.") and name != entry for name in ran)
