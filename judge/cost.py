@@ -170,6 +170,13 @@ class _GraphRecorder:
                             eager_bytes_outside=max(eager.bytes - self.inside.bytes, 0) if outside else 0)
 
 
+def count_bytes_here() -> None:
+    """Every later Inductor compile in this process computes its byte estimate (only while the
+    `inductor_metrics` log is on), with extern calls counted at what they touch; twice is the same as once."""
+    enable_artifact("inductor_metrics")
+    torch_patches.count_extern_bytes_as_used()
+
+
 def compiled_cost(fn: Callable, args, *, mode: str = "default", eager: EagerCost | None = None) -> CompiledCost:
     """`fn(*args)` compiled with Inductor here and called once (on copies of `args`); `eager`: its eager cost when
     already measured (the operators outside compiled graphs are that minus what the graphs hold)."""
@@ -177,8 +184,7 @@ def compiled_cost(fn: Callable, args, *, mode: str = "default", eager: EagerCost
     recorder = _GraphRecorder(mode)
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
-    enable_artifact("inductor_metrics")
-    torch_patches.count_extern_bytes_as_used()
+    count_bytes_here()
     with torch.no_grad():
         torch.compile(fn, backend=recorder)(*_fresh(list(args)))
     breaks = sum(torch._dynamo.utils.counters["graph_break"].values())

@@ -3,10 +3,10 @@
 All of them exist for speed or for a run's own cache folder, in the judge's own processes (`judge.child`,
 after the sandbox set the run's environment), and no verdict depends on them; except
 `count_extern_bytes_as_used`, in the verifier only: Inductor's byte estimate counts what an extern call touches
-(judge/cost.py). Each replaces or sets a module-level
-name that torch reads by that name when it runs, so a new torch can break one silently by renaming the name,
-changing its signature, or no longer reading it there. `TARGETS` lists what each patch relies on, and
-tests/core/test_torch_patches.py checks every one against the installed torch, by name.
+(judge/cost.py). Each replaces or sets a module-level name that torch reads by that name when it runs, so a new
+torch can break one silently by renaming the name, changing its signature, or no longer reading it there.
+`TARGETS` lists what each patch relies on, and tests/core/test_torch_patches.py checks every one against the
+installed torch, by name.
 
 (The trusted vector-ISA probe script in `judge.vec_isa` wraps `VecISA._probe_load` the same way, in a fresh
 interpreter of its own; its target is the one `trust_known_isa_loads` relies on.)

@@ -14,9 +14,9 @@ import sys
 import time
 from pathlib import Path
 
-from judge import protocol, remote, torch_patches
+from judge import protocol, remote
 from judge.checks.failures import CheckFailure
-from judge.checks.logs import artifact_log, enable_artifact
+from judge.checks.logs import artifact_log
 from judge.compiler_view import ViewBuilder
 from judge.i18n import T, in_code
 from judge.protocol import Request, RunnerEnd, VerifierSays
@@ -113,10 +113,11 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         "-p", "no:unraisableexception", "-p", "no:threadexception",
     ] + (["--maxfail=1"] if job.stop_after_first_failure else [])
     sys.path.insert(0, str(hidden / "tests"))
-    # inductor_metrics on for every compile here: Inductor computes its byte estimate only then, and an FX-graph
-    # cache entry written without it would give a later hit an estimate of 0 (judge/cost.py)
-    enable_artifact("inductor_metrics")
-    torch_patches.count_extern_bytes_as_used()
+    # the byte estimate on for every compile here, not only the cost section's: an FX-graph cache entry written
+    # without it would give a later hit an estimate of 0 (judge/cost.py)
+    from judge.cost import count_bytes_here
+
+    count_bytes_here()
     with artifact_log("output_code") as generated:
         exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")

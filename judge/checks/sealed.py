@@ -179,10 +179,9 @@ class ProcessState:
             module = modules[module_name]
             for key, entry, variable in zip(keys, entries, variables):
                 before, after = self.context.get(variable, _UNSET_SENTINEL), variable.get()
-                if after is before or _same_config(entry, before, after):
+                if not (change := _config_change(f"{module_name}.{key}", entry, before, after)):
                     continue
-                changed.append(f"{module_name}.{key}: {_shown(_value(entry, before))} -> "
-                               f"{_shown(_value(entry, after))}")
+                changed.append(change)
                 variable.set(before)
                 module._hash_dirty_var.set(True)
                 module._mark_get_dict_dirty(key)
@@ -195,14 +194,19 @@ class ProcessState:
             module = modules[module_name]
             keys, entries, _ = _config_vars()[module_name]
             for key, entry, before in zip(keys, entries, overrides):
-                after = entry.user_override
-                if after is before or _same_config(entry, before, after):
+                if not (change := _config_change(f"{module_name}.{key}", entry, before, entry.user_override)):
                     continue
-                changed.append(f"{module_name}.{key}: {_shown(_value(entry, before))} -> "
-                               f"{_shown(_value(entry, after))}")
+                changed.append(change)
                 # through the module, which clears its own caches; an unset override comes back as its default
                 setattr(module, key, _value(entry, before))
         return changed
+
+
+def _config_change(name: str, entry, before, after) -> str | None:
+    """'name: before -> after' where a config's effective value changed between two overrides, else None."""
+    if after is before or _same_config(entry, before, after):
+        return None
+    return f"{name}: {_shown(_value(entry, before))} -> {_shown(_value(entry, after))}"
 
 
 def _value(entry, override):
