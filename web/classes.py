@@ -167,7 +167,7 @@ class ClassStore:
                 ClassInstructorRow, ClassInstructorRow.class_id == ClassRow.id).outerjoin(
                 members, members.c.class_id == ClassRow.id).where(
                 ClassInstructorRow.instructor_id == instructor_id).order_by(ClassRow.created_at.desc()))
-            return [Class(r.id, r.name, r.join_code, _aware(r.created_at), n or 0) for r, n in rows.tuples()]
+            return [Class(r.id, r.name, r.join_code, _aware(r.created_at), n or 0) for r, n in rows]
 
     def get_class(self, class_id: str) -> Class | None:
         with self._sessions() as s:

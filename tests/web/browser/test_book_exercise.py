@@ -62,7 +62,7 @@ def test_solve_then_break_then_english_then_reload(browser, live, shots, page_er
     page.wait_for_selector(".status.ok", timeout=GRADING_MS)
     assert page.locator(".check.failed").count() == 0
     assert page.locator(".check.passed").count() >= 5
-    assert page.locator("#reference-code").is_visible()
+    page.locator("#reference-code").wait_for(state="visible")
     assert "torch.where" in page.locator("#reference-code").inner_text()
     shots(page, "accepted")
     # The compiler's view, accepted or not: the captured graph with the learner's own line above its nodes.
@@ -87,7 +87,7 @@ def test_solve_then_break_then_english_then_reload(browser, live, shots, page_er
     gutter_row = marker.bounding_box()["y"]
     line_row = marked.bounding_box()["y"]
     assert abs(gutter_row - line_row) < 8  # the marker sits on that line
-    assert page.locator(".diag.graph-break").first.is_visible()
+    page.locator(".diag.graph-break").first.wait_for(state="visible")
     page.locator(".diag.graph-break").first.scroll_into_view_if_needed()
     shots(page, "graph-break")
 

@@ -164,7 +164,7 @@ def test_a_class_from_creation_to_failure_statistics(browser, live, shots, page_
     shots(learner1, "solved")
     submit(learner2, live.url, BREAKS, "bad")
     assert learner2.locator("#status").inner_text() == words["graph_break"]
-    assert learner2.locator(".diag.graph-break").first.is_visible()
+    learner2.locator(".diag.graph-break").first.wait_for(state="visible")
     shots(learner2, "graph-break")
 
     # The instructor's table: one solved, one graph break; the second exercise untouched.
@@ -218,7 +218,7 @@ def test_a_class_from_creation_to_failure_statistics(browser, live, shots, page_
     assert teacher.locator("#learner-name").inner_text() == second
     opened = teacher.locator("li.submission details[open]").first
     assert "print(x)" in opened.locator("pre.source").inner_text()
-    assert opened.locator(".report .diag.graph-break").first.is_visible()
+    opened.locator(".report .diag.graph-break").first.wait_for(state="visible")
     assert BREAK_MESSAGE.replace("`", "") in opened.locator(".report").inner_text()  # code spans shown as code
     shots(teacher, "learner-submission")
 

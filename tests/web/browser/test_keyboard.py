@@ -61,7 +61,7 @@ def test_keyboard_only_solve(browser, live, shots, page_errors):
     page.keyboard.press("Control+Enter")
     page.wait_for_selector(".status.ok", timeout=15000)
     shots(page, "accepted")
-    assert page.locator("#reference-code").is_visible()
+    page.locator("#reference-code").wait_for(state="visible")
     # Escape, then Tab, leaves the editor for the rest of the page.
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")
@@ -94,7 +94,7 @@ def test_phone_width_stacks_and_fits(browser, live, shots, page_errors):
     left = page.locator(".exercise .left").bounding_box()
     right = page.locator(".exercise .right").bounding_box()
     assert right["y"] >= left["y"] + left["height"] - 1  # stacked, not side by side
-    assert page.locator("#submit").is_visible()
+    page.locator("#submit").wait_for(state="visible")
     assert page_errors == []
     context.close()
 
