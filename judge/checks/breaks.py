@@ -40,6 +40,10 @@ _EXPLANATIONS = [
 ]
 
 
+# What Dynamo raises (as a TorchRuntimeError, not a graph break) when the branches of `torch.cond` disagree.
+_BRANCHES_DISAGREE = re.compile(r"When merging two branches' output in torch\.cond,\s*expected same (\w+) but got "
+                                r"(\S+?) and (\S+?)\.?(?=[\"')\s]|$)")
+
 GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
 
 
@@ -55,6 +59,18 @@ def explain_reason(reason: str) -> T:
         if re.search(pattern, reason):
             return text
     return T("Dynamo could not trace this line into the graph.")
+
+
+def explain_compile_error(message: str) -> T | None:
+    """A learner's explanation of a torch.compile failure that Dynamo words for PyTorch's developers, or None."""
+    found = _BRANCHES_DISAGREE.search(message)
+    if found is None:
+        return None
+    what, first, second = found.groups()
+    return T("the two branches of `torch.cond` return a different {what} (`{first}` in one, `{second}` in the "
+             "other), and both must return tensors of the same dtype and device: convert in the branch that "
+             "differs (for example `.to(x.dtype)`).", what=in_code(what), first=in_code(first),
+             second=in_code(second))
 
 
 def short_reason(text: str) -> str:

@@ -5,7 +5,7 @@ The runner's words are untrusted data: each is cut short, and none of them can m
 
 from __future__ import annotations
 
-from judge.checks.breaks import graph_break_message
+from judge.checks.breaks import explain_compile_error, graph_break_message
 from judge.checks.failures import CheckFailure, CompileError, GraphBreak
 from judge.i18n import T, in_code
 from judge.protocol import ErrorKind, RunnerEnd
@@ -105,6 +105,13 @@ def raise_learner_error(error: dict, what):
     diag = ErrorDiagnostic(exc_type=str(error.get("type", "Error"))[:80], message=message, location=loc,
                            traceback=str(error.get("traceback", ""))[:4000])
     if kind == ErrorKind.COMPILE_ERROR:
+        explanation = explain_compile_error(message)
+        if explanation is not None and loc:
+            raise CompileError(T("{what}: torch.compile failed at line {line} (`{code}`): {explanation}", what=what,
+                                 line=loc.line, code=in_code(loc.text), explanation=explanation), [diag])
+        if explanation is not None:
+            raise CompileError(T("{what}: torch.compile failed: {explanation}", what=what,
+                                 explanation=explanation), [diag])
         raise CompileError(T("{what}: torch.compile failed: `{error}: {detail}`", what=what,
                              error=in_code(diag.exc_type), detail=in_code(first_lines(message))), [diag])
     if kind == ErrorKind.MEMORY:

@@ -6,8 +6,12 @@ import pytest
 import torch
 
 from judge.checks.breaks import graph_break_from_exception, graph_break_message
+from judge.checks.failures import CompileError
 from judge.checks.locations import register_learner_file
 from judge.i18n import T, text
+from judge.learner_errors import describe
+from judge.protocol import ErrorKind
+from judge.remote.failures import YOUR_FUNCTION, raise_learner_error
 
 BRANCHES = {
     "aliasing": ("def keep(h):\n    return h\n", "x.clone()", "x.clone()"),
@@ -49,3 +53,29 @@ def test_the_learners_line_is_found_on_the_errors_cause(tmp_path):
         wrapped.__cause__ = inner
         diag = graph_break_from_exception(wrapped)
     assert diag.location is not None and diag.location.line == last_line
+
+
+def test_branches_that_disagree_in_dtype_are_a_compile_error_explained_at_the_learners_line(tmp_path):
+    """Dynamo raises this as a TorchRuntimeError, not a graph break: the runner describes it as a compile error,
+    and the verifier's message names both dtypes and what to do instead of quoting Dynamo's fake-tensor text."""
+    step, last_line = learner_step(tmp_path, "step_dtype", "def keep(h):\n    return h.double()\n")
+    torch._dynamo.reset()
+    with pytest.raises(Exception) as raised:
+        torch.compile(step, backend="eager", fullgraph=True)(torch.randn(3))
+    error = describe(raised.value)
+    assert error["kind"] == ErrorKind.COMPILE_ERROR.value
+    with pytest.raises(CompileError) as failed:
+        raise_learner_error(error, YOUR_FUNCTION)
+    en, zh = text(failed.value.message, "en"), text(failed.value.message, "zh")
+    assert f"torch.compile failed at line {last_line} (`return torch.cond(" in en, en
+    assert "`torch.float32` in one, `torch.float64` in the other" in en and ".to(x.dtype)" in en, en
+    assert "`torch.float32`" in zh and "另一个是 `torch.float64`" in zh and "FakeTensor" not in en + zh, zh
+    assert "FakeTensor" in failed.value.diagnostics[0].message  # Dynamo's own words stay in the diagnostic
+
+
+def test_a_compile_error_nobody_explained_quotes_dynamo():
+    error = {"kind": ErrorKind.COMPILE_ERROR.value, "type": "BackendCompilerFailed", "message": "backend exploded"}
+    with pytest.raises(CompileError) as failed:
+        raise_learner_error(error, YOUR_FUNCTION)
+    assert text(failed.value.message, "en") == "your function: torch.compile failed: `BackendCompilerFailed: " \
+                                               "backend exploded`"
