@@ -22,7 +22,8 @@ LANGS = ("zh", "en")
 SOURCE_LANG = "en"
 OTHER_LANGS = tuple(lang for lang in LANGS if lang != SOURCE_LANG)
 LOCALE_DIR = Path(__file__).parent / "locale"
-DOMAINS = ("core", "checks", "cli")  # core: judge/*.py and judge/remote/; checks: judge/checks/ (what hidden tests call); cli: cli/
+# core: judge/*.py and judge/remote/; checks: judge/checks/ (what hidden tests call); cli: cli/
+DOMAINS = ("core", "checks", "cli")
 
 
 class _Missing(gettext.NullTranslations):

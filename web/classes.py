@@ -167,7 +167,11 @@ class ClassStore:
                 ClassInstructorRow, ClassInstructorRow.class_id == ClassRow.id).outerjoin(
                 members, members.c.class_id == ClassRow.id).where(
                 ClassInstructorRow.instructor_id == instructor_id).order_by(ClassRow.created_at.desc()))
-            return [Class(r.id, r.name, r.join_code, _aware(r.created_at), n or 0) for r, n in rows]
+            found = []
+            for row in rows:  # a Row is a tuple; indexing keeps its column types for mypy (unpacking loses them)
+                r, n = row[0], row[1]
+                found.append(Class(r.id, r.name, r.join_code, _aware(r.created_at), n or 0))
+            return found
 
     def get_class(self, class_id: str) -> Class | None:
         with self._sessions() as s:
