@@ -26,6 +26,10 @@ _EXPLANATIONS = [
     (r"When merging two branches|expected same (?:dtype|shape|device|stride)",
      T("the two branches of `torch.cond` return different dtypes, shapes or devices; both branches must "
        "return tensors that agree: convert in the branch (`.to(x.dtype)`) so both give the same.")),
+    (r"body_fn_output and carried_inputs to have same metadata",
+     T("the body of `torch.while_loop` returns a value whose dtype, shape or device differs from the value it was "
+       "given; each iteration must hand the carried values back as they came in: convert in the body "
+       "(`.to(x.dtype)`).")),
     (r"Tensor\.item\(\)|_local_scalar_dense|\bitem\b",
      T("`Tensor.item()` copies a value out of the tensor into Python, so Dynamo cannot keep tracing past it. "
        "Keep the value as a tensor (for example with `torch.where`).")),
@@ -43,6 +47,9 @@ _EXPLANATIONS = [
 # What Dynamo raises (as a TorchRuntimeError, not a graph break) when the branches of `torch.cond` disagree.
 _BRANCHES_DISAGREE = re.compile(r"When merging two branches' output in torch\.cond,\s*expected same (\w+) but got "
                                 r"(\S+?) and (\S+?)\.?(?=[\"')\s]|$)")
+
+HOP_WRAPPER = "Got graph break/error:"  # torch._dynamo's UncapturedHigherOrderOpError, before the inner break
+_HOP_NAME = re.compile(r"Higher Order Operator: (\S+)")
 
 GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
 
@@ -92,8 +99,16 @@ def graph_break_from_exception(exc: BaseException) -> GraphBreakDiagnostic:
     while seen is not None and not stack:  # a higher-order operator's error carries the user stack on its cause
         stack = learner_frames(getattr(seen, "real_stack", None) or []) or stack_locations(str(seen))
         seen = seen.__cause__ or seen.__context__
-    reason = short_reason(str(exc).split("User Stack")[0].split("from user code")[0]) or type(exc).__name__
-    return GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
+    said = str(exc).split("User Stack")[0].split("from user code")[0]
+    # An operator that must be captured whole (torch.cond, while_loop) wraps the break inside it: that one is the why.
+    wrapped, said = HOP_WRAPPER in said, said.split(HOP_WRAPPER, 1)[-1]
+    reason = short_reason(said) or type(exc).__name__
+    explanation = explain_reason(reason)
+    operator = _HOP_NAME.search(said)
+    if wrapped and operator and operator.group(1) not in explanation.en:  # say where the break is, once
+        explanation = T("inside `{operator}`, which must be captured whole (nothing in it may break the graph): "
+                        "{explanation}", operator=in_code(operator.group(1)), explanation=explanation)
+    return GraphBreakDiagnostic(reason=reason, explanation=explanation,
                                 location=stack[-1] if stack else None, user_stack=stack,
                                 gb_id=break_registry.classify(str(exc), getattr(exc, "gb_type", None)))
 

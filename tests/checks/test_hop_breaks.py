@@ -11,12 +11,17 @@ from judge.checks.locations import register_learner_file
 from judge.i18n import T, text
 from judge.learner_errors import describe
 from judge.protocol import ErrorKind
+from judge.proving import reads_as_english
 from judge.remote.failures import YOUR_FUNCTION, raise_learner_error
 
 BRANCHES = {
     "aliasing": ("def keep(h):\n    return h\n", "x.clone()", "x.clone()"),
     "mutation": ("def keep(h):\n    h.add_(1)\n    return h.clone()\n", "in place", "原地修改"),
+    # The break inside the branch is the why (and its line the place), not the wrapper saying the operator must
+    # be captured whole.
+    "print": ("def keep(h):\n    print(h)\n    return h.clone()\n", "`print()` is Python I/O", "print()"),
 }
+AT_THE_BRANCHS_LINE = {"print": "graph break at line 4 (`print(h)`)"}
 
 
 def learner_step(tmp_path, name, keep_source):
@@ -39,7 +44,7 @@ def test_a_cond_branch_error_names_the_learners_line_and_explains_it_in_both_lan
         torch.compile(step, backend="eager", fullgraph=True)(torch.randn(3))
     message = graph_break_message(graph_break_from_exception(raised.value), T.same("`torch.compile`"))
     en, zh = text(message, "en"), text(message, "zh")
-    assert f"graph break at line {last_line} (`return torch.cond(" in en, en
+    assert AT_THE_BRANCHS_LINE.get(case, f"graph break at line {last_line} (`return torch.cond(") in en, en
     assert "torch.cond" in en and english in en and chinese in zh and "outside your file" not in en
 
 
@@ -79,3 +84,23 @@ def test_a_compile_error_nobody_explained_quotes_dynamo():
         raise_learner_error(error, YOUR_FUNCTION)
     assert text(failed.value.message, "en") == "your function: torch.compile failed: `BackendCompilerFailed: " \
                                                "backend exploded`"
+
+
+def test_a_while_loop_body_that_changes_a_dtype_is_explained(tmp_path):
+    path = tmp_path / "loop.py"
+    path.write_text("import torch\n\n\ndef step(x):\n    return torch._higher_order_ops.while_loop(\n"
+                    "        lambda i, h: i < 3, lambda i, h: (i + 1, h.double()), (torch.tensor(0), x))\n")
+    register_learner_file(str(path), "solution.py")
+    spec = importlib.util.spec_from_file_location("loop", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch._dynamo.reset()
+    with pytest.raises(torch._dynamo.exc.TorchDynamoException) as raised:
+        torch.compile(module.step, backend="eager", fullgraph=True)(torch.randn(3))
+    diag = graph_break_from_exception(raised.value)
+    assert "pair[1] differ in 'dtype" in diag.reason, diag.reason
+    message = graph_break_message(diag, T.same("`torch.compile`"))
+    en, zh = text(message, "en"), text(message, "zh")
+    assert "graph break at line 5 (`return torch._higher_order_ops.while_loop(`)" in en, en
+    assert "the body of `torch.while_loop` returns a value whose dtype" in en
+    assert "循环体" in zh and not reads_as_english(zh), zh
