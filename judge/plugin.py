@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
-from judge.checks.breaks import explain_compile_error, graph_break_from_exception, graph_break_message
+from judge.checks.breaks import explain_learner_error, graph_break_from_exception, graph_break_message
 from judge.checks.failures import CheckFailure
 from judge.checks.locations import learner_location_from_traceback
 from judge.checks.trust import reason_of
@@ -42,9 +42,9 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
     error = _error_diagnostic(exc, tb)
     if kind is ErrorKind.MEMORY:
         return Verdict.MEMORY_LIMIT, T("your code ran out of memory"), [error]
-    if kind is ErrorKind.COMPILE_ERROR and explain_compile_error(error.message) is not None:
+    if kind is ErrorKind.COMPILE_ERROR and explain_learner_error(error.message) is not None:
         return Verdict.COMPILE_ERROR, T("torch.compile failed: {explanation}",
-                                        explanation=explain_compile_error(error.message)), [error]
+                                        explanation=explain_learner_error(error.message)), [error]
     if kind is ErrorKind.COMPILE_ERROR:
         return Verdict.COMPILE_ERROR, T("torch.compile failed: `{error}: {detail}`", error=error.exc_type,
                                         detail=in_code(_first_lines(error.message))), [error]

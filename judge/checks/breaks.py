@@ -51,6 +51,9 @@ _BRANCHES_DISAGREE = re.compile(r"When merging two branches' output in torch\.co
 HOP_WRAPPER = "Got graph break/error:"  # torch._dynamo's UncapturedHigherOrderOpError, before the inner break
 _HOP_NAME = re.compile(r"Higher Order Operator: (\S+)")
 
+_PREDICATE_NOT_ONE = re.compile(r"Expected pred to be bool or single-element tensor")  # while tracing
+_AMBIGUOUS_BOOL, _COND_KERNEL = "Boolean value of Tensor with more than one value is ambiguous", "in cond_op_dense"
+
 GRAPH_BREAK_ERRORS = ("Unsupported", "UserError", "UncapturedHigherOrderOpError")
 
 
@@ -68,16 +71,22 @@ def explain_reason(reason: str) -> T:
     return T("Dynamo could not trace this line into the graph.")
 
 
-def explain_compile_error(message: str) -> T | None:
-    """A learner's explanation of a torch.compile failure that Dynamo words for PyTorch's developers, or None."""
+def explain_learner_error(message: str, traceback: str = "") -> T | None:
+    """A learner's explanation of an error that torch words for its own developers while compiling (a branch
+    mismatch Dynamo raises as a compile failure, a predicate torch.cond refuses), or None. `traceback`: where
+    the error was raised, for an error whose words alone do not say it came from torch.cond."""
     found = _BRANCHES_DISAGREE.search(message)
-    if found is None:
-        return None
-    what, first, second = found.groups()
-    return T("the two branches of `torch.cond` return a different {what} (`{first}` in one, `{second}` in the "
-             "other), and both must return tensors of the same dtype and device: convert in the branch that "
-             "differs (for example `.to(x.dtype)`).", what=in_code(what), first=in_code(first),
-             second=in_code(second))
+    if found is not None:
+        what, first, second = found.groups()
+        return T("the two branches of `torch.cond` return a different {what} (`{first}` in one, `{second}` in the "
+                 "other), and both must return tensors of the same dtype and device: convert in the branch that "
+                 "differs (for example `.to(x.dtype)`).", what=in_code(what), first=in_code(first),
+                 second=in_code(second))
+    if _PREDICATE_NOT_ONE.search(message) or (_AMBIGUOUS_BOOL in message and _COND_KERNEL in traceback):
+        return T("the predicate of `torch.cond` must be one boolean: a Python `bool` or a tensor with a single "
+                 "element. Yours has more elements: reduce it to one value first (`.any()`, `.all()` or a "
+                 "reduction such as `.sum()`).")
+    return None
 
 
 def short_reason(text: str) -> str:

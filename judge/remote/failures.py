@@ -5,7 +5,7 @@ The runner's words are untrusted data: each is cut short, and none of them can m
 
 from __future__ import annotations
 
-from judge.checks.breaks import explain_compile_error, graph_break_message
+from judge.checks.breaks import explain_learner_error, graph_break_message
 from judge.checks.failures import CheckFailure, CompileError, GraphBreak
 from judge.i18n import T, in_code
 from judge.protocol import ErrorKind, RunnerEnd
@@ -105,7 +105,7 @@ def raise_learner_error(error: dict, what):
     diag = ErrorDiagnostic(exc_type=str(error.get("type", "Error"))[:80], message=message, location=loc,
                            traceback=str(error.get("traceback", ""))[:4000])
     if kind == ErrorKind.COMPILE_ERROR:
-        explanation = explain_compile_error(message)
+        explanation = explain_learner_error(message)
         if explanation is not None and loc:
             raise CompileError(T("{what}: torch.compile failed at line {line} (`{code}`): {explanation}", what=what,
                                  line=loc.line, code=in_code(loc.text), explanation=explanation), [diag])
@@ -119,6 +119,11 @@ def raise_learner_error(error: dict, what):
                            verdict=Verdict.MEMORY_LIMIT)
     if kind in (ErrorKind.PROTOCOL, ErrorKind.TOO_LARGE):
         raise Protocol(T("{what}: {message}", what=what, message=runner_words(error)))
+    explanation = explain_learner_error(message, diag.traceback)
+    if explanation is not None and loc:
+        raise LearnerError(T("{what}: `{error}` at line {line} (`{code}`): {explanation}", what=what,
+                             error=in_code(diag.exc_type), line=loc.line, code=in_code(loc.text),
+                             explanation=explanation), [diag])
     if loc:
         raise LearnerError(T("{what}: `{error}` at line {line} (`{code}`): `{detail}`", what=what,
                              error=in_code(diag.exc_type), line=loc.line, code=in_code(loc.text),

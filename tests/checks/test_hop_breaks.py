@@ -12,7 +12,7 @@ from judge.i18n import T, text
 from judge.learner_errors import describe
 from judge.protocol import ErrorKind
 from judge.proving import reads_as_english
-from judge.remote.failures import YOUR_FUNCTION, raise_learner_error
+from judge.remote.failures import YOUR_FUNCTION, LearnerError, raise_learner_error
 
 BRANCHES = {
     "aliasing": ("def keep(h):\n    return h\n", "x.clone()", "x.clone()"),
@@ -104,3 +104,23 @@ def test_a_while_loop_body_that_changes_a_dtype_is_explained(tmp_path):
     assert "graph break at line 5 (`return torch._higher_order_ops.while_loop(`)" in en, en
     assert "the body of `torch.while_loop` returns a value whose dtype" in en
     assert "循环体" in zh and not reads_as_english(zh), zh
+
+
+def test_a_predicate_of_many_elements_is_explained_instead_of_printed(tmp_path):
+    """Here cond's own kernel refuses it when the graph runs; cond-skip-refine's wrong/pred_not_reduced.py has it
+    refused while tracing, in other words: both get the explanation."""
+    path = tmp_path / "pred.py"
+    path.write_text("import torch\n\n\ndef step(x):\n"
+                    "    return torch.cond(x > 0, lambda h: h * 2, lambda h: h.clone(), (x,))\n")
+    register_learner_file(str(path), "solution.py")
+    spec = importlib.util.spec_from_file_location("pred", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    torch._dynamo.reset()
+    with pytest.raises(Exception) as raised:
+        torch.compile(module.step, backend="eager", fullgraph=True)(torch.randn(6, 16))
+    with pytest.raises(LearnerError) as failed:
+        raise_learner_error(describe(raised.value), YOUR_FUNCTION)
+    en, zh = text(failed.value.message, "en"), text(failed.value.message, "zh")
+    assert "must be one boolean" in en and "`.any()`" in en, en
+    assert "tensor([" not in en + zh and "布尔" in zh, zh
