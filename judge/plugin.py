@@ -42,10 +42,10 @@ def classify(exc: BaseException, tb) -> tuple[Verdict, T | str, list]:
     error = _error_diagnostic(exc, tb)
     if kind is ErrorKind.MEMORY:
         return Verdict.MEMORY_LIMIT, T("your code ran out of memory"), [error]
-    if kind is ErrorKind.COMPILE_ERROR and explain_learner_error(error.message) is not None:
-        return Verdict.COMPILE_ERROR, T("torch.compile failed: {explanation}",
-                                        explanation=explain_learner_error(error.message)), [error]
     if kind is ErrorKind.COMPILE_ERROR:
+        explanation = explain_learner_error(error.message)
+        if explanation is not None:
+            return Verdict.COMPILE_ERROR, T("torch.compile failed: {explanation}", explanation=explanation), [error]
         return Verdict.COMPILE_ERROR, T("torch.compile failed: `{error}: {detail}`", error=error.exc_type,
                                         detail=in_code(_first_lines(error.message))), [error]
     if error.location:

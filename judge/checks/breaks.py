@@ -80,8 +80,8 @@ def explain_learner_error(message: str, traceback: str = "") -> T | None:
         what, first, second = found.groups()
         return T("the two branches of `torch.cond` return a different {what} (`{first}` in one, `{second}` in the "
                  "other), and both must return tensors of the same dtype and device: convert in the branch that "
-                 "differs (for example `.to(x.dtype)`).", what=in_code(what), first=in_code(first),
-                 second=in_code(second))
+                 "differs (for example `.to(x.dtype)`).", what=in_code(what[:40]), first=in_code(first[:60]),
+                 second=in_code(second[:60]))
     if _PREDICATE_NOT_ONE.search(message) or (_AMBIGUOUS_BOOL in message and _COND_KERNEL in traceback):
         return T("the predicate of `torch.cond` must be one boolean: a Python `bool` or a tensor with a single "
                  "element. Yours has more elements: reduce it to one value first (`.any()`, `.all()` or a "

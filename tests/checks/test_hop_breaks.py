@@ -10,9 +10,11 @@ from judge.checks.failures import CompileError
 from judge.checks.locations import register_learner_file
 from judge.i18n import T, text
 from judge.learner_errors import describe
+from judge.plugin import classify
 from judge.protocol import ErrorKind
 from judge.proving import reads_as_english
 from judge.remote.failures import YOUR_FUNCTION, LearnerError, raise_learner_error
+from judge.report import Verdict
 
 BRANCHES = {
     "aliasing": ("def keep(h):\n    return h\n", "x.clone()", "x.clone()"),
@@ -124,3 +126,15 @@ def test_a_predicate_of_many_elements_is_explained_instead_of_printed(tmp_path):
     en, zh = text(failed.value.message, "en"), text(failed.value.message, "zh")
     assert "must be one boolean" in en and "`.any()`" in en, en
     assert "tensor([" not in en + zh and "布尔" in zh, zh
+
+
+def test_a_hidden_tests_own_compile_words_the_dtype_disagreement_the_same_way(tmp_path):
+    step, _ = learner_step(tmp_path, "step_dtype_plugin", "def keep(h):\n    return h.double()\n")
+    torch._dynamo.reset()
+    with pytest.raises(Exception) as raised:
+        torch.compile(step, backend="eager", fullgraph=True)(torch.randn(3))
+    verdict, message, diagnostics = classify(raised.value, raised.value.__traceback__)
+    assert verdict is Verdict.COMPILE_ERROR
+    assert text(message, "en").startswith("torch.compile failed: the two branches of `torch.cond` return a "
+                                          "different dtype (`torch.float32` in one, `torch.float64`"), message
+    assert "FakeTensor" in diagnostics[0].message
