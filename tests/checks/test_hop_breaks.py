@@ -26,15 +26,21 @@ BRANCHES = {
 AT_THE_BRANCHS_LINE = {"print": "graph break at line 4 (`print(h)`)"}
 
 
-def learner_step(tmp_path, name, keep_source):
+def learner_module(tmp_path, name, source):
+    """`source` imported as the learner's file (its frames shown as solution.py)."""
     path = tmp_path / f"{name}.py"
-    path.write_text("import torch\n\n" + keep_source + "\n\ndef step(x):\n"
-                    "    return torch.cond(x.sum() > 0, lambda h: h * 2, keep, (x,))\n", encoding="utf-8")
+    path.write_text(source, encoding="utf-8")
     register_learner_file(str(path), "solution.py")
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.step, len(path.read_text().splitlines())
+    return module
+
+
+def learner_step(tmp_path, name, keep_source):
+    source = ("import torch\n\n" + keep_source + "\n\ndef step(x):\n"
+              "    return torch.cond(x.sum() > 0, lambda h: h * 2, keep, (x,))\n")
+    return learner_module(tmp_path, name, source).step, len(source.splitlines())
 
 
 @pytest.mark.parametrize("case", list(BRANCHES))
@@ -89,13 +95,9 @@ def test_a_compile_error_nobody_explained_quotes_dynamo():
 
 
 def test_a_while_loop_body_that_changes_a_dtype_is_explained(tmp_path):
-    path = tmp_path / "loop.py"
-    path.write_text("import torch\n\n\ndef step(x):\n    return torch._higher_order_ops.while_loop(\n"
-                    "        lambda i, h: i < 3, lambda i, h: (i + 1, h.double()), (torch.tensor(0), x))\n")
-    register_learner_file(str(path), "solution.py")
-    spec = importlib.util.spec_from_file_location("loop", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = learner_module(tmp_path, "loop", "import torch\n\n\ndef step(x):\n"
+                            "    return torch._higher_order_ops.while_loop(\n"
+                            "        lambda i, h: i < 3, lambda i, h: (i + 1, h.double()), (torch.tensor(0), x))\n")
     torch._dynamo.reset()
     with pytest.raises(torch._dynamo.exc.TorchDynamoException) as raised:
         torch.compile(module.step, backend="eager", fullgraph=True)(torch.randn(3))
@@ -111,13 +113,8 @@ def test_a_while_loop_body_that_changes_a_dtype_is_explained(tmp_path):
 def test_a_predicate_of_many_elements_is_explained_instead_of_printed(tmp_path):
     """Here cond's own kernel refuses it when the graph runs; cond-skip-refine's wrong/pred_not_reduced.py has it
     refused while tracing, in other words: both get the explanation."""
-    path = tmp_path / "pred.py"
-    path.write_text("import torch\n\n\ndef step(x):\n"
-                    "    return torch.cond(x > 0, lambda h: h * 2, lambda h: h.clone(), (x,))\n")
-    register_learner_file(str(path), "solution.py")
-    spec = importlib.util.spec_from_file_location("pred", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = learner_module(tmp_path, "pred", "import torch\n\n\ndef step(x):\n"
+                            "    return torch.cond(x > 0, lambda h: h * 2, lambda h: h.clone(), (x,))\n")
     torch._dynamo.reset()
     with pytest.raises(Exception) as raised:
         torch.compile(module.step, backend="eager", fullgraph=True)(torch.randn(6, 16))
