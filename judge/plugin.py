@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import pytest
 
+from judge import phases
 from judge.checks.breaks import explain_learner_error, graph_break_from_exception, graph_break_message
 from judge.checks.failures import CheckFailure
 from judge.checks.locations import learner_location_from_traceback
@@ -136,6 +137,11 @@ class Collector:
         self.after_test = after_test
         self.results: dict[str, CheckResult] = {}
         self.runner_ends: dict[str, RunnerEnd] = {}  # a failure the runner's end caused: why it ended
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        with phases.span(f"check {item.name}"):
+            yield
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):

@@ -35,7 +35,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge import protocol
+from judge import phases, protocol
 from judge.i18n import T, in_code
 from judge.learner_errors import describe
 from judge.protocol import ErrorKind, Request, RunnerSays
@@ -105,7 +105,8 @@ class Runner:
                                         column=exc.offset, error=in_code(exc.msg, 2000)), exc, loc)
         self.send(protocol.message(RunnerSays.IMPORTING))  # from here on, a dead process is the learner's doing
         try:
-            self.submission = load_module("submission", path)
+            with phases.span("runner.import"):
+                self.submission = load_module("submission", path)
         except SystemExit as exc:
             return fail("LOAD_ERROR", T("your file called `exit({code})` while being imported; remove it",
                                         code=in_code(exc.code, 2000)), exc)
@@ -198,7 +199,8 @@ class Runner:
                 continue
             SERVING[:] = [self, request.get("id")]
             try:
-                answer = self.answer(request)
+                with phases.span(f"runner.{str(request.get('op'))[:20]}"):
+                    answer = self.answer(request)
             finally:
                 SERVING.clear()
             self.send({"type": RunnerSays.RESPONSE.value, "id": request.get("id"), **answer})
@@ -327,6 +329,7 @@ def said(message) -> dict:
 
 def run(job: dict, out_fd: int, scratch: Path, requests) -> None:
     """Load the submission, then answer requests until stdin closes."""
+    phases.set_role("runner")
     runner = Runner(job, out_fd, scratch)
     try:
         if not runner.load():

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from judge import protocol, remote
+from judge import phases, protocol, remote
 from judge.checks.failures import CheckFailure
 from judge.checks.logs import artifact_log
 from judge.compiler_view import ViewBuilder
@@ -53,6 +53,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
 
     from judge.plugin import Collector, SilentTerminal
 
+    phases.set_role("verifier")
     channel = Channel(result_fd, job.nonce)
     started = time.monotonic()
     client = remote.RunnerClient(channel.send, stdin.fd, deadline=started + job.runner_seconds + 5,
@@ -119,9 +120,12 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
 
     count_bytes_here()
     with artifact_log("output_code") as generated:
-        exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
+        with phases.span("verifier.pytest"):
+            exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
-        cost = _cost_section(job, grading, lambda: channel.send(VerifierSays.RUNNER_RELEASED)) if measured else None
+        with phases.span("verifier.cost"):
+            cost = _cost_section(job, grading, lambda: channel.send(VerifierSays.RUNNER_RELEASED)) if measured \
+                else None
     for record in generated:
         message = record.getMessage()
         if message.startswith("Output code:"):

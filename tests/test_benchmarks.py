@@ -28,6 +28,8 @@ SMALL_MODES = {
     "throughput": (["throughput.py", "--submissions", "2", "--burst", "4", "--grading-seconds", "0.05"],
                       ["3 worker(s):", "burst of 4"], []),
     "gpu_latency-small": (["gpu_latency.py", "--small"], [], []),  # on a machine without CUDA: says so
+    "grading_phases-small": (["grading_phases.py", "--small"],
+                             ["runner: request compile", "verifier: checks (all)", "PHASES OK"], []),
     "signin_flood-small": (["signin_flood.py", "--small"], ["/healthz", "/static/style.css"], []),
 }
 

@@ -18,7 +18,7 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 
-from judge import guard_origin, ir, wire
+from judge import guard_origin, ir, phases, wire
 from judge.checks.failures import CheckFailure, GraphBreak, WrongAnswer
 from judge.checks.sealed import run_sealed
 from judge.compiler_view import describe_inputs
@@ -63,6 +63,7 @@ class RemoteCompiled:
         self.last_output_spec = None
         self._local: dict[int, object] = {}
         self._rewritten: set[int] = set()
+        self._ran_local: set[int] = set()  # graphs run once with `local_backend` (the first run compiles)
         self._last_flat: tuple = ()
 
     @property
@@ -254,7 +255,10 @@ class RemoteCompiled:
                                     detail=in_code(first_lines(str(exc), 2)))) from None
 
         names, mutable = self.input_names(index)
-        flat = run_sealed(plain, values, what=self.what, mutable=mutable, names=names)
+        first = self.local_backend is not None and index not in self._ran_local
+        self._ran_local.add(index)
+        with phases.span(f"verifier.{self.local_backend or 'graph'}_{'compile_and_run' if first else 'run'}"):
+            flat = run_sealed(plain, values, what=self.what, mutable=mutable, names=names)
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         return _assemble(output_spec, flat, args, self.what, self.target)
 

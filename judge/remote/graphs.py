@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import torch.fx
 
-from judge import ir
+from judge import ir, phases
 from judge.checks.failures import Forbidden
 from judge.i18n import T, in_code
 from judge.remote.context import current
@@ -49,7 +49,8 @@ def rebuild(body) -> torch.fx.GraphModule:
         if namespace in providers and namespace in namespaces:
             providers[namespace](name, overload)
     try:
-        return ir.from_ir(body, op_namespaces=namespaces)
+        with phases.span("verifier.rebuild"):
+            return ir.from_ir(body, op_namespaces=namespaces)
     except ir.NotAllowed as exc:
         failure = Forbidden(T("the graph Dynamo captured from your code cannot be checked: {reason}. A graph may "
                               "call only tensor operations; keep your own functions out of it (no `allow_in_graph`, "

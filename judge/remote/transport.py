@@ -12,6 +12,7 @@ import os
 import select
 import time
 
+from judge import phases
 from judge.checks.failures import CheckFailure
 from judge.i18n import T
 from judge.protocol import Request, RunnerEnd, RunnerSays, TrustedSays, VerifierSays
@@ -117,6 +118,11 @@ class RunnerClient:
         self._next += 1
         ident = self._next
         self._send(VerifierSays.RUNNER_REQUEST, request={"id": ident, "op": Request(op).value, **fields})
+        with phases.span(f"verifier.waits_for_runner.{Request(op).value}"):
+            return self._answer(ident)
+
+    def _answer(self, ident: int) -> dict:
+        """Read until the answer to request `ident` arrives (its notes collected on the way)."""
         notes: list = []
         while True:
             message = self._read()
