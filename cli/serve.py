@@ -50,6 +50,10 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     click.echo(f"torch-practice: http://{shown}:{settings.port}/  (sandbox: {app.state.sandbox_name}, "
                f"data: {settings.data_dir.resolve()}, {graders}); Ctrl+C stops")
     from web.server import server_options
+    from web.warmup import Announcer
+
+    # What a first start warms, and when it is ready, said in this terminal as it happens (web/warmup.py).
+    Announcer(app.state.warm_pools, app.state.layers, lambda line: click.echo(f"torch-practice: {line}")).attach()
 
     # Timeouts and limits (docs/security.md); a graceful shutdown of 5 s, else open event streams would hold a
     # Ctrl+C until their grading ends.

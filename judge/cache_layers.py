@@ -53,11 +53,15 @@ class LayerProgress:
     layer: str | None = BASE
     pending: list[str] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    listeners: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
 
     def update(self, **changes) -> None:
+        """Change fields, then tell each listener (called in the builder's thread)."""
         with self._lock:
             for key, value in changes.items():
                 setattr(self, key, value)
+        for listener in list(self.listeners):
+            listener()
 
     def snapshot(self) -> dict:
         """A copy for readers of another thread: state, layer, pending."""

@@ -93,15 +93,18 @@ def state_of(states: dict[str, str], exercise_id: str) -> str:
 @router.get("/healthz", response_model=Health, tags=["meta"])
 def healthz(request: Request) -> Health:
     """Liveness, the queue depth, the graders seen in the last minute, the compile cache layers' builds and
-    whether the server is still warming up (its warm pools starting, or a layer being built)."""
+    whether the server is still warming up (web/warmup.py: its warm pools starting, or a base layer being built)."""
+    from web.warmup import warming_up
+
     state = request.app.state
     depths = state.queue.depth()
-    layers = {name: LayerState(**p.snapshot()) for name, p in state.layers.items()}
+    snapshots = {name: p.snapshot() for name, p in state.layers.items()}
     pools = state.warm_pools.state
     return Health(status="ok", exercises=len(state.course.all()), sandbox=state.sandbox_name, queue=state.queue_kind,
                   queue_depth=sum(depths.values()), queues=depths,
-                  workers=[GraderSeen(**g) for g in state.queue.graders()], layers=layers, pools=pools,
-                  warming_up=pools == "starting" or any(layer.state == "building" for layer in layers.values()))
+                  workers=[GraderSeen(**g) for g in state.queue.graders()],
+                  layers={name: LayerState(**s) for name, s in snapshots.items()}, pools=pools,
+                  warming_up=warming_up(pools, snapshots))
 
 
 @router.get("/api/exercises", response_model=list[ExerciseSummary], tags=["exercises"])

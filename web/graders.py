@@ -47,10 +47,22 @@ def choose_sandbox(settings: Settings) -> str:
 
 class WarmPools:
     """Whether `warm()` has started the graders' warm pools: "starting", "ready", "failed" (the first submission
-    says why) or "off" (nothing warms up here). Written by the warm-up thread, read by /healthz."""
+    says why) or "off" (nothing warms up here). Written by the warm-up thread, read by /healthz; each change is
+    told to `listeners` (web/warmup.py prints it in the terminal)."""
 
     def __init__(self, state: str = "starting"):
-        self.state = state
+        self._state = state
+        self.listeners: list[Callable[[], None]] = []
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @state.setter
+    def state(self, value: str) -> None:
+        self._state = value
+        for listener in list(self.listeners):
+            listener()
 
 
 class Grading(NamedTuple):

@@ -128,5 +128,6 @@ class Health(BaseModel):
         "off", description="The warm pools of this process's graders: starting (a submission waits for them), "
                            "ready, failed (the first submission says why), off (none here).")
     warming_up: bool = Field(
-        False, description="True while the pools are starting or a compile cache layer is being built: gradings "
-                           "meanwhile are slower than once the server is warm.")
+        False, description="True while the pools are starting or a compile cache's base layer is being built: "
+                           "gradings meanwhile are slower than once the server is warm. The full and GPU layers "
+                           "(the references' kernels) may still be building after that (see `layers`).")

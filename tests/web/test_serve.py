@@ -66,3 +66,13 @@ def test_an_unisolated_choice_without_permission_says_how_to_allow_it(name, ran,
     with pytest.raises(click.ClickException, match=f"sandbox '{name}' .*PRACTICE_ALLOW_UNSANDBOXED=1"):
         serve(port=8128, data_dir=tmp_path, sandbox=name)
     assert ran == []
+
+
+def test_serve_says_in_its_terminal_what_it_warms_and_when_it_is_ready(ran, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PRACTICE_ALLOW_UNSANDBOXED", "1")
+    serve(host="127.0.0.1", port=8125, data_dir=tmp_path, sandbox="none", reload_exercises=False)
+    (app, _), = ran
+    assert "starting the warm graders" in capsys.readouterr().out
+    app.state.warm_pools.state = "ready"  # what the warm-up thread sets once uvicorn has started the app
+    out = capsys.readouterr().out
+    assert "torch-practice: warm graders ready after" in out and "torch-practice: warm after" in out
