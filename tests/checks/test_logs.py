@@ -1,0 +1,22 @@
+"""judge.checks.logs: artifact records collected, and the structured trace log left without a handler."""
+
+import torch
+
+from judge.checks.logs import artifact_log
+
+
+def test_an_artifact_is_collected_and_the_trace_log_stays_silent():
+    from torch._logging._internal import trace_log
+
+    def f(x):
+        return x * 2
+
+    torch._dynamo.reset()
+    with artifact_log("recompiles") as records:
+        compiled = torch.compile(f, backend="eager")
+        compiled(torch.ones(2, dtype=torch.float32))
+        compiled(torch.ones(2, dtype=torch.float64))  # another dtype: one recompile
+        # With a handler on TORCH_TRACE's log, every compile event would build a JSON record no artifact reads.
+        assert trace_log.handlers == []
+    torch._dynamo.reset()
+    assert any("dtype" in r.getMessage() for r in records)
