@@ -19,13 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import click
 import httpx
 
 from judge.i18n import T
+from judge.paths import config_dir
 from judge.report import ProgressEvent, Report
 
-CONFIG_DIR_ENV = "PRACTICE_CONFIG_DIR"
 CREDENTIALS_FILE = "credentials.json"
 LINK_PATH = "/signin/link/"
 TIMEOUT = httpx.Timeout(30.0, read=None)  # an event stream is quiet while torch compiles (keep-alive each 15 s)
@@ -46,10 +45,6 @@ class Credentials:
 
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
-
-
-def config_dir() -> Path:
-    return Path(os.environ.get(CONFIG_DIR_ENV) or click.get_app_dir("torch-practice"))
 
 
 def credentials_path() -> Path:

@@ -37,16 +37,28 @@ def _files(exercise: Exercise) -> dict[str, str]:
     return {role: hashlib.sha256(exercise.path(rel).read_bytes()).hexdigest() for role, rel in sorted(named.items())}
 
 
-def exercise_fingerprint(exercise: Exercise) -> str:
-    """The exercise's current version: equal fingerprints mean the same submission gets the same verdict."""
-    decides = {
+def _exercise_decides(exercise: Exercise) -> dict:
+    return {
         "files": _files(exercise),
         "entry_point": exercise.entry_point,
         "contract": exercise.contract.model_dump(mode="json") if exercise.contract else None,
         "limits": exercise.limits.model_dump(mode="json"),
         "op_namespaces": exercise.op_namespaces,
         "trust": exercise.trust,
-        "judge": judge_version(),
     }
+
+
+def _digest(decides: dict) -> str:
     blob = json.dumps(decides, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:LENGTH]
+
+
+def exercise_fingerprint(exercise: Exercise) -> str:
+    """The exercise's current version: equal fingerprints mean the same submission gets the same verdict."""
+    return _digest({**_exercise_decides(exercise), "judge": judge_version()})
+
+
+def exercise_content(exercise: Exercise) -> str:
+    """The exercise's own part of its version, without the judge's: what a grading's draw is keyed on
+    (judge/draw.py), so that a new judge alone draws the same inputs for the same file."""
+    return _digest(_exercise_decides(exercise))

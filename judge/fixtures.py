@@ -12,7 +12,8 @@
 - `reference`: the exercise's reference solution as a module (imported on first use, here).
 - `starter`: the starter (the original code) as a module (imported on first use, here).
 - `grading`: this grading's `judge.remote.GradingContext` (operator providers, the exercise's modules).
-Dynamo is reset and its counters cleared around every test; the random seed is fixed per test.
+Dynamo is reset and its counters cleared around every test; the random seed is drawn per test from the grading's
+(judge/draw.py): the same file on the same exercise version sees the same inputs, no file can know them before.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge import remote
+from judge import draw, remote
 
 
 @pytest.fixture
@@ -57,8 +58,8 @@ def starter(grading):
 def _fresh_compiler_state(request):
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
-    torch.manual_seed(0)
     grading = remote.grading()
+    torch.manual_seed(draw.stream(grading.seed, f"{request.node.path.name}::{request.node.name}"))
     grading.reset_runner()
     if grading.view is not None:  # the compiler's view's timeline names the test of each call
         grading.view.start_test(request.node.name)

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from judge import protocol, vec_isa
+from judge import draw, protocol, vec_isa
 from judge.child import PROGRAM
 from judge.exercise import Exercise
 from judge.i18n import T
@@ -56,7 +56,7 @@ def make_sandbox(name: str = "none", **options) -> Sandbox:
 
 def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on_event: OnEvent | None = None,
           filename: str = "solution.py", stop_after_first_failure: bool = False,
-          measure_cost: bool | None = None) -> Report:
+          measure_cost: bool | None = None, seed: int | None = None) -> Report:
     """Grade `source` against `exercise` and return the report; a failing submission is a normal report.
 
     `sandbox` is a `sandbox.Sandbox` made by `make_sandbox` (default: the unsandboxed subprocess backend, for
@@ -64,24 +64,30 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     `stop_after_first_failure`: the verifier ends at the first failing check (proofs of wrong solutions only).
     `measure_cost`: None gives the report a cost section where the exercise declares [cost]; True also measures one
     from its [contract] (on demand: judge.cost_spec.spec_for); False never.
+    `seed`: the grading's draw (judge/draw.py; default: this installation's secret, the exercise version and the
+    source), recorded in the report; pass a report's seed to replay its grading.
     """
+    from judge.fingerprint import exercise_content, exercise_fingerprint
+
     sandbox = sandbox or make_sandbox("none")
-    emit = _stamped(exercise, on_event or (lambda event: None))
+    fingerprint = exercise_fingerprint(exercise)
+    emit = _stamped(fingerprint, on_event or (lambda event: None))
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         report = _rejected(exercise, T("Your file is larger than {kib} KiB; shorten it.",
                                        kib=MAX_SOURCE_BYTES // 1024))
         emit(ProgressEvent(type="done", report=report))
         return report
     emit(ProgressEvent(type="running"))
+    seed = draw.grading_seed(exercise_content(exercise), source) if seed is None else seed
     started = time.monotonic()
     try:
         try:
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
-                                         measure_cost)
+                                         measure_cost, seed)
         except SandboxError:
             # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
-                                         measure_cost)
+                                         measure_cost, seed)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox_label(sandbox),
                         summary=T("Internal error: the sandbox failed before your code ran; please submit again."),
@@ -96,15 +102,13 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     cost_memo.remember(exercise, verifier_job.cost, report.cost)
     report.torch_version = torch_version()
     report.version_warning = version_warning(exercise)
+    report.seed = seed
     emit(ProgressEvent(type="done", report=report))
     return report
 
 
-def _stamped(exercise: Exercise, emit: OnEvent) -> OnEvent:
+def _stamped(fingerprint: str, emit: OnEvent) -> OnEvent:
     """`emit`, with the exercise's fingerprint set on the report of the `done` event (every path ends there)."""
-    from judge.fingerprint import exercise_fingerprint
-
-    fingerprint = exercise_fingerprint(exercise)
 
     def stamped(event: ProgressEvent) -> None:
         if event.type == "done" and event.report is not None:
@@ -115,8 +119,8 @@ def _stamped(exercise: Exercise, emit: OnEvent) -> OnEvent:
 
 
 def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False,
-              measure_cost=None) -> tuple[RunOutcome, tuple]:
-    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost)
+              measure_cost=None, seed: int = 0) -> tuple[RunOutcome, tuple]:
+    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost, seed)
     return run_jobs(runner_job, verifier_job, exercise.limits, sandbox, emit)
 
 

@@ -49,11 +49,14 @@ class VerifierJob(BaseModel):
                                                 "(judge/cost_spec.py); none: no cost section.")
     cost_known: dict | None = Field(None, description="The reference's and starter's figures an earlier verifier "
                                                       "measured for this exercise version (judge/cost_memo.py).")
+    seed: int = Field(0, description="The grading's draw (judge/draw.py): the hidden tests' inputs, the examples the "
+                                     "runner is sent and the contract's sizes and search come from it. Never in the "
+                                     "runner's job.")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
 
 def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", stop_after_first_failure: bool = False,
-              measure_cost: bool | None = None) -> tuple[RunnerJob, VerifierJob]:
+              measure_cost: bool | None = None, seed: int = 0) -> tuple[RunnerJob, VerifierJob]:
     """The two jobs of one grading. `measure_cost`: None measures the cost section where the exercise has a
     [cost] table; True also where it has none but a [contract] to take inputs from (judge.cost_spec.spec_for)."""
     public = exercise.read(exercise.public) if exercise.public else None
@@ -67,7 +70,7 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
                            reference=exercise.reference, starter=exercise.starter, public=public,
                            op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds,
                            contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
-                           stop_after_first_failure=stop_after_first_failure)
+                           stop_after_first_failure=stop_after_first_failure, seed=seed)
     spec = cost_spec_for(exercise, measure_cost)
     if spec is not None:
         from judge import cost_memo

@@ -15,3 +15,13 @@ EXERCISES_DIR = Path(os.environ.get("PRACTICE_EXERCISES_DIR",
                                     PROJECT_ROOT / "exercises" if CHECKOUT else SHIPPED_COURSE))
 WORKSPACE_DIR = Path(os.environ.get("PRACTICE_WORKSPACE",
                                     PROJECT_ROOT / "workspace" if CHECKOUT else Path.cwd() / "workspace"))
+CONFIG_DIR_ENV = "PRACTICE_CONFIG_DIR"
+
+
+def config_dir() -> Path:
+    """The user's torch-practice folder (credentials, the grading secret): `PRACTICE_CONFIG_DIR`, else
+    `$XDG_CONFIG_HOME/torch-practice` (~/.config/torch-practice)."""
+    given = os.environ.get(CONFIG_DIR_ENV)
+    if given:
+        return Path(given).expanduser()
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "torch-practice"

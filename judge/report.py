@@ -407,6 +407,9 @@ class Report(Localized):
     trust: Literal["verified", "self-checked"] = Field(
         "verified", description="'verified': decided outside the learner's process; 'self-checked': part of the "
                                 "verdict rests on what the learner's process reported (see docs/security.md).")
+    seed: int | None = Field(
+        None, description="The grading's draw (judge/draw.py): chose its inputs, sizes and searches; the same file on "
+                          "the same exercise version draws the same. `grade(..., seed=...)` replays it.")
     fingerprint: str | None = Field(
         None, description="The exercise version this report was graded under (judge.fingerprint: hidden tests, "
                           "reference, starter, public module, contract, limits, the judge's own version); None "

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from judge import phases, protocol, remote
+from judge import draw, phases, protocol, remote
 from judge.checks.failures import CheckFailure
 from judge.checks.logs import artifact_log
 from judge.compiler_view import ViewBuilder
@@ -59,7 +59,11 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     client = remote.RunnerClient(channel.send, stdin.fd, deadline=started + job.runner_seconds + 5,
                                  buffered=stdin.buffer)
     view = ViewBuilder()
-    grading = remote.begin(client=client, op_namespaces=tuple(job.op_namespaces), contract=job.contract, view=view)
+    # The contract's sizes and search are drawn with the grading too (its own stream, recorded as its seed).
+    contract = {**job.contract, "seed": draw.stream(job.seed, f"contract {job.contract.get('seed', 0)}")} \
+        if job.contract else None
+    grading = remote.begin(client=client, op_namespaces=tuple(job.op_namespaces), contract=contract, view=view,
+                           seed=job.seed)
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
         if not rel.startswith("tests/"):

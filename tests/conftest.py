@@ -7,6 +7,9 @@ import pytest
 
 # FastAPI's TestClient sends `Host: testserver`; the web app answers only the names it is configured with.
 os.environ.setdefault("PRACTICE_ALLOWED_HOSTS", '["testserver"]')
+# One grading secret for every run of the suite (judge/draw.py): a pinned proof draws the same inputs on every
+# machine, so a proof that fails, fails everywhere; tests of the draw itself set their own.
+os.environ.setdefault("PRACTICE_GRADING_SECRET", "torch-practice test suite")
 FAKE_COURSE = Path(__file__).parent / "fake_course"
 # The fake course's hidden tests run inside the judge, never directly.
 collect_ignore = ["fake_course"]

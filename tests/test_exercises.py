@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from judge import draw
 from judge.exercise import load_course
 from judge.grading import grade, make_sandbox
 from judge.proving import Proof, cases, expected_break
@@ -56,12 +57,15 @@ def test_every_exercise_pins_enough_wrong_solutions():
 
 def test_a_contract_search_records_its_seed_and_budget_passed_or_not(local):
     exercise = next(e for e in load_course(EXERCISES) if e.id == "graph-break-step")
-    seed, budget = exercise.contract.seed, exercise.contract.examples
+    budget = exercise.contract.examples
     passed = grade(exercise, exercise.read(exercise.reference), sandbox=local)
     search = next(c for c in passed.checks if c.name == "test_contract_search")
+    # The search is drawn with the grading (judge/draw.py): its seed is the grading's contract stream.
+    seed = draw.stream(passed.seed, f"contract {exercise.contract.seed}")
     assert search.passed and search.properties == {"seed": seed, "examples": budget, "tried": budget}
     failed = grade(exercise, exercise.read("wrong/eps_threshold.py"), sandbox=local)
     search = failed.first_failure()
+    seed = draw.stream(failed.seed, f"contract {exercise.contract.seed}")
     assert search.name == "test_contract_search" and search.properties == {"seed": seed, "examples": budget}
     assert f"seed {seed}" in search.message and "种子" in search.translations["zh"]["message"]
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+import torch
+
 from judge.loaded import Loaded
 from judge.remote.transport import RunnerClient
 
@@ -36,6 +38,17 @@ class GradingContext:
     op_providers: dict[str, OperatorProvider] = field(default_factory=dict)
     doctor: dict | None = None  # a playground run's findings (judge/doctor_checks.py)
     sessions: int = 0  # compile sessions opened so far (each names its own in the runner)
+    seed: int = 0  # the grading's draw (judge/draw.py): each test's inputs and the runner's examples come from it
+    _examples: torch.Generator | None = field(default=None, repr=False)
+
+    def examples(self) -> torch.Generator:
+        """The generator of the example values the runner is sent in place of hidden inputs: a stream of its own,
+        so that what the runner sees says nothing of the tests' draws."""
+        if self._examples is None:
+            from judge.draw import stream
+
+            self._examples = torch.Generator().manual_seed(stream(self.seed, "examples"))
+        return self._examples
 
     @property
     def runner(self) -> RunnerClient:

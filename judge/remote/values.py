@@ -15,6 +15,7 @@ import torch.fx
 from judge import ir, wire
 from judge.checks.sealed import sealed_module
 from judge.i18n import T, in_code
+from judge.remote.context import current
 from judge.remote.failures import Protocol
 from judge.remote.graphs import rebuild
 
@@ -36,15 +37,16 @@ def example_like(value):
     """A value of the same shape, dtype and device with other values: what the runner sees instead of a hidden
     input."""
     if isinstance(value, torch.Tensor):
+        gen = current().examples()
         t = value.detach()
         if t.dtype == torch.bool:
-            return (torch.rand(t.shape) > 0.5).to(t.device)
+            return (torch.rand(t.shape, generator=gen) > 0.5).to(t.device)
         if t.is_floating_point() or t.is_complex():
             scale = float(t.abs().max()) if t.numel() else 1.0
-            out = (torch.randn(t.shape, dtype=torch.float64) * (scale or 1.0)).to(t.dtype).to(t.device)
+            out = (torch.randn(t.shape, dtype=torch.float64, generator=gen) * (scale or 1.0)).to(t.dtype).to(t.device)
             return out.requires_grad_(value.requires_grad)
         lo, hi = (int(t.min()), int(t.max())) if t.numel() else (0, 0)
-        return torch.randint(lo, hi + 1, t.shape, dtype=t.dtype).to(t.device)
+        return torch.randint(lo, hi + 1, t.shape, dtype=t.dtype, generator=gen).to(t.device)
     if isinstance(value, (list, tuple)):
         return type(value)(example_like(v) for v in value)
     if isinstance(value, dict):
