@@ -1,0 +1,215 @@
+"""A pytest plugin: puts every test in its lane (tests/lanes.py), runs the lanes asked for, and holds each lane to a
+CPU-seconds budget (tests/lane_budgets.toml).
+
+- `--lane NAME` (repeatable, or a comma list; `quick` is inprocess+warm, `all` every lane) keeps only those lanes'
+  tests; without it every lane runs. Each test gets the marker `lane_<name>` (`-m lane_warm` works too).
+- Each test's CPU is measured in the process that runs it (an xdist worker): its own CPU time, what its reaped
+  child processes used (`RUSAGE_CHILDREN`) and what its live descendants used so far (/proc: warm graders, the
+  forks they reaped), over setup, call and teardown. A Docker container's processes are the Docker daemon's
+  children, so they are not counted. Each report carries `("lane", name)` and `("cpu_s", seconds)` in its
+  `user_properties`, so the controller sums them per lane.
+- At the end the run prints each lane's tests, CPU-s and budget, its heaviest tests, and a line per lane to paste into
+  tests/lane_budgets.toml; a lane over its budget fails the run (exit status 1) with a message naming it.
+  `--lane-report FILE` also writes every test's lane and CPU-s as JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from tests.lanes import GROUPS, LANES, NoLane, expand, lane_of
+
+BUDGETS = Path(__file__).with_name("lane_budgets.toml")
+HEADROOM = 1.5  # a budget suggested from a run: its CPU-s times this, rounded up to 10
+_LANE = pytest.StashKey[str]()
+_CPU = pytest.StashKey[float]()
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("lanes", "the suite's lanes (tests/lanes.py) and their CPU budgets")
+    group.addoption("--lane", action="append", default=[], metavar="NAME",
+                    help=f"run only this lane's tests (repeatable, or A,B): {', '.join(LANES)}; "
+                         + ", ".join(f"{g} = {'+'.join(m)}" for g, m in GROUPS.items()) + ". Default: all")
+    group.addoption("--lane-budgets", default=str(BUDGETS), metavar="FILE",
+                    help="the lanes' CPU-seconds budgets (TOML: lane = seconds); 'off' checks none")
+    group.addoption("--lane-report", default=None, metavar="FILE", help="write each test's lane and CPU-s as JSON")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for name, lane in LANES.items():
+        config.addinivalue_line("markers", f"lane_{name}: in the {name} lane (tests/lanes.py): {lane.what}")
+    try:
+        config.stash[_LANE] = ",".join(expand(config.getoption("lane") or ["all"]))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--lane: {exc}") from None
+    if not hasattr(config, "workerinput"):  # the process that reports: xdist's controller, or the only one
+        config.pluginmanager.register(LaneTotals(config), "lane-totals")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m and -k, so that `-m lane_warm` works
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wanted = set(config.stash[_LANE].split(","))
+    keep, drop = [], []
+    for item in items:
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        try:
+            lane = lane_of(item.nodeid, {m.name for m in item.iter_markers()}, set(item.fixturenames), params)
+        except NoLane:
+            keep.append(item)  # whatever --lane says: it fails in setup, saying where its rule goes
+            continue
+        item.stash[_LANE] = lane
+        item.add_marker(f"lane_{lane}")
+        (keep if lane in wanted else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+def tree_cpu() -> float:
+    """CPU-seconds used so far by this process, its reaped children and its live descendants (with their reaped
+    children): the difference over a test is what the test cost, whichever process spent it."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = time.process_time() + children.ru_utime + children.ru_stime
+    pending, seen = [os.getpid()], set()
+    while pending:
+        pid = pending.pop()
+        try:
+            kids = [int(k) for task in os.listdir(f"/proc/{pid}/task")
+                    for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+        except OSError:
+            continue
+        for kid in kids:
+            if kid in seen:
+                continue
+            seen.add(kid)
+            pending.append(kid)
+            try:
+                stat = Path(f"/proc/{kid}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2:].split()  # utime stime cutime cstime: fields 14-17 of proc(5)
+            total += sum(int(f) for f in fields[11:15]) / _TICK
+    return total
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item):
+    return (yield from _measured(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    return (yield from _measured(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item):
+    return (yield from _measured(item))
+
+
+@pytest.hookimpl(tryfirst=True, specname="pytest_runtest_setup")
+def pytest_lanes_refuse_a_test_in_no_lane(item: pytest.Item) -> None:  # "pytest_": pytest reads no other name
+    if _LANE not in item.stash:  # an error, not an exception: xdist's workers would lose the message of a UsageError
+        pytest.fail(f"{item.nodeid} is in no lane: add a rule for it to RULES in tests/lanes.py (lanes: "
+                    f"{', '.join(LANES)}; the last rules name the folders whose tests default to 'inprocess')",
+                    pytrace=False)
+
+
+def _measured(item: pytest.Item):
+    start = tree_cpu()
+    try:
+        return (yield)
+    finally:
+        item.stash[_CPU] = tree_cpu() - start  # unclamped: a descendant reparented to init takes its CPU-s out
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    report = yield
+    if _LANE in item.stash:
+        report.user_properties = [*report.user_properties, ("lane", item.stash[_LANE]),
+                                  ("cpu_s", round(item.stash.get(_CPU, 0.0), 3))]
+    return report
+
+
+class LaneTotals:
+    """The reporting process's sums: each lane's tests and CPU-s, checked against the budgets at the end."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.cpu: dict[str, float] = {}
+        self.tests: dict[str, set[str]] = {}
+        self.per_test: dict[str, float] = {}
+        self.lane_of_test: dict[str, str] = {}
+        self.over: list[str] = []
+        self.started = time.monotonic()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(p for p in report.user_properties if isinstance(p, tuple) and len(p) == 2)
+        if "lane" not in props:
+            return
+        lane, cpu = props["lane"], float(props["cpu_s"])
+        self.cpu[lane] = self.cpu.get(lane, 0.0) + cpu
+        self.tests.setdefault(lane, set()).add(report.nodeid)
+        self.per_test[report.nodeid] = self.per_test.get(report.nodeid, 0.0) + cpu
+        self.lane_of_test[report.nodeid] = lane
+
+    def budgets(self) -> tuple[str, dict[str, float]]:
+        where = self.config.getoption("lane_budgets")
+        if where == "off":
+            return where, {}
+        with open(where, "rb") as fh:
+            return where, {k: float(v) for k, v in tomllib.load(fh).items()}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        where, budgets = self.budgets()
+        for lane in (name for name in LANES if name in self.cpu):
+            budget = budgets.get(lane)
+            if where != "off" and budget is None:
+                self.over.append(f"lane {lane} has no budget in {where}: add `{lane} = SECONDS` "
+                                 f"(it used {self.cpu[lane]:.1f} CPU-s)")
+            elif budget is not None and self.cpu[lane] > budget:
+                self.over.append(f"lane {lane} used {self.cpu[lane]:.1f} CPU-s, over its budget of {budget:g} CPU-s "
+                                 f"({where}): move its heaviest tests to a heavier lane in tests/lanes.py, or raise "
+                                 "the budget, saying why, in that file")
+        if self.over and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        report = self.config.getoption("lane_report")
+        if report:
+            Path(report).write_text(json.dumps({n: {"lane": self.lane_of_test[n], "cpu_s": round(s, 3)}
+                                               for n, s in self.per_test.items()}, indent=1), encoding="utf-8")
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if not self.cpu:
+            return
+        tr = terminalreporter
+        where, budgets = self.budgets()
+        tr.section("lanes: CPU-seconds against budgets")
+        for lane in (name for name in LANES if name in self.cpu):
+            budget = budgets.get(lane)
+            state = "no budget" if budget is None else ("OVER" if self.cpu[lane] > budget else "ok")
+            tr.write_line(f"{lane:<10} {len(self.tests[lane]):>5} tests {self.cpu[lane]:>9.1f} CPU-s   budget "
+                          f"{'-' if budget is None else format(budget, 'g'):>6}   {state}")
+            heavy = sorted((s, n) for n, s in self.per_test.items() if self.lane_of_test[n] == lane)[-3:]
+            for seconds, nodeid in reversed(heavy):
+                tr.write_line(f"{'':<12}{seconds:>7.1f}  {nodeid}")
+        tr.write_line(f"(wall {time.monotonic() - self.started:.0f} s; collection and start-up are in no lane)")
+        tr.write_line(f"to refresh {where}, paste (measured x {HEADROOM}, rounded up to 10):")
+        for lane in (name for name in LANES if name in self.cpu):
+            seconds = self.cpu[lane]
+            suggested = max(10, int(-(-seconds * HEADROOM // 10) * 10))
+            tr.write_line(f"{lane} = {suggested}  # measured {seconds:.0f} CPU-s, {len(self.tests[lane])} tests, "
+                          f"{date.today().isoformat()}, {os.cpu_count()} cores")
+        for line in self.over:
+            tr.write_line(f"LANE OVER BUDGET: {line}", red=True, bold=True)
+
