@@ -74,31 +74,72 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = keep
 
 
-def tree_cpu() -> float:
-    """CPU-seconds used so far by this process, its reaped children and its live descendants (with their reaped
-    children): the difference over a test is what the test cost, whichever process spent it."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = time.process_time() + children.ru_utime + children.ru_stime
-    pending, seen = [os.getpid()], set()
-    while pending:
-        pid = pending.pop()
-        try:
-            kids = [int(k) for task in os.listdir(f"/proc/{pid}/task")
-                    for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
-        except OSError:
-            continue
-        for kid in kids:
-            if kid in seen:
-                continue
-            seen.add(kid)
-            pending.append(kid)
+class TreeCpu:
+    """CPU-seconds used so far by this process and every process it started, read at each call.
+
+    Its own time and its reaped children's (`RUSAGE_CHILDREN`) come from the kernel; a live descendant's (its own
+    and its reaped children's, /proc/PID/stat) is counted as it grows. A descendant that is gone was either reaped
+    by its parent, whose children's time then grew by what was counted already (that much is taken back), or left
+    without being reaped into this tree (a sandbox's process killed, a daemon reparented to init), and then what
+    was counted of it stays counted."""
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[int, int], tuple[float, float, int]] = {}  # (pid, start) -> (total, children's, ppid)
+        self.reaped = 0.0
+        self.counted = 0.0
+
+    def __call__(self) -> float:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        reaped = usage.ru_utime + usage.ru_stime
+        live = self._descendants()
+        by_pid = {key[0]: key for key in live}
+        grown = 0.0
+        gone: dict[int, float] = {}  # parent pid -> what was counted of its children that are gone
+        for key, (total, _, _) in live.items():
+            grown += total - self.seen.get(key, (0.0, 0.0, 0))[0]
+        for key, (total, _, ppid) in self.seen.items():
+            if key not in live:
+                gone[ppid] = gone.get(ppid, 0.0) + total
+        for ppid, counted in gone.items():
+            if ppid == os.getpid():
+                absorbed = reaped - self.reaped
+            elif ppid in by_pid and by_pid[ppid] in self.seen:
+                absorbed = live[by_pid[ppid]][1] - self.seen[by_pid[ppid]][1]
+            else:
+                absorbed = 0.0
+            grown -= min(counted, max(0.0, absorbed))
+        self.counted += grown
+        self.seen, self.reaped = live, reaped
+        return time.process_time() + reaped + self.counted
+
+    @staticmethod
+    def _descendants() -> dict[tuple[int, int], tuple[float, float, int]]:
+        found: dict[tuple[int, int], tuple[float, float, int]] = {}
+        pending = [os.getpid()]
+        while pending:
+            pid = pending.pop()
             try:
-                stat = Path(f"/proc/{kid}/stat").read_text()
+                kids = [int(k) for task in os.listdir(f"/proc/{pid}/task")
+                        for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
             except OSError:
                 continue
-            fields = stat[stat.rindex(")") + 2:].split()  # utime stime cutime cstime: fields 14-17 of proc(5)
-            total += sum(int(f) for f in fields[11:15]) / _TICK
-    return total
+            for kid in kids:
+                try:
+                    stat = Path(f"/proc/{kid}/stat").read_text()
+                except OSError:
+                    continue
+                # after the name: state ppid ... utime stime cutime cstime (fields 14-17 of proc(5)) ... starttime (22)
+                fields = stat[stat.rindex(")") + 2:].split()
+                key = (kid, int(fields[19]))
+                if key in found:
+                    continue
+                own, children = (int(fields[11]) + int(fields[12])) / _TICK, (int(fields[13]) + int(fields[14])) / _TICK
+                found[key] = (own + children, children, int(fields[1]))
+                pending.append(kid)
+        return found
+
+
+tree_cpu = TreeCpu()  # one per process: an xdist worker measures the tests it runs
 
 
 @pytest.hookimpl(wrapper=True)
@@ -129,7 +170,7 @@ def _measured(item: pytest.Item):
     try:
         return (yield)
     finally:
-        item.stash[_CPU] = tree_cpu() - start  # unclamped: a descendant reparented to init takes its CPU-s out
+        item.stash[_CPU] = tree_cpu() - start
 
 
 @pytest.hookimpl(wrapper=True)

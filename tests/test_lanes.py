@@ -187,4 +187,4 @@ def test_tree_cpu_counts_a_child_s_cpu_while_it_runs_and_after_it_is_reaped():
     finally:
         child.kill()
         child.wait()
-    assert tree_cpu() - start >= 0.35  # reaped: RUSAGE_CHILDREN
+    assert 0.35 <= tree_cpu() - start < 0.7  # reaped: RUSAGE_CHILDREN took over what /proc showed, counted once
