@@ -112,31 +112,43 @@ class TreeCpu:
         self.seen, self.reaped = live, reaped
         return time.process_time() + reaped + self.counted
 
-    @staticmethod
-    def _descendants() -> dict[tuple[int, int], tuple[float, float, int]]:
+    def _descendants(self) -> dict[tuple[int, int], tuple[float, float, int]]:
         found: dict[tuple[int, int], tuple[float, float, int]] = {}
         pending = [os.getpid()]
         while pending:
             pid = pending.pop()
             try:
-                kids = [int(k) for task in os.listdir(f"/proc/{pid}/task")
-                        for k in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+                tasks = os.listdir(f"/proc/{pid}/task")
             except OSError:
                 continue
-            for kid in kids:
-                try:
-                    stat = Path(f"/proc/{kid}/stat").read_text()
+            for task in tasks:
+                try:  # a thread may end while it is read: its children are then listed under another thread
+                    kids = Path(f"/proc/{pid}/task/{task}/children").read_text().split()
                 except OSError:
                     continue
-                # after the name: state ppid ... utime stime cutime cstime (fields 14-17 of proc(5)) ... starttime (22)
-                fields = stat[stat.rindex(")") + 2:].split()
-                key = (kid, int(fields[19]))
-                if key in found:
-                    continue
-                own, children = (int(fields[11]) + int(fields[12])) / _TICK, (int(fields[13]) + int(fields[14])) / _TICK
-                found[key] = (own + children, children, int(fields[1]))
-                pending.append(kid)
+                for kid in map(int, kids):
+                    read = _stat(kid)
+                    if read is not None and read[0] not in found:
+                        found[read[0]] = read[1]
+                        pending.append(kid)
+        # The children files are not reliable while processes come and go: one seen before and alive still is ours.
+        for key in self.seen.keys() - found.keys():
+            read = _stat(key[0])
+            if read is not None and read[0] == key:
+                found[key] = read[1]
         return found
+
+
+def _stat(pid: int) -> tuple[tuple[int, int], tuple[float, float, int]] | None:
+    """(pid, start time), (CPU-s of it and its reaped children, of its reaped children, its parent's pid)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # after the name: state ppid ... utime stime cutime cstime (fields 14-17 of proc(5)) ... starttime (22)
+    fields = stat[stat.rindex(")") + 2:].split()
+    own, children = (int(fields[11]) + int(fields[12])) / _TICK, (int(fields[13]) + int(fields[14])) / _TICK
+    return (pid, int(fields[19])), (own + children, children, int(fields[1]))
 
 
 tree_cpu = TreeCpu()  # one per process: an xdist worker measures the tests it runs
