@@ -6,7 +6,8 @@ CPU-seconds budget (tests/lane_budgets.toml).
 - Each test's CPU is measured in the process that runs it (an xdist worker): its own CPU time, what its reaped
   child processes used (`RUSAGE_CHILDREN`) and what its live descendants used so far (/proc: warm graders, the
   forks they reaped), over setup, call and teardown. A Docker container's processes are the Docker daemon's
-  children, so they are not counted. Each report carries `("lane", name)` and `("cpu_s", seconds)` in its
+  children, so they are not counted; work done in the background (a thread, a warm pool refilled) is the CPU of the
+  test that runs meanwhile, in that test's lane. Each report carries `("lane", name)` and `("cpu_s", seconds)` in its
   `user_properties`, so the controller sums them per lane.
 - At the end the run prints each lane's tests, CPU-s and budget, its heaviest tests, and a line per lane to paste into
   tests/lane_budgets.toml; a lane over its budget fails the run (exit status 1) with a message naming it.
