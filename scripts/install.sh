@@ -5,6 +5,9 @@
 #   scripts/install.sh --test   also the test extra, chromium and a Chinese font (browser tests and their
 #                               screenshots of the Chinese pages), postgresql (database tests), docker.io + a running
 #                               dockerd + the worker image
+#   scripts/install.sh --test --no-services
+#                               the test extra only: enough for lanes that need no browser, database or sandbox
+#                               (scripts/test.sh --lane quick)
 # The virtualenv is PRACTICE_VENV (default: .venv in this checkout); it is made with PYTHON (default: python3) and
 # holds only what pyproject.toml declares, so a missing declaration fails here and in CI, not on a user's machine.
 set -euo pipefail
@@ -12,7 +15,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BASE_PYTHON="${PYTHON:-python3}"
 VENV="${PRACTICE_VENV:-.venv}"
 PY="$VENV/bin/python"
-TEST=0; [ "${1:-}" = "--test" ] && TEST=1
+TEST=0; SERVICES=1
+for arg in "$@"; do
+  case "$arg" in
+    --test) TEST=1 ;;
+    --no-services) SERVICES=0 ;;
+    *) echo "install: unknown option $arg (--test, --no-services)" >&2; exit 2 ;;
+  esac
+done
 say() { echo "install: $*"; }
 
 apt_install() {
@@ -65,7 +75,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || ! "$PY" -c 'import ju
 fi
 
 apt_install bubblewrap || say "bubblewrap unavailable: serve with --sandbox docker, or none for local use"
-if [ "$TEST" = 1 ]; then
+if [ "$TEST" = 1 ] && [ "$SERVICES" = 1 ]; then
   apt_install chromium fonts-wqy-microhei  # without a CJK font the Chinese pages' screenshots show boxes
   apt_install postgresql  # the tests start a server of their own (scripts/postgres.sh); no service is used
   bash sandbox/setup_ci.sh "$PY"

@@ -2,9 +2,9 @@
 wrong solution get exactly the verdict (and failing check) they are pinned to, and each report reads entirely
 in Chinese and entirely in English.
 
-One test per solution, so pytest-xdist spreads them; all but the book exercise's reference and starter are
-marked slow (the quick subset: `pytest -m "not slow"`). Exercises that need a CUDA GPU are skipped, with that
-reason, where torch sees none.
+One test per solution, so pytest-xdist spreads them; the file is the proofs lane (tests/lanes.py), and all but the
+book exercise's reference and starter are also marked slow (`pytest -m "not slow"` keeps those two). Exercises
+that need a CUDA GPU are skipped, with that reason, where torch sees none.
 """
 
 from pathlib import Path

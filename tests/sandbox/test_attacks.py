@@ -229,6 +229,10 @@ def test_attack(name, run_attack, host, loopback_listener, assert_honest_accepte
     assert report.verdict in allowed, (report.verdict, report.summary, report.stderr[-1500:])
     if name == "read_server_data_and_hidden_tests":  # the search ended: it found nothing, not too little time
         assert "searched everywhere" in report.stdout, report.summary
+    if name == "segfault_ctypes":  # the signal named
+        assert "SIGSEGV" in report.summary, report.summary
+    if name == "stdout_flood":  # what was printed kept, truncated
+        assert report.output_truncated and 0 < len(report.stdout) <= 64 * 1024
     assert report.verdict is not Verdict.ACCEPTED
     assert "ESCAPED" not in shown, shown[-3000:]
     assert server_secret not in shown
@@ -242,18 +246,6 @@ def test_attack(name, run_attack, host, loopback_listener, assert_honest_accepte
         "print('MARK', os.path.exists('/tmp/daemon-mark'), os.path.exists('/tmp/fill'), "
         "os.path.exists(os.path.join(cache, 'planted-kernel.so')), os.listdir('.'))\n")
     assert "MARK False False False" in after.stdout, after.stdout
-
-
-def test_segfault_names_the_signal(run_attack, host, loopback_listener):
-    report = run_attack(_source(ATTACKS["segfault_ctypes"][1], host, loopback_listener.port))
-    assert "SIGSEGV" in report.summary, report.summary
-
-
-def test_flood_is_kept_truncated(run_attack, host, loopback_listener):
-    report = run_attack(_source(ATTACKS["stdout_flood"][1], host, loopback_listener.port))
-    assert report.verdict is Verdict.OUTPUT_LIMIT
-    assert report.output_truncated
-    assert 0 < len(report.stdout) <= 64 * 1024
 
 
 CONFINEMENT_PROBE = """
@@ -294,16 +286,20 @@ def test_submission_is_confined(sandbox, run_attack):
         assert facts["pid"] == 1  # its own pid namespace
 
 
-# The playground (judge/doctor.py) runs the user's own file in the same two sandboxed processes as a grading:
-# every attack above, given the playground's form, must be stopped by the limit a grading names (where it names
-# one), leak nothing, leave the host unchanged and the pool able to run the next honest file. (There is no verdict
-# to forge: an attack that also defines a working `f` may simply be reported.)
+# The playground (judge/doctor.py) runs the user's own file in the same two sandboxed processes as a grading, from
+# the same pools (judge.doctor.run_jobs, as judge.grading), and the attacks act while the runner imports the file,
+# before the playground's form is read: what the host sees of an attack does not depend on the surface, and
+# test_attack checks it for every attack on each backend. Here, each attack that a limit or a crash ends, given the
+# playground's form, must be named as a grading names it, leak nothing, leave the host unchanged and the pool able to
+# run the next honest file. (There is no verdict to forge: an attack that also defines a working `f` may simply be
+# reported.)
+NAMED_BY_A_LIMIT = sorted(name for name, (allowed, _) in ATTACKS.items() if allowed != NOT_ACCEPTED)
 PLAYGROUND_FORM = ("\n\ndef example_calls():\n    return [(torch.ones(3),)]\n\n\n"
                    "__practice__ = {'function': 'f', 'calls': 'example_calls', 'inductor': False}\n")
 HONEST_PLAYGROUND = "import torch\n\n\ndef f(x):\n    return x + 1\n" + PLAYGROUND_FORM
 
 
-@pytest.mark.parametrize("name", sorted(ATTACKS))
+@pytest.mark.parametrize("name", NAMED_BY_A_LIMIT)
 def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server_secret):
     from judge.doctor import doctor
     from tests.sandbox.conftest import ATTACK_LIMITS
@@ -315,8 +311,8 @@ def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server
                     limits=limits)
     shown = report.stdout + report.stderr + report.summary + report.model_dump_json()
 
-    if allowed != NOT_ACCEPTED:  # the limit or crash that ended it, as a grading names it
-        assert report.problem is not None and report.problem.exc_type in {v.value for v in allowed}, report.summary
+    # the limit or crash that ended it, as a grading names it
+    assert report.problem is not None and report.problem.exc_type in {v.value for v in allowed}, report.summary
     assert "ESCAPED" not in shown, shown[-3000:]
     assert server_secret not in shown
     assert len(report.stdout) + len(report.stderr) <= 64 * 1024 + 1024
