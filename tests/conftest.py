@@ -7,6 +7,9 @@ import pytest
 
 # FastAPI's TestClient sends `Host: testserver`; the web app answers only the names it is configured with.
 os.environ.setdefault("PRACTICE_ALLOWED_HOSTS", '["testserver"]')
+# The CLI's one-shot gradings start a background judge (cli/daemon.py) unless told not to: the suite's own gradings
+# stay in the test processes; tests/cli/test_daemon.py turns it on, each test with a folder of its own.
+os.environ["PRACTICE_DAEMON"] = "0"
 FAKE_COURSE = Path(__file__).parent / "fake_course"
 # The fake course's hidden tests run inside the judge, never directly.
 collect_ignore = ["fake_course"]
