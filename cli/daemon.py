@@ -181,15 +181,16 @@ def _signal(pid: int, sig: int) -> None:
 
 def start(settings: DaemonSettings) -> int:
     """Start a daemon in a session of its own (it outlives this command) and return its pid; it runs this code
-    (its packages' folder first on its path), logs to its folder's daemon.log and exits by itself if another
-    daemon holds the folder's lock."""
+    (its packages' folder first on its path) under `settings` (passed as their environment variables), logs to
+    its folder's daemon.log and exits by itself if another daemon holds the folder's lock."""
     folder = private_folder(settings, create=True)
     assert folder is not None  # made above
     root = str(code_roots()["cli"].parent)
     boot = "import sys; sys.path.insert(0, sys.argv[1]); from cli.daemon_server import main; main()"
+    env = {**os.environ, **settings.environment(), "PRACTICE_DAEMON_DIR": str(folder)}
     with open(os.open(folder / LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as log:
         proc = subprocess.Popen([sys.executable, "-c", boot, root], stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=log, cwd=folder, start_new_session=True, close_fds=True)
+                                stderr=log, cwd=folder, env=env, start_new_session=True, close_fds=True)
     return proc.pid
 
 

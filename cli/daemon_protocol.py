@@ -91,6 +91,15 @@ class DaemonSettings:
                 raise ValueError(f"{f.metadata['env']}: {exc}") from None
         return cls(**values)
 
+    def environment(self) -> dict[str, str]:
+        """These settings as the environment variables `from_env` reads back (the folder where one is set)."""
+        env = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                env[f.metadata["env"]] = ("1" if value else "0") if isinstance(value, bool) else str(value)
+        return env
+
     def folder(self) -> Path:
         if self.dir is not None:
             return self.dir
