@@ -259,6 +259,8 @@ def main() -> None:
         signal.signal(sig, lambda *_: daemon.stopping.set())
     try:
         daemon.serve()
+    except BaseException:  # said in the log, then the same way out
+        log.exception("the daemon failed")
     finally:
         daemon.close()
         log.info("stopped after %d grading(s)", daemon.gradings)

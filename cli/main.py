@@ -45,10 +45,12 @@ workspace_option = click.option("--workspace", type=click.Path(path_type=Path), 
                                 help="Where your own copies of the exercises live.")
 sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default=None, envvar="PRACTICE_SANDBOX",
                               help="How submissions run (none: fresh processes, no isolation; local: warm forked "
-                              "processes, no isolation; bwrap/docker: isolated). Default: none for one grading, "
-                              "local for --watch and check.")
-# One grading needs no warm workers (starting them costs ~2 s of CPU more than two fresh processes); a re-grade on
-# save, or the many gradings of `check`, start from forks of them.
+                              "processes, no isolation; bwrap/docker: isolated). Default for one grading: the "
+                              "background judge's warm local processes, none before it runs or with --no-daemon; "
+                              "local for --watch and prove.")
+# One grading needs no warm workers of its own (starting them costs ~2 s of CPU more than two fresh processes): it
+# runs fresh, or in those the background judge keeps between commands; a re-grade on save, or the many gradings of
+# `prove`, start from forks of warm workers of their own.
 ONE_GRADING_BACKEND, MANY_GRADINGS_BACKEND = "none", "local"
 # The background judge (cli/daemon.py) keeps warm workers between one-shot gradings: its sandbox.
 DAEMON_BACKEND = "local"
