@@ -153,6 +153,16 @@ def test_the_daemon_can_be_bypassed(practice, how):
     assert not practice.folder.exists()  # never started, never looked for
 
 
+@pytest.mark.parametrize("variable, value", [("PRACTICE_DAEMON_IDLE_SECONDS", "soon"),
+                                             ("PRACTICE_DAEMON_SILENCE_SECONDS", "-1"), ("PRACTICE_DAEMON", "maybe")])
+def test_a_bad_setting_is_one_line_naming_its_variable(practice, variable, value):
+    for args in (["add-one", str(practice.oversize)], ["daemon", "status"]):
+        result = practice(*args, **{variable: value})
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode == 2 and result.stdout == "" and len(lines) == 1, result.stderr
+        assert lines[0].startswith(f"error: {variable}: ") and f"'{value}'" in lines[0]
+
+
 def test_a_daemon_of_other_code_is_replaced(tmp_path, fake_course):
     """An edit of the judge's code (or an upgrade: the fingerprint covers cli/, judge/, sandbox/, the interpreter
     and torch's version) makes the running daemon a stranger: the next grading stops it and starts another."""
