@@ -7,6 +7,7 @@
     practice show EXERCISE            the statement, your file and the hints left
     practice prove [EXERCISE...]      instructors: prove every exercise (`check` is its old name)
     practice new ID                   instructors: scaffold an exercise
+    practice daemon status|stop       the background judge that keeps one-shot gradings warm
     practice serve                    the web UI
     practice worker --database-url U  a grader for `practice serve` on PostgreSQL (any machine)
     practice db upgrade               migrate the database schema
@@ -44,11 +45,15 @@ workspace_option = click.option("--workspace", type=click.Path(path_type=Path), 
                                 help="Where your own copies of the exercises live.")
 sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default=None, envvar="PRACTICE_SANDBOX",
                               help="How submissions run (none: fresh processes, no isolation; local: warm forked "
-                              "processes, no isolation; bwrap/docker: isolated). Default: none for one grading, "
-                              "local for --watch and check.")
-# One grading needs no warm workers (starting them costs ~2 s of CPU more than two fresh processes); a re-grade on
-# save, or the many gradings of `check`, start from forks of them.
+                              "processes, no isolation; bwrap/docker: isolated). Default for one grading: the "
+                              "background judge's warm local processes, none before it runs or with --no-daemon; "
+                              "local for --watch and prove.")
+# One grading needs no warm workers of its own (starting them costs ~2 s of CPU more than two fresh processes): it
+# runs fresh, or in those the background judge keeps between commands; a re-grade on save, or the many gradings of
+# `prove`, start from forks of warm workers of their own.
 ONE_GRADING_BACKEND, MANY_GRADINGS_BACKEND = "none", "local"
+# The background judge (cli/daemon.py) keeps warm workers between one-shot gradings: its sandbox.
+DAEMON_BACKEND = "local"
 
 
 def locale_lang() -> str:
@@ -179,11 +184,14 @@ def list_exercises(exercises_dir, workspace, lang, topics):
 @click.argument("file", required=False, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--watch", is_flag=True, help="Grade again on every save.")
+@click.option("--no-daemon", is_flag=True, help="Grade in fresh processes, without the background judge (which "
+                                                "keeps warm workers between gradings; PRACTICE_DAEMON=0 does the "
+                                                "same; `practice daemon --help`).")
 @exercises_option
 @workspace_option
 @sandbox_option
 @lang_option
-def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, lang):
+def grade(exercise_id, file, as_json, watch, no_daemon, exercises_dir, workspace, sandbox, lang):
     """Grade FILE (default: your copy of the exercise in the workspace, created from the starter)."""
     from cli.terminal_grading import grade_file, watch_file
     from cli.workspace import Workspace
@@ -203,12 +211,45 @@ def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, 
     if cannot_grade_here(exercise):
         fail(T("{exercise} needs a CUDA GPU ({reason}): grade it on a machine with one (the web app sends it "
                "to a GPU grader).", exercise=exercise.id, reason=cuda_missing()), lang)
+    asked = sandbox
     sandbox = backend_for(exercise, sandbox or (MANY_GRADINGS_BACKEND if watch else ONE_GRADING_BACKEND))
     if watch:
         watch_file(console, exercise, file, ws, sandbox, lang=lang)
         return
-    accepted = grade_file(console, exercise, file, ws, sandbox, as_json, lang=lang)
+    # The background judge serves the default way (its sandbox is `local`); any other --sandbox is honoured here.
+    grader = None
+    if not no_daemon and asked in (None, DAEMON_BACKEND) and backend_for(exercise, DAEMON_BACKEND) == DAEMON_BACKEND:
+        grader = _daemon_grader(exercise, sandbox, lang)
+    accepted = grade_file(console, exercise, file, ws, sandbox, as_json, lang=lang, grader=grader)
+    for note in grader.notes if grader is not None else []:
+        err_console.print(f"[dim]{escape(text(note, lang))}[/]", soft_wrap=True)
     sys.exit(0 if accepted else 1)
+
+
+def _daemon_grader(exercise, sandbox_name: str, lang: str):
+    """The background judge's client for this exercise (grading in `sandbox_name` when it cannot), or None when
+    PRACTICE_DAEMON=0 turns it off."""
+    from cli.daemon import DaemonGrader
+
+    settings = _daemon_settings(lang)
+    if not settings.enabled:
+        return None
+
+    def fresh():
+        from judge.grading import make_sandbox
+
+        return make_sandbox(sandbox_name)
+
+    return DaemonGrader(exercise, settings, fresh)
+
+
+def _daemon_settings(lang: str):
+    from cli.daemon_protocol import DaemonSettings
+
+    try:
+        return DaemonSettings.from_env()
+    except ValueError as exc:
+        fail(str(exc), lang)
 
 
 @cli.command("doctor")
@@ -302,6 +343,68 @@ def prove(exercise_ids, exercises_dir, sandbox, lang, verbose):
 
     sys.exit(check_exercises(console, exercises_dir, list(exercise_ids), sandbox or MANY_GRADINGS_BACKEND, lang,
                              verbose))
+
+
+@cli.group()
+def daemon():
+    """The background judge: `practice EXERCISE` starts it after a first grading and grades through it from then
+    on (warm workers: no torch import per grading). It stops after 15 idle minutes (PRACTICE_DAEMON_IDLE_SECONDS);
+    --no-daemon or PRACTICE_DAEMON=0 grades without it."""
+
+
+DAEMON_STATES = {"warming up": T("warming up"), "ready": T("ready"), "failed": T("failed")}
+
+
+@daemon.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON (null when none runs).")
+@lang_option
+def daemon_status(as_json, lang):
+    """Whether the background judge runs: its pid, state, gradings, and whether it runs this code."""
+    import json
+    import time
+
+    from cli.daemon import log_path, status
+    from cli.daemon_protocol import SOCKET_NAME, Unusable
+
+    settings = _daemon_settings(lang)
+    try:
+        found = status(settings)
+    except Unusable as exc:
+        fail(str(exc), lang)
+    if as_json:
+        print(json.dumps(found, indent=2))
+        return
+    if found is None:
+        console.print(escape(text(T("No background judge is running."), lang)))
+        return
+    state = DAEMON_STATES.get(found.get("state"), T.same(str(found.get("state"))))
+    running = T("The background judge is running: pid {pid}, {state}, {gradings} grading(s) in the {minutes} "
+                "minutes since it started; it stops after {idle} idle minutes.", pid=found.get("pid"),
+                state=state, gradings=found.get("gradings"),
+                minutes=f"{(time.time() - float(found.get('started') or time.time())) / 60:.0f}",
+                idle=f"{float(found.get('idle_seconds') or 0) / 60:g}")
+    console.print(escape(text(running, lang)), soft_wrap=True)
+    if not found["current"]:
+        other = T("It runs other code than this command (an edit or an upgrade since it started): the next "
+                  "grading replaces it.")
+        console.print(f"[yellow]{escape(text(other, lang))}[/]", soft_wrap=True)
+    where = T("Socket: {socket}; log: {log}", socket=str(settings.folder() / SOCKET_NAME), log=str(log_path(settings)))
+    console.print(f"[dim]{escape(text(where, lang))}[/]", soft_wrap=True)
+
+
+@daemon.command("stop")
+@lang_option
+def daemon_stop(lang):
+    """Stop the background judge (the next grading runs in fresh processes and starts it again)."""
+    from cli.daemon import stop
+    from cli.daemon_protocol import Unusable
+
+    try:
+        pid = stop(_daemon_settings(lang))
+    except Unusable as exc:
+        fail(str(exc), lang)
+    said = T("Stopped the background judge (pid {pid}).", pid=pid) if pid else T("No background judge is running.")
+    console.print(escape(text(said, lang)))
 
 
 # The proving command's first name (a check is one hidden test of an exercise): still typed, so still served.

@@ -18,15 +18,25 @@ def _sandbox(name: str):
     return make_sandbox(name)
 
 
+def _grading_in(exercise: Exercise, sandbox):
+    """A grader (source, filename, on_event) -> Report that grades in `sandbox`."""
+    from judge.grading import grade
+
+    def grader(source: str, filename: str, on_event=None):
+        return grade(exercise, source, sandbox=sandbox, filename=filename, on_event=on_event)
+
+    return grader
+
+
 def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,
-               as_json: bool = False, sandbox=None, lang: str = "en") -> bool:
+               as_json: bool = False, sandbox=None, lang: str = "en", grader=None) -> bool:
     """Grade `path`, print the report in `lang` (or its JSON, the whole report with every language), record
     progress; True when accepted.
 
     `sandbox`: a sandbox to reuse (the watch loop keeps its warm workers across saves); default: one made
-    for this grading and closed after it."""
+    for this grading and closed after it. `grader`: grades instead, called as `grader(source, filename,
+    on_event)` (the background judge's client, cli/daemon.py)."""
     from cli.render import print_report
-    from judge.grading import grade
 
     try:
         source = path.read_text(encoding="utf-8")
@@ -34,11 +44,13 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
         not_text = T("{path} is not UTF-8 text", path=str(path))
         console.print(f"[red]{escape(text(not_text, lang))}[/]", soft_wrap=True)
         return False
-    owned = sandbox is None
-    sandbox = sandbox or _sandbox(sandbox_name)
+    owned = sandbox is None and grader is None
+    if grader is None:
+        sandbox = sandbox or _sandbox(sandbox_name)
+        grader = _grading_in(exercise, sandbox)
     try:
         if as_json:
-            report = grade(exercise, source, sandbox=sandbox, filename=path.name)
+            report = grader(source, path.name)
             print(report.model_dump_json(indent=2))
         else:
             done = []
@@ -53,7 +65,7 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
                                      file=path.name, done=len(done), failed=failed, name=event.check.name)
                         status.update(escape(text(progress, lang)))
 
-                report = grade(exercise, source, sandbox=sandbox, filename=path.name, on_event=on_event)
+                report = grader(source, path.name, on_event)
             console.print()
             print_report(console, report, path, lang=lang)
     finally:

@@ -27,6 +27,9 @@ SMALL_MODES = {
                           ["graph-break-step", "worst run used"], []),
     "throughput": (["throughput.py", "--submissions", "2", "--burst", "4", "--grading-seconds", "0.05"],
                       ["3 worker(s):", "burst of 4"], []),
+    "daemon_latency-small": (["daemon_latency.py", "--small"],
+                             ["--no-daemon (two fresh processes)", "first grading (fresh, then starts the daemon)",
+                              "later gradings (daemon warm)"], []),
     "gpu_latency-small": (["gpu_latency.py", "--small"], [], []),  # on a machine without CUDA: says so
     "grading_phases-small": (["grading_phases.py", "--small"],
                              ["runner: request compile", "verifier: checks (all)", "PHASES OK"], []),
