@@ -37,6 +37,8 @@ SOCKET_NAME, LOCK_NAME, LOG_NAME = "daemon.sock", "daemon.lock", "daemon.log"
 # Environment that reaches the sandbox's runs from the daemon's own (sandbox/local_backend.py, sandbox/limits.py):
 # a daemon started under another value is another daemon.
 RUN_ENVIRONMENT = ("PATH", "TMPDIR", "PRACTICE_INDUCTOR_CACHE")
+# What the daemon's own grade() reads (judge/draw.py): a file graded under another secret draws other inputs.
+GRADE_ENVIRONMENT = ("PRACTICE_GRADING_SECRET", "PRACTICE_CONFIG_DIR")
 PACKAGES = ("cli", "judge", "sandbox")  # the code a daemon runs (the learner's runs fork from its warm workers)
 
 
@@ -200,7 +202,7 @@ def fingerprint() -> str:
     except PackageNotFoundError:
         torch = ""
     add(str(VERSION), sys.executable, sys.version, torch)
-    add(*(f"{name}={os.environ.get(name, '')}" for name in RUN_ENVIRONMENT))
+    add(*(f"{name}={os.environ.get(name, '')}" for name in RUN_ENVIRONMENT + GRADE_ENVIRONMENT))
     for name, root in code_roots().items():
         add(name, str(root))
         for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".mo") and p.is_file()

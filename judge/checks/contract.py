@@ -267,8 +267,13 @@ def _draw_from_the_contract_alone() -> None:
         from hypothesis.internal.conjecture import providers
     except ImportError:
         return
-    if hasattr(providers, "_get_local_constants") and hasattr(providers, "_local_constants"):
-        providers._get_local_constants = lambda: providers._local_constants
+    if not all(hasattr(providers, name) for name in ("_get_local_constants", "Constants", "SortedSet", "float_to_int")):
+        return
+    # None at all, not those found so far: what was found depends on what this process imported and ran before
+    # (another search's test file, Hypothesis's on-disk cache of them), and so would the search's draws.
+    empty = providers.Constants(integers=providers.SortedSet(), floats=providers.SortedSet(key=providers.float_to_int),
+                                bytes=providers.SortedSet(), strings=providers.SortedSet())
+    providers._get_local_constants = lambda: empty
 
 
 def search(run: ContractRun, spec: dict) -> dict:
