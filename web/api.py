@@ -13,7 +13,7 @@ from starlette.requests import ClientDisconnect
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
-from web.admission import BUSY_RETRY_AFTER, RATE_WINDOW, address_key, refuse_over_rate  # noqa: F401 - playground
+from web.admission import address_key
 from web.jsonbody import parse_json
 from web.offload import in_thread
 from web.schemas import (

@@ -62,10 +62,15 @@ class Settings(BaseSettings):
     raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
     # What bounds hostile traffic (docs/security.md, "The web server under hostile traffic").
     submissions_per_minute_per_address: int = Field(
-        60, ge=1, description="Submissions one client address may make per minute, whatever learners it claims to be "
-                              "(a cookie is free); raise it for a class behind one NAT address.")
+        60, ge=1, description="Submissions, playground runs and cost measurements one client address may start per "
+                              "minute, together, whatever learners it claims to be (a cookie is free); raise it for a "
+                              "class behind one NAT address.")
     max_queued_submissions: int = Field(
-        200, ge=1, description="Submissions waiting for a grader, in all; beyond it a submission is refused (429).")
+        200, ge=1, description="Submissions waiting for a grader and runs waiting for a slot, in all; beyond it "
+                               "another is refused (429).")
+    max_queued_per_address: int | None = Field(
+        None, ge=1, description="Of those, what one client address may have waiting; default: a quarter of "
+                                "max_queued_submissions (at least 1), so one address cannot fill the queue.")
     password_hashes_at_once: int = Field(
         default_factory=lambda: max(1, (os.cpu_count() or 1) // 2), ge=1,
         description="Sign-ins, joins and password changes that run Argon2 (~64 MiB, tens of ms each) at once, off "
@@ -92,6 +97,9 @@ class Settings(BaseSettings):
         if name not in SERVER_SANDBOXES:
             raise ValueError(f"unknown sandbox {name!r}; choose one of: {', '.join(SERVER_SANDBOXES)}")
         return name
+
+    def queued_per_address_limit(self) -> int:
+        return self.max_queued_per_address or max(1, self.max_queued_submissions // 4)
 
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.data_dir / 'practice.db').resolve()}"

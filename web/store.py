@@ -8,7 +8,7 @@ The schema comes from `web/migrations/` (`web.db.upgrade`); `Store` refuses a da
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -204,6 +204,12 @@ class Store:
             row = s.scalar(select(SubmissionRow).where(
                 SubmissionRow.learner_id == learner_id, SubmissionRow.status.in_(UNFINISHED)).limit(1))
             return Submission.of(row) if row else None
+
+    def still_queued(self, ids: Collection[str]) -> set[str]:
+        """Those of `ids` still waiting for a grader."""
+        with self._session() as s:
+            return set(s.scalars(select(SubmissionRow.id).where(SubmissionRow.id.in_(list(ids)),
+                                                                SubmissionRow.status == QUEUED)))
 
     def count(self, status: str | None = None) -> int:
         """Submissions stored (with `status`: in that status)."""
