@@ -22,7 +22,7 @@ from judge.cost_spec import spec_for
 from judge.exercise import Exercise
 from judge.report import CostSection, localized
 from web.admission import address_key
-from web.api import LangQuery, exercise_or_404, submission_or_404
+from web.api import LangQuery, exercise_or_404, learner, submission_or_404
 from web.offload import in_thread
 from web.store import DONE
 
@@ -123,6 +123,7 @@ def _localized(out: CostOut, lang: str | None) -> CostOut:
 async def request_cost(request: Request, submission_id: str,
                        lang: Literal["zh", "en"] | None = LangQuery) -> CostOut:
     """Measure the cost figures of a graded submission (its graph compiled with Inductor by the judge)."""
+    learner(request)  # a browser's: a token does not run code beyond its submissions
     submission = await in_thread(submission_or_404, request, submission_id)
     exercise = exercise_or_404(request, submission.exercise_id)
     if submission.status != DONE:
@@ -138,6 +139,7 @@ async def request_cost(request: Request, submission_id: str,
 @router.get("/api/submissions/{submission_id}/cost", response_model=CostOut, tags=["submissions"])
 def read_cost(request: Request, submission_id: str, lang: Literal["zh", "en"] | None = LangQuery) -> CostOut:
     """The on-demand cost figures of a submission: none (never asked), running, or done."""
+    learner(request)
     submission = submission_or_404(request, submission_id)
     report = submission.report()
     if report is not None and report.cost is not None:

@@ -55,6 +55,8 @@ class Settings(BaseSettings):
                               "anonymous learner's work is then out of reach).")
     instructor_session_hours: float = Field(
         12, gt=0, description="An instructor's sign-in lasts this many hours.")
+    signin_link_days: float = Field(
+        7, gt=0, description="A personal sign-in link works once, within this many days of being made.")
     signin_failures_per_name: int = Field(
         5, ge=1, description="Failed password sign-ins for one name before each further one blocks it for longer.")
     signin_failures_per_address: int = Field(

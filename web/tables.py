@@ -37,6 +37,8 @@ class LearnerRow(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     signin_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # When the sign-in link was made: it works once, for `signin_link_days` after this (web/classes.py).
+    signin_token_issued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     # Carried in the learner's signed cookie; raising it ends every session made before (web/sessions.py).
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -114,7 +114,7 @@ def test_a_new_password_asks_for_the_current_one_and_ends_the_other_sessions(ser
 def test_a_sign_in_link_resets_a_lost_password_for_a_few_minutes_only(server, monkeypatch):
     _, join_path = class_of(server, signed_in_teacher(server))
     home = joined(server, join_path, password=LEARNER_PASSWORD)
-    link = link_of(home.post("/me/signin-link").text)
+    link = link_of(home.post("/me/signin-link", data={"current": LEARNER_PASSWORD}).text)
     lost = browser(server)
     lost.post(link)
     assert 'id="reset-note"' in lost.get("/me").text
@@ -122,7 +122,7 @@ def test_a_sign_in_link_resets_a_lost_password_for_a_few_minutes_only(server, mo
                      ).status_code == 200
     monkeypatch.setattr("web.join.LINK_RESET_S", -1)
     late = browser(server)
-    late.post(link_of(lost.post("/me/signin-link").text))
+    late.post(link_of(lost.post("/me/signin-link", data={"current": "cedar lantern"}).text))
     refused = late.post("/me/password?lang=en", data={"password": "maple harbour", "password2": "maple harbour"})
     assert refused.status_code == 400 and "The current password is wrong" in refused.text
 
