@@ -244,7 +244,8 @@ class LtiDeploymentRow(Base):
 
 
 class LtiStateRow(Base):
-    """An OIDC login in progress: its state and nonce, used once by the launch that follows."""
+    """An OIDC login used by a verified launch (its state and nonce), kept an hour so a replay is refused; a login in
+    progress lives in its browser's cookie (web/lti/login_cookie.py), never here."""
 
     __tablename__ = "lti_states"
 

@@ -114,7 +114,7 @@ def test_a_regrade_that_changes_the_verdict_sends_the_new_score_once(client, pla
     ("bad signature", 401, "bad signature: the id_token does not verify against the platform's key set"),
     ("replayed nonce", 401, "replayed launch: this login's nonce was used already"),
     ("unknown deployment", 403, "unknown deployment 'deploy-elsewhere' of platform"),
-    ("unknown state", 400, "unknown or expired login state: start the launch again from the LMS"),
+    ("unknown state", 403, "this launch was not started in this browser, or its login expired"),
     ("unknown exercise", 404, "the launch opens exercise 'no-such-exercise', which this course does not have"),
 ])
 def test_refused_launches_say_why(client, platform, lms_class, case, status, message):
@@ -125,13 +125,47 @@ def test_refused_launches_say_why(client, platform, lms_class, case, status, mes
     form = {"id_token": platform.id_token(query["nonce"], **options), "state": query["state"]}
     if case == "unknown state":
         form["state"] = "no-such-state"
+    replayer = browser(client)
+    replayer.cookies.update(learner.cookies)  # the login's cookie as it was before the launch, copied
     if case == "replayed nonce":
         assert learner.post("/lti/launch", data=form, headers=CROSS_SITE).status_code == 303
-    refused = browser(client).post("/lti/launch", data=form, headers=CROSS_SITE)
+    refused = replayer.post("/lti/launch", data=form, headers=CROSS_SITE)
     assert refused.status_code == status and message in refused.text, refused.text
     teacher, class_path = lms_class
     assert len(table(teacher.get(class_path).text)) == (1 if case == "replayed nonce" else 0)  # nobody joined
     assert platform.scores == []
+
+
+def test_a_launch_from_a_browser_that_did_not_start_the_login_is_refused(client, platform, lms_class):
+    """The launch's state was not bound to a browser: an attacker's own login and id_token, posted from a victim's
+    browser (login CSRF), signed the victim in as the attacker's LMS user. Now the launch needs the cookie that
+    /lti/login set in the same browser."""
+    attacker, victim = browser(client), browser(client)
+    query = login(attacker, platform)
+    form = {"id_token": platform.id_token(query["nonce"]), "state": query["state"]}
+    refused = victim.post("/lti/launch?lang=en", data=form, headers=CROSS_SITE)
+    assert refused.status_code == 403 and "was not started in this browser" in refused.text
+    teacher, class_path = lms_class
+    assert len(table(teacher.get(class_path).text)) == 0  # nobody was signed in or joined
+    assert attacker.post("/lti/launch", data=form, headers=CROSS_SITE).status_code == 303  # its own browser may
+    assert len(table(teacher.get(class_path).text)) == 1
+
+
+def test_an_anonymous_login_stores_nothing(client, platform, lms_class):
+    """Each /lti/login added a row (state, nonce): anyone could fill the table. A login now lives in its browser's
+    signed cookie; only a verified launch is recorded (to refuse its replay)."""
+    from sqlalchemy import func, select
+
+    from web.tables import LtiStateRow
+
+    def rows() -> int:
+        with client.app.state.store.engine.connect() as conn:
+            return conn.scalar(select(func.count()).select_from(LtiStateRow))
+
+    for _ in range(5):
+        login(browser(client), platform)
+    assert rows() == 0
+    assert launch(browser(client), platform).status_code == 303 and rows() == 1
 
 
 def test_a_login_from_an_unregistered_platform_is_refused(client, platform):

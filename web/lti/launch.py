@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import jwt
 
-from web.lti.registry import LtiRegistry, Platform
+from web.lti.registry import Login, LtiRegistry, Platform
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -91,15 +91,20 @@ def exercise_of(claims: dict) -> str | None:
     return None
 
 
-def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: str) -> Launch:
-    """Check the launch end to end, consuming its login state; `LtiRefused` says why one is refused."""
+NOT_THIS_BROWSER = ("this launch was not started in this browser, or its login expired: the login (/lti/login) and "
+                    "the launch must happen in the same browser within 10 minutes. Start the launch again from the "
+                    "LMS; if this keeps happening, the browser blocks this site's cookies inside the LMS's page: "
+                    "open the tool in a new window")
+
+
+def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: str, login: Login | None) -> Launch:
+    """Check the launch end to end, consuming its login state; `login`: the login of `state` that this browser
+    started (its cookie, web.lti.login_cookie), None when it started none. `LtiRefused` says why one is refused."""
     if not id_token or not state:
         raise LtiRefused(400, "the launch carries no id_token or state: start it from the LMS (the platform posts "
                               "both to /lti/launch after the login at /lti/login)")
-    login = registry.login(state)
-    if login is None:
-        raise LtiRefused(400, "unknown or expired login state: start the launch again from the LMS (a login is "
-                              "valid for 10 minutes)")
+    if login is None or login.state != state:
+        raise LtiRefused(403, NOT_THIS_BROWSER)
     platform = registry.platform(login.platform_id)
     try:
         algorithm = jwt.get_unverified_header(id_token).get("alg")
@@ -125,7 +130,7 @@ def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: st
     if claims["nonce"] != login.nonce:
         raise LtiRefused(401, "the id_token's nonce is not the one this login sent: start the launch again from "
                               "the LMS")
-    if not registry.consume_state(state):
+    if not registry.consume_state(login):
         raise LtiRefused(401, "replayed launch: this login's nonce was used already; start the launch again from "
                               "the LMS")
     if claims.get(CLAIM + "version") != "1.3.0":
