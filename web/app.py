@@ -107,7 +107,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
     app.state.warm_pools = pools  # web.graders.WarmPools: whether this process's warm pools have started
     app.state.classes = ClassStore(engine, SignInThrottle(engine, settings.signin_failures_per_name,
-                                                          settings.signin_failures_per_address),
+                                                          settings.signin_failures_per_address,
+                                                          settings.signin_failures_per_name_anywhere),
                                    link_days=settings.signin_link_days)
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()

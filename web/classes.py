@@ -146,7 +146,7 @@ class ClassStore:
             self.throttle.failed(*keys)
             raise InputError(N_("Wrong user name or password: check both and try again (user names are "
                                 "created with `practice admin add-instructor`)."))
-        self.throttle.succeeded(keys[0])
+        self.throttle.succeeded(*keys)
         return Instructor(row.id, row.username, row.session_epoch)
 
     # ---- classes ----------------------------------------------------------------------------------
@@ -277,7 +277,7 @@ class ClassStore:
             self.throttle.failed(*keys)
             raise InputError(N_("Wrong display name or password for this class. No password yet? Ask your "
                                 "instructor for your personal sign-in link."))
-        self.throttle.succeeded(keys[0])
+        self.throttle.succeeded(*keys)
         return self._member(*row)
 
     def set_learner_password(self, learner_id: str, password: str, current: str = "", may_reset: bool = False,
@@ -308,7 +308,7 @@ class ClassStore:
             self.throttle.failed(*keys)
             raise InputError(N_("The current password is wrong: type the password you sign in with now (lost "
                                 "it? sign in with a personal sign-in link, then set a new one)."))
-        self.throttle.succeeded(keys[0])
+        self.throttle.succeeded(*keys)
 
     def has_password(self, learner_id: str) -> bool:
         with self._sessions() as s:

@@ -58,9 +58,14 @@ class Settings(BaseSettings):
     signin_link_days: float = Field(
         7, gt=0, description="A personal sign-in link works once, within this many days of being made.")
     signin_failures_per_name: int = Field(
-        5, ge=1, description="Failed password sign-ins for one name before each further one blocks it for longer.")
+        5, ge=1, description="Failed password sign-ins for one name from one client address before each further one "
+                             "blocks that name there for longer.")
     signin_failures_per_address: int = Field(
         20, ge=1, description="Failed password sign-ins from one client address before it is blocked likewise.")
+    signin_failures_per_name_anywhere: int = Field(
+        50, ge=1, description="Failed password sign-ins for one name from all addresses before the name is blocked "
+                              "likewise, except from addresses it signed in from (so strangers cannot lock the "
+                              "owner out).")
     raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
     # What bounds hostile traffic (docs/security.md, "The web server under hostile traffic").
     submissions_per_minute_per_address: int = Field(

@@ -287,11 +287,12 @@ class LtiGradeRow(Base):
 
     __table_args__ = (Index("ix_lti_grades_learner_exercise", "learner_id", "exercise_id"),)
 class SignInFailureRow(Base):
-    """Failed sign-ins of one account name or one client address, for backoff (web/throttle.py)."""
+    """Failed sign-ins of one account name, of one name from one client address, or of one client address, for
+    backoff; and the addresses an account signed in from (web/throttle.py)."""
 
     __tablename__ = "signin_failures"
 
-    key: Mapped[str] = mapped_column(String(255), primary_key=True)  # 'account:...' or 'address:...'
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)  # 'account:', 'address:', 'name-from:', 'known:'
     failures: Mapped[int] = mapped_column(Integer, default=0)
     last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     blocked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
