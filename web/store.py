@@ -148,11 +148,13 @@ class Store:
             return [Submission.of(r) for r in rows]
 
     def regraded_verdicts(self, learner_id: str) -> dict[str, str]:
-        """submission id -> the verdict of its newest finished regrade, for this learner's regraded submissions."""
+        """submission id -> the verdict of its newest finished regrade that counts (not the grader's own failure,
+        INTERNAL_ERROR: web.regrade), for this learner's regraded submissions."""
         with self._session() as s:
             rows = s.execute(select(RegradeRow.submission_id, RegradeRow.verdict).join(
                 SubmissionRow, SubmissionRow.id == RegradeRow.submission_id).where(
-                SubmissionRow.learner_id == learner_id, RegradeRow.status == DONE).order_by(RegradeRow.finished_at))
+                SubmissionRow.learner_id == learner_id, RegradeRow.status == DONE,
+                RegradeRow.verdict != Verdict.INTERNAL_ERROR.value).order_by(RegradeRow.finished_at))
             return {sid: verdict for sid, verdict in rows}
 
     def states(self, learner_id: str) -> dict[str, str]:
