@@ -6,6 +6,7 @@ tool reaches nothing else. Each test runs on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -197,6 +198,45 @@ def test_an_anonymous_login_stores_nothing(client, platform, lms_class):
     assert launch(browser(client), platform).status_code == 303 and rows() == 1
 
 
+@pytest.mark.parametrize("name, sub", [
+    ("\u202eecalpretsaM", "lms-user-42"),  # a text-direction mark: refused as a display name
+    ("Bо​b", "user​‮"),  # an odd name whose sub would not do as a name either (it was a 500)
+    ("x" * 500, "lms-user-42"), ("", "lms-user-42"),
+])
+def test_an_odd_lms_name_joins_under_a_plain_one(client, platform, lms_class, name, sub):
+    learner = browser(client)
+    assert launch(learner, platform, name=name, sub=sub).status_code == 303
+    teacher, class_path = lms_class
+    (row,) = table(teacher.get(class_path).text)
+    assert re.fullmatch(r"LMS user [0-9a-f]{8}", row["learner"]), row
+
+
+@pytest.mark.parametrize("sub", ["x" * 256, "nul\x00inside"])
+def test_a_sub_the_tool_cannot_keep_is_refused_with_a_message(client, platform, lms_class, sub):
+    refused = launch(browser(client), platform, sub=sub)
+    assert refused.status_code == 400 and "the id_token's sub is not a user id this tool takes" in refused.text
+
+
+@pytest.fixture
+def no_secret_key(settings):
+    """An app whose cookie key is generated into its data folder (no PRACTICE_SECRET_KEY), as by default."""
+    settings.secret_key = None
+
+
+def test_deep_linking_works_without_an_explicit_secret_key(no_secret_key, client, platform, lms_class):
+    """The picker signed its context with `settings.secret_key`, None unless set: a 500 by default."""
+    from html import unescape
+
+    from tests.web.fake_lms import INSTRUCTOR
+
+    teacher_lms = browser(client)
+    picker = launch(teacher_lms, platform, sub="lms-teacher", name="Grace Hopper", roles=(INSTRUCTOR,),
+                    deep_linking=True)
+    assert picker.status_code == 200, picker.text
+    context = unescape(re.search(r'name="context" value="([^"]+)"', picker.text).group(1))
+    assert teacher_lms.post("/lti/deep-link", data={"context": context, "exercise": "add-one"}).status_code == 200
+
+
 def test_a_login_from_an_unregistered_platform_is_refused(client, platform):
     refused = browser(client).get("/lti/login", params={"iss": "https://lms.example", "login_hint": "1"})
     assert refused.status_code == 400 and "unknown platform 'https://lms.example'" in refused.text
@@ -253,7 +293,6 @@ def test_the_configuration_the_lms_admin_pastes_names_every_url(client):
 def test_an_instructors_deep_link_picks_an_exercise_and_returns_a_signed_response(client, platform, lms_class):
     """LtiDeepLinkingRequest -> the exercises to pick from -> an LtiDeepLinkingResponse signed with the tool's key,
     whose link then launches into the picked exercise."""
-    import re
     from html import unescape
 
     import jwt

@@ -6,6 +6,7 @@ Every refusal is an `LtiRefused` with a status and a message that says what is w
 from __future__ import annotations
 
 import threading
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -23,6 +24,7 @@ RESOURCE_LINK = "LtiResourceLinkRequest"
 DEEP_LINKING = "LtiDeepLinkingRequest"
 INSTRUCTOR_ROLES = ("membership#Instructor", "membership#Administrator", "institution/person#Administrator")
 HTTP_TIMEOUT_S = 10
+MAX_SUB = 255  # lti_users.sub
 LEEWAY_S = 60
 
 
@@ -133,6 +135,11 @@ def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: st
     if not registry.consume_state(login):
         raise LtiRefused(401, "replayed launch: this login's nonce was used already; start the launch again from "
                               "the LMS")
+    sub = claims["sub"]
+    if not isinstance(sub, str) or not 0 < len(sub) <= MAX_SUB or any(unicodedata.category(c) in ("Cc", "Cs")
+                                                                     for c in sub):
+        raise LtiRefused(400, f"the id_token's sub is not a user id this tool takes (a string of 1 to {MAX_SUB} "
+                              "characters without control characters): the LMS must send its user's stable id")
     if claims.get(CLAIM + "version") != "1.3.0":
         raise LtiRefused(400, f"LTI version {claims.get(CLAIM + 'version')!r}: this tool speaks LTI 1.3.0")
     message_type = claims.get(CLAIM + "message_type")
@@ -156,7 +163,7 @@ def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: st
     roles = claims.get(CLAIM + "roles") or []
     nrps = claims.get(NRPS_CLAIM) or {}
     memberships = nrps.get("context_memberships_url") if isinstance(nrps, dict) else None
-    return Launch(platform, deployment_id, class_id, str(claims["sub"]), name.strip(),
+    return Launch(platform, deployment_id, class_id, sub, name.strip(),
                   exercise_of(claims) if message_type == RESOURCE_LINK else None,
                   lineitem if isinstance(lineitem, str) else None, message_type,
                   tuple(str(r) for r in roles) if isinstance(roles, list) else (),

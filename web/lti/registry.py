@@ -6,6 +6,7 @@ launches. A login's state is used once (`consume_state`): a replayed launch find
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import uuid
@@ -250,7 +251,9 @@ class LtiRegistry:
 
 
 def _display_name(name: str, sub: str) -> str:
+    """The LMS's name when it is one a member may have, else "LMS user" and a short digest of the user's `sub` (which
+    may hold anything)."""
     try:
         return display_name_of(name)
     except InputError:
-        return display_name_of(f"LMS {sub[:20]}")
+        return f"LMS user {hashlib.sha256(sub.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"

@@ -72,10 +72,7 @@ def _login(request: Request, params: dict[str, str]) -> Response:
 
 
 def login_cookies(request: Request) -> LoginCookies:
-    state = request.app.state
-    if getattr(state, "lti_login_cookies", None) is None:
-        state.lti_login_cookies = LoginCookies(state.settings.resolved_secret_key(), state.settings.cookie_secure)
-    return state.lti_login_cookies
+    return request.app.state.lti_login_cookies
 
 
 @router.post("/lti/launch", name="lti_launch")
@@ -133,7 +130,7 @@ def _picker(request: Request, verified) -> Response:
         return _refused(LtiRefused(403, "only an instructor of the course picks the exercise a link opens"))
     state = request.app.state
     response = page(request, "lti_deep_link.html", {
-        "exercises": state.course.all(), "context": context_token(state.settings.secret_key, verified)})
+        "exercises": state.course.all(), "context": context_token(state.secret_key, verified)})
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -150,7 +147,7 @@ def _deep_link(request: Request, form: dict[str, str]) -> Response:
 
     state = request.app.state
     try:
-        context = read_context(state.settings.secret_key, form.get("context", ""))
+        context = read_context(state.secret_key, form.get("context", ""))
         exercise = state.course.get(form.get("exercise", ""))
         if exercise is None:
             raise LtiRefused(404, f"no exercise {form.get('exercise', '')!r} in this course: pick one of the list")
