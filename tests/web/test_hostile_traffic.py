@@ -105,6 +105,27 @@ def test_a_full_queue_refuses_with_retry_after(settings, grader):
             grader.gate.set()
 
 
+def test_one_address_gets_only_its_share_of_the_queue(settings, grader):
+    """One address could fill the whole queue within its per-minute budget and keep every other address at "queue
+    full"; it now gets `max_queued_per_address` of it (by default a quarter)."""
+    settings.max_queued_submissions = 8
+    assert settings.queued_per_address_limit() == 2
+    grader.gate.clear()
+    app = create_app(settings, grade=grader)
+    with TestClient(app, client=("10.0.0.1", 5000)) as flood:
+        try:
+            assert cookieless_submit(flood).status_code == 202
+            assert grader.started.wait(10)  # graded now: no longer waiting
+            assert [cookieless_submit(flood).status_code for _ in range(2)] == [202, 202]
+            refused = cookieless_submit(flood)
+            assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+            assert "from your address (10.0.0.1) are waiting already" in refused.json()["detail"]
+            other = TestClient(app, client=("10.0.0.2", 5000))
+            assert cookieless_submit(other).status_code == 202
+        finally:
+            grader.gate.set()
+
+
 def test_a_flood_from_one_address_does_not_starve_another(settings, grader):
     """The embedded queue took submissions in arrival order: a learner behind a flood waited for all of it. It now
     takes addresses in turn: the learner from another address is graded after one more of the flood's."""
