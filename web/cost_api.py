@@ -64,9 +64,10 @@ class CostDemands:
         ticket = await in_thread(admission.reserve, "cost", who, address)
         with self.lock:
             known = self.results.get(submission.id)
-            if known is None:
+            mine = known is None  # not asked for meanwhile by another request
+            if mine:
                 self.results[submission.id] = known = CostOut(status="running")
-        if known.status == "running":
+        if mine:
             task = asyncio.ensure_future(self._measure(admission, ticket, submission, exercise))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
