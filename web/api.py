@@ -1,6 +1,8 @@
-"""The JSON API. Errors are JSON `{"detail": ...}`: 401 wrong or revoked token, 404 unknown, 413 too large,
-422 malformed, 429 busy. A browser is its cookie; `practice submit` and notebooks send a learner's token
-(`Authorization: Bearer tp_...`, see web/tokens.py) and are the same learner, under the same limits."""
+"""The JSON API. Errors are JSON `{"detail": ...}`: 401 wrong or revoked token, 403 a token where only a browser
+may go, 404 unknown, 413 too large, 422 malformed, 429 busy. A browser is its cookie; `practice submit` and
+notebooks send a learner's token (`Authorization: Bearer tp_...`, see web/tokens.py), which is the same learner
+under the same limits on the routes made for it only: submitting, reading its submissions, who it is, revoking
+itself (`api_learner`); every other route takes the cookie only (`learner`)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from starlette.requests import ClientDisconnect
 
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
-from web.admission import BUSY_RETRY_AFTER, RATE_WINDOW, address_key, refuse_over_rate  # noqa: F401 - playground
+from web.admission import address_key
 from web.jsonbody import parse_json
 from web.offload import in_thread
 from web.schemas import (
@@ -42,9 +44,23 @@ REFUSED_TOKEN = ("this token is wrong or was revoked: make a new one on your /me
                  "for a new sign-in link) and run `practice login` again")
 
 
+TOKEN_ROUTES_ONLY = ("a token only submits, reads its own submissions and revokes itself (`practice submit`, "
+                     "`practice logout`); sign in in a browser for anything else")
+
+
 def learner(request: Request) -> str:
-    """The learner of this request: its token's (`Authorization: Bearer`, from `practice login`; 401 when the
-    token is wrong or revoked), else the browser's cookie's."""
+    """The learner of this browser (its cookie). A request that carries a token is refused (403): a token is good
+    only on the routes made for it (`api_learner`), so a leaked one cannot make a sign-in link, a password or more
+    tokens."""
+    if request.headers.get("authorization") is not None:
+        raise HTTPException(403, TOKEN_ROUTES_ONLY)
+    return request.state.learner_id
+
+
+def api_learner(request: Request) -> str:
+    """The learner of a request to a route made for tokens (submit, read one's submissions, who am I, revoke the
+    token): its token's (`Authorization: Bearer`, from `practice login`; 401 when the token is wrong or revoked),
+    else the browser's cookie's."""
     authorization = request.headers.get("authorization")
     if authorization is None:
         return request.state.learner_id
@@ -81,7 +97,7 @@ def exercise_or_404(request: Request, exercise_id: str) -> Exercise:
 def submission_or_404(request: Request, submission_id: str) -> Submission:
     """The submission if it is this learner's; another learner's is as unknown as a missing one."""
     submission = request.app.state.store.get(submission_id)
-    if submission is None or submission.learner_id != learner(request):
+    if submission is None or submission.learner_id != api_learner(request):
         raise HTTPException(404, f"unknown submission '{submission_id}'")
     return submission
 
@@ -135,7 +151,7 @@ def get_solution(request: Request, exercise_id: str) -> Solution:
 def list_submissions(request: Request, exercise_id: str) -> list[HistoryItem]:
     """This learner's submissions to the exercise, newest first."""
     exercise = exercise_or_404(request, exercise_id)
-    rows = request.app.state.store.history(learner(request), exercise.id)
+    rows = request.app.state.store.history(api_learner(request), exercise.id)
     return [HistoryItem(id=s.id, status=s.status, verdict=s.verdict, created_at=s.created_at) for s in rows]
 
 
@@ -152,7 +168,7 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     """Store a submission and queue it for grading; follow `events_url` for live progress."""
     exercise = await in_thread(exercise_or_404, request, exercise_id)
     settings = request.app.state.settings
-    who = await in_thread(learner, request)  # a wrong token is refused before the body is read
+    who = await in_thread(api_learner, request)  # a wrong token is refused before the body is read
     body = await read_body(request, settings.max_source_bytes * 6 + 4096)
     source = parse_source(body, settings.max_source_bytes)
     state = request.app.state

@@ -25,6 +25,7 @@ from web.hosts import HostAllowlist, allowed as allowed_hosts
 from web.join import router as join_router
 from web.lti.grades import GradeSender
 from web.lti.launch import KeySets
+from web.lti.login_cookie import LoginCookies
 from web.lti.registry import LtiRegistry
 from web.lti.routes import router as lti_router
 from web.middleware import LearnerMiddleware
@@ -107,14 +108,18 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
     app.state.warm_pools = pools  # web.graders.WarmPools: whether this process's warm pools have started
     app.state.classes = ClassStore(engine, SignInThrottle(engine, settings.signin_failures_per_name,
-                                                          settings.signin_failures_per_address))
+                                                          settings.signin_failures_per_address,
+                                                          settings.signin_failures_per_name_anywhere),
+                                   link_days=settings.signin_link_days)
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)
-    app.state.cookies = Cookies(settings.resolved_secret_key(), secure=settings.cookie_secure,
+    app.state.secret_key = secret_key = settings.resolved_secret_key()  # configured, or kept in the data folder
+    app.state.cookies = Cookies(secret_key, secure=settings.cookie_secure,
                                 learner_max_age=int(settings.learner_session_days * 24 * 3600),
                                 instructor_max_age=int(settings.instructor_session_hours * 3600))
     app.state.admission = Admission(settings, store)
+    app.state.lti_login_cookies = LoginCookies(secret_key, settings.cookie_secure)
     app.add_middleware(LearnerMiddleware, cookies=app.state.cookies, sessions=app.state.classes)
     app.add_middleware(HostAllowlist, names=allowed_hosts(settings))  # outermost: before anything reads the Host
     app.add_exception_handler(PageRefused, refused_page)

@@ -3,12 +3,14 @@
 Errors a person can fix (a taken display name, a wrong password) are `InputError`s whose message says what
 to do; pages translate them. Passwords are Argon2 hashes (`web.passwords`, rules in `web.password_policy`);
 sign-in links are random tokens of which only the SHA-256 is kept, so reissuing one makes the old link stop
-working. Each account has a session epoch (`web.sessions`): a new link, a new password or signing out raises
-it and so ends the sessions made before. Password sign-ins go through `web.throttle`'s backoff.
+working; a link works once, within `link_days` of being made. Each account has a session epoch
+(`web.sessions`): a new link, a new password or signing out raises it and so ends the sessions made before.
+Password sign-ins go through `web.throttle`'s backoff.
 
 One learner may be in several classes. What an instructor of one of them may do to a member is bounded by
 `foreign_classes` (docs/security.md, "Accounts, sessions and classes"): see only what the learner did while
-in the instructor's class, and issue a sign-in link or token only for a learner in no class they do not teach.
+in the instructor's class, and issue a sign-in link or token only for a learner in no class they do not teach
+(any of the learner's instructors may end the link and revoke the tokens).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.engine import Engine
@@ -66,9 +68,10 @@ class Member:
 class ClassStore:
     """Accounts and classes; every method opens and closes its own session (thread-safe)."""
 
-    def __init__(self, engine: Engine, throttle: SignInThrottle | None = None):
+    def __init__(self, engine: Engine, throttle: SignInThrottle | None = None, link_days: float = 7):
         self._sessions = sessionmaker(engine, expire_on_commit=False)
         self.throttle = throttle or SignInThrottle(engine)
+        self.link_lifetime = timedelta(days=link_days)  # how long a personal sign-in link works (once)
 
     # ---- sessions ---------------------------------------------------------------------------------
     def sessions_current(self, learner: LearnerSession | None,
@@ -143,7 +146,7 @@ class ClassStore:
             self.throttle.failed(*keys)
             raise InputError(N_("Wrong user name or password: check both and try again (user names are "
                                 "created with `practice admin add-instructor`)."))
-        self.throttle.succeeded(keys[0])
+        self.throttle.succeeded(*keys)
         return Instructor(row.id, row.username, row.session_epoch)
 
     # ---- classes ----------------------------------------------------------------------------------
@@ -274,30 +277,38 @@ class ClassStore:
             self.throttle.failed(*keys)
             raise InputError(N_("Wrong display name or password for this class. No password yet? Ask your "
                                 "instructor for your personal sign-in link."))
-        self.throttle.succeeded(keys[0])
+        self.throttle.succeeded(*keys)
         return self._member(*row)
 
     def set_learner_password(self, learner_id: str, password: str, current: str = "", may_reset: bool = False,
                              address: str | None = None) -> int:
         """A new password, checked against the current one where there is one (not within a sign-in link's
         reset window, `may_reset`); every session made before ends. The new epoch, for this browser's cookie."""
+        self.check_current_password(learner_id, current, may_reset, address)
         with self._sessions() as s:
-            stored = s.scalar(select(LearnerRow.password_hash).where(LearnerRow.id == learner_id))
             names = tuple(s.scalars(select(MemberRow.display_name).where(MemberRow.learner_id == learner_id)))
-        if stored is not None and not may_reset:
-            keys = account_key("learner-current", "", learner_id), address_key(address)
-            self.throttle.check(*keys)
-            if not verify_password(stored, current):
-                self.throttle.failed(*keys)
-                raise InputError(N_("The current password is wrong: type the password you sign in with now (lost "
-                                    "it? sign in with a personal sign-in link, then set a new one)."))
-            self.throttle.succeeded(keys[0])
         check_new_password(password, names)
         with self._sessions() as s, s.begin():
             ensure_learner(s.connection(), learner_id)
             s.execute(update(LearnerRow).where(LearnerRow.id == learner_id)
                       .values(password_hash=hash_password(password)))
         return self.end_learner_sessions(learner_id)
+
+    def check_current_password(self, learner_id: str, current: str, may_reset: bool = False,
+                               address: str | None = None) -> None:
+        """`InputError` unless `current` is the learner's password, where they have one and are not within a sign-in
+        link's reset window (`may_reset`); failures count in the sign-in backoff (`SignInThrottled`)."""
+        with self._sessions() as s:
+            stored = s.scalar(select(LearnerRow.password_hash).where(LearnerRow.id == learner_id))
+        if stored is None or may_reset:
+            return
+        keys = account_key("learner-current", "", learner_id), address_key(address)
+        self.throttle.check(*keys)
+        if not verify_password(stored, current):
+            self.throttle.failed(*keys)
+            raise InputError(N_("The current password is wrong: type the password you sign in with now (lost "
+                                "it? sign in with a personal sign-in link, then set a new one)."))
+        self.throttle.succeeded(*keys)
 
     def has_password(self, learner_id: str) -> bool:
         with self._sessions() as s:
@@ -309,7 +320,8 @@ class ClassStore:
         with self._sessions() as s, s.begin():
             ensure_learner(s.connection(), learner_id)
             s.execute(update(LearnerRow).where(LearnerRow.id == learner_id)
-                      .values(signin_token_hash=token_hash(token), session_epoch=LearnerRow.session_epoch + 1))
+                      .values(signin_token_hash=token_hash(token), signin_token_issued_at=_now(),
+                              session_epoch=LearnerRow.session_epoch + 1))
         return token
 
     def foreign_classes(self, learner_id: str, instructor_id: str) -> list[Class]:
@@ -321,5 +333,27 @@ class ClassStore:
             return [Class(c.id, c.name, c.join_code, _aware(c.created_at)) for c in rows]
 
     def learner_by_token(self, token: str) -> str | None:
+        """The learner whose sign-in link this is, while it works (not used yet, not expired); nothing is used up."""
         with self._sessions() as s:
-            return s.scalar(select(LearnerRow.id).where(LearnerRow.signin_token_hash == token_hash(token)))
+            return s.scalar(select(LearnerRow.id).where(*self._link_works(token)))
+
+    def use_signin_token(self, token: str) -> str | None:
+        """The learner whose working sign-in link this is, and the link is used up (a link works once; of two
+        requests using it at once, one gets it)."""
+        with self._sessions() as s, s.begin():
+            learner_id = s.scalar(select(LearnerRow.id).where(*self._link_works(token)))
+            if learner_id is None:
+                return None
+            done: CursorResult = s.execute(update(LearnerRow).where(LearnerRow.id == learner_id, *self._link_works(
+                token)).values(signin_token_hash=None, signin_token_issued_at=None))
+            return learner_id if done.rowcount == 1 else None
+
+    def end_signin_link(self, learner_id: str) -> None:
+        """The learner's sign-in link stops working (an instructor's revocation)."""
+        with self._sessions() as s, s.begin():
+            s.execute(update(LearnerRow).where(LearnerRow.id == learner_id)
+                      .values(signin_token_hash=None, signin_token_issued_at=None))
+
+    def _link_works(self, token: str) -> tuple:
+        return (LearnerRow.signin_token_hash == token_hash(token),
+                LearnerRow.signin_token_issued_at > _now() - self.link_lifetime)

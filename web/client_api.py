@@ -1,6 +1,6 @@
 """The API of `practice login` / `practice logout` (and the notebook's `--submit`): tokens for a learner.
 
-`POST /api/tokens` trades a learner's personal sign-in link (its token) for a token of their own; `GET /api/me`
+`POST /api/tokens` trades a learner's personal sign-in link (its token, used up) for a token of their own; `GET /api/me`
 says whom a token (or cookie) stands for; `DELETE /api/tokens/current` revokes the token presented. Only
 members of a class get tokens: a class is what local work counts in.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request, Response
 from pydantic import BaseModel, Field, StrictStr
 
-from web.api import BEARER_REALM, learner
+from web.api import BEARER_REALM, api_learner
 
 router = APIRouter()
-NOT_A_LINK = ("this sign-in link does not work (a newer one replaced it, or it was mistyped): make a new one on your "
-              "/me page, or ask your instructor for one")
+NOT_A_LINK = ("this sign-in link does not work (it was used already, it expired, a newer one replaced it, or it was "
+              "mistyped): make a new one on your /me page, or ask your instructor for one")
 
 
 class TokenIn(BaseModel):
@@ -44,10 +44,12 @@ def _me(request: Request, learner_id: str) -> list[ClassIn]:
 @router.post("/api/tokens", status_code=201, response_model=TokenOut, tags=["tokens"],
              responses={401: {"description": "The sign-in link is unknown, replaced, or not a class member's."}})
 def create_token(request: Request, body: TokenIn) -> TokenOut:
-    """A token for `practice submit`, in exchange for the learner's personal sign-in link (which keeps working)."""
-    learner_id = request.app.state.classes.learner_by_token(body.signin_token)
+    """A token for `practice submit`, in exchange for the learner's personal sign-in link (used up: a link works
+    once)."""
+    classes_ = request.app.state.classes
+    learner_id = classes_.learner_by_token(body.signin_token)
     classes = _me(request, learner_id) if learner_id else []
-    if not classes:
+    if not classes or classes_.use_signin_token(body.signin_token) != learner_id:
         raise HTTPException(401, NOT_A_LINK)
     token = request.app.state.tokens.issue(learner_id, body.label)
     return TokenOut(token=token, classes=classes)
@@ -56,7 +58,7 @@ def create_token(request: Request, body: TokenIn) -> TokenOut:
 @router.get("/api/me", response_model=Me, tags=["tokens"], responses={401: {"description": "Wrong or revoked token."}})
 def me(request: Request) -> Me:
     """The classes of the learner this token (or cookie) stands for."""
-    return Me(classes=_me(request, learner(request)))
+    return Me(classes=_me(request, api_learner(request)))
 
 
 @router.delete("/api/tokens/current", status_code=204, tags=["tokens"],
@@ -65,6 +67,6 @@ def revoke_current(request: Request) -> Response:
     """Revoke the token this request carries (`practice logout`)."""
     if request.headers.get("authorization") is None:
         raise HTTPException(401, "send the token to revoke as `Authorization: Bearer TOKEN`", headers=BEARER_REALM)
-    learner(request)
+    api_learner(request)
     request.app.state.tokens.revoke_token(request.headers["authorization"].partition(" ")[2].strip())
     return Response(status_code=204)

@@ -2,7 +2,8 @@
 with Inductor (it declares no [cost], so its gradings carry no cost section and pay nothing for one).
 
 `POST /api/submissions/{id}/cost` grades the stored submission again with the cost section on (inputs from the
-exercise's [contract]: judge.cost_spec.spec_for), in a thread of this web process, one at a time; `GET` says
+exercise's [contract]: judge.cost_spec.spec_for), in a thread of this web process once `web.admission` admits it and
+a slot is free (`GET` says `running` meanwhile); `GET` says
 `running`, `done` (with the section, or a message when none could be made) or `none` (never asked). Results live
 in memory: asking again after a restart measures again. Offered by the embedded server only (a PostgreSQL
 deployment's graders are other processes).
@@ -10,6 +11,7 @@ deployment's graders are other processes).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Literal
 
@@ -19,7 +21,9 @@ from pydantic import BaseModel
 from judge.cost_spec import spec_for
 from judge.exercise import Exercise
 from judge.report import CostSection, localized
-from web.api import LangQuery, exercise_or_404, submission_or_404
+from web.admission import address_key
+from web.api import LangQuery, exercise_or_404, learner, submission_or_404
+from web.offload import in_thread
 from web.store import DONE
 
 router = APIRouter()
@@ -40,46 +44,58 @@ def offered(exercise: Exercise, queue_kind: str) -> bool:
 
 
 class CostDemands:
-    """The on-demand measurements of this process: one runs at a time, each result kept in memory."""
+    """The on-demand measurements of this process, each result kept in memory; each one is admitted and waits for
+    a slot as every run of learner code does (`web.admission`), in the background: its learner polls."""
 
     def __init__(self, sandbox_name: str):
         self.sandbox_name = sandbox_name
         self.lock = threading.Lock()
         self.results: dict[str, CostOut] = {}
-        self.running: str | None = None
+        self._tasks: set[asyncio.Task] = set()
         self._sandbox = None
 
-    def start(self, submission, exercise: Exercise) -> CostOut:
+    async def start(self, request: Request, who: str, submission, exercise: Exercise) -> CostOut:
         with self.lock:
             known = self.results.get(submission.id)
-            if known is not None:
-                return known
-            if self.running is not None:
-                raise HTTPException(429, "another submission's cost figures are being measured; try again soon",
-                                    headers={"Retry-After": "10"})
-            self.running = submission.id
-            self.results[submission.id] = CostOut(status="running")
-        threading.Thread(target=self._measure, args=(submission, exercise), daemon=True,
-                         name=f"cost-{submission.id}").start()
-        return self.results[submission.id]
+        if known is not None:
+            return known
+        admission = request.app.state.admission
+        address = address_key(request.client.host) if request.client else ""
+        ticket = await in_thread(admission.reserve, "cost", who, address)
+        with self.lock:
+            known = self.results.get(submission.id)
+            mine = known is None  # not asked for meanwhile by another request
+            if mine:
+                self.results[submission.id] = known = CostOut(status="running")
+        if mine:
+            task = asyncio.ensure_future(self._measure(admission, ticket, submission, exercise))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        else:
+            admission.give_up(ticket)
+        return known
 
-    def _measure(self, submission, exercise: Exercise) -> None:
-        from judge import grade  # late: the grading core pulls in torch-related modules
-        from judge.grading import make_sandbox
-
+    async def _measure(self, admission, ticket, submission, exercise: Exercise) -> None:
         try:
-            if self._sandbox is None:
-                self._sandbox = make_sandbox(self.sandbox_name)
-            report = grade(exercise, submission.source, sandbox=self._sandbox, measure_cost=True)
-            done = CostOut(status="done", cost=report.cost,
-                           message="" if report.cost else f"no cost figures ({report.verdict.value})")
-        except Exception as exc:  # noqa: BLE001 - said to the page, never raised into a thread's void
+            done = await admission.run_ticket(ticket, lambda: self._measured(submission, exercise))
+        except Exception as exc:  # noqa: BLE001 - said to the page, never raised into a task's void
             done = CostOut(status="done", message=f"the measurement failed: {type(exc).__name__}")
         with self.lock:
             self.results[submission.id] = done
-            self.running = None
             while len(self.results) > MAX_KEPT:
                 self.results.pop(next(iter(self.results)))
+
+    def _measured(self, submission, exercise: Exercise) -> CostOut:
+        from judge import grade  # late: the grading core pulls in torch-related modules
+        from judge.grading import make_sandbox
+
+        with self.lock:
+            if self._sandbox is None:
+                self._sandbox = make_sandbox(self.sandbox_name)
+            sandbox = self._sandbox
+        report = grade(exercise, submission.source, sandbox=sandbox, measure_cost=True)
+        return CostOut(status="done", cost=report.cost,
+                       message="" if report.cost else f"no cost figures ({report.verdict.value})")
 
     def get(self, submission_id: str) -> CostOut:
         return self.results.get(submission_id, CostOut(status="none"))
@@ -104,10 +120,12 @@ def _localized(out: CostOut, lang: str | None) -> CostOut:
 
 @router.post("/api/submissions/{submission_id}/cost", status_code=202, response_model=CostOut, tags=["submissions"],
              responses={409: {"description": "Not graded yet, or the exercise offers no on-demand figures."},
-                        429: {"description": "Another measurement is running; see Retry-After."}})
-def request_cost(request: Request, submission_id: str, lang: Literal["zh", "en"] | None = LangQuery) -> CostOut:
+                        429: {"description": "Too many runs, or one of yours is running; see Retry-After."}})
+async def request_cost(request: Request, submission_id: str,
+                       lang: Literal["zh", "en"] | None = LangQuery) -> CostOut:
     """Measure the cost figures of a graded submission (its graph compiled with Inductor by the judge)."""
-    submission = submission_or_404(request, submission_id)
+    learner(request)  # a browser's: a token does not run code beyond its submissions
+    submission = await in_thread(submission_or_404, request, submission_id)
     exercise = exercise_or_404(request, submission.exercise_id)
     if submission.status != DONE:
         raise HTTPException(409, "the submission is still being graded")
@@ -116,12 +134,13 @@ def request_cost(request: Request, submission_id: str, lang: Literal["zh", "en"]
         return _localized(CostOut(status="done", cost=report.cost), lang)
     if not offered(exercise, request.app.state.queue_kind):
         raise HTTPException(409, f"exercise '{exercise.id}' offers no on-demand cost figures here")
-    return _localized(demands(request).start(submission, exercise), lang)
+    return _localized(await demands(request).start(request, submission.learner_id, submission, exercise), lang)
 
 
 @router.get("/api/submissions/{submission_id}/cost", response_model=CostOut, tags=["submissions"])
 def read_cost(request: Request, submission_id: str, lang: Literal["zh", "en"] | None = LangQuery) -> CostOut:
     """The on-demand cost figures of a submission: none (never asked), running, or done."""
+    learner(request)
     submission = submission_or_404(request, submission_id)
     report = submission.report()
     if report is not None and report.cost is not None:

@@ -2,7 +2,8 @@
 
 A deadline only marks: submissions after it are graded as ever and shown late, unless the instructor chose
 `refuse_late` for it, in which case a learner of that class whose own deadline (extension or not) has passed
-gets a clear refusal. Times are stored in UTC.
+gets a clear refusal, unless another class of theirs still takes the submission (one class refuses only for
+itself). Times are stored in UTC.
 """
 
 from __future__ import annotations
@@ -30,14 +31,24 @@ class Deadline:
     refuse_late: bool
 
 
+FIRST_YEAR, LAST_YEAR = 2000, 9998  # due times outside are typing mistakes (and near the ends, not representable)
+
+
 def parse_due(text: str) -> datetime:
-    """A due time from a form or the CLI: ISO 8601 ('2026-12-04T18:00', 'Z' or an offset; none means UTC)."""
+    """A due time from a form or the CLI: ISO 8601 ('2026-12-04T18:00', 'Z' or an offset; none means UTC), between
+    the years FIRST_YEAR and LAST_YEAR; `InputError` otherwise."""
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        value = value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
     except ValueError:
         raise InputError(N_("Give the due time as YYYY-MM-DD HH:MM (UTC), e.g. 2026-12-04 18:00."),
                          value=text) from None
-    return value.replace(tzinfo=timezone.utc) if value.tzinfo is None else value.astimezone(timezone.utc)
+    except OverflowError:  # an offset that moves the time past year 1 or 9999
+        value = datetime.min.replace(tzinfo=timezone.utc)
+    if not FIRST_YEAR <= value.year <= LAST_YEAR:
+        raise InputError(N_("Give a due time between the years {first} and {last}."), first=FIRST_YEAR,
+                         last=LAST_YEAR)
+    return value
 
 
 def timing(due_at: datetime | None, solved_at: datetime | None, now: datetime | None = None) -> str | None:
@@ -111,7 +122,17 @@ class Deadlines:
         return [(d.class_id, d.exercise_id, _aware(extended or d.due_at), d.refuse_late) for d, extended in rows]
 
     def refusal(self, learner_id: str, exercise_id: str, now: datetime | None = None) -> datetime | None:
-        """The passed due time that refuses this learner's submission to the exercise, or None (accepted)."""
+        """The passed due time that refuses this learner's submission to the exercise, or None (accepted). A class
+        refuses only for itself: the submission is refused when every class of the learner refuses it (its
+        `refuse_late` deadline for them has passed); a class of theirs with no such deadline still takes it, and
+        shows it late where a deadline has passed."""
         now = now or _now()
-        passed = [due for _, e, due, refuse in self.of_learner(learner_id) if e == exercise_id and refuse and now > due]
-        return max(passed) if passed else None
+        rows = self.of_learner(learner_id)
+        refusing = {c: due for c, e, due, refuse in rows if e == exercise_id and refuse and now > due}
+        if not refusing or set(self._classes_of(learner_id)) - set(refusing):
+            return None
+        return max(refusing.values())
+
+    def _classes_of(self, learner_id: str) -> list[str]:
+        with self._sessions() as s:
+            return list(s.scalars(select(MemberRow.class_id).where(MemberRow.learner_id == learner_id)))

@@ -25,9 +25,12 @@ class PageRefused(Exception):
         self.status, self.message, self.params = status, message, params
 
 
-async def read_form(request: Request) -> dict[str, str]:
-    """The fields of an `application/x-www-form-urlencoded` body (the last value of a repeated field)."""
+async def read_form(request: Request, empty_ok: bool = False) -> dict[str, str]:
+    """The fields of an `application/x-www-form-urlencoded` body (the last value of a repeated field); with
+    `empty_ok`, a request with no body at all is an empty form (a button with no fields, posted by a script)."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if empty_ok and not kind and request.headers.get("content-length", "0") == "0":
+        return {}
     if kind != "application/x-www-form-urlencoded":
         raise HTTPException(415, "expected a form (application/x-www-form-urlencoded)")
     body = await read_body(request, FORM_BYTES)

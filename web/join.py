@@ -4,8 +4,10 @@ Joining keeps the browser's learner (the cookie's id) and so every submission ma
 browser a learner signs in with the display name and password, or through a personal sign-in link (their
 instructor can reissue it; the old link then stops working). Without a class nothing changes: solo use is
 anonymous, as before. `/me` also makes and revokes the learner's tokens for `practice submit` and notebooks
-(web/tokens.py), sets the password (asking for the current one, except just after a sign-in link) and signs
-out. A new link, a new password and signing out end the learner's other sessions (web/sessions.py).
+(web/tokens.py), sets the password and makes a new sign-in link (each asking for the current password where there
+is one, except just after a sign-in link) and signs out. A new link, a new password and signing out end the
+learner's other sessions (web/sessions.py), and offer to revoke every token too. A sign-in link works once, for
+`signin_link_days`. Every route here takes the browser's cookie only: a token is refused (web/api.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from web.sessions import LINK_RESET_S
 from web.standing import learner_course
 
 router = APIRouter(include_in_schema=False)
+LINK_GONE = N_("This sign-in link does not work any more (it was used already, it expired, or a newer one replaced "
+               "it): make a new one on your page in a browser where you are signed in, or ask your instructor for "
+               "one.")
 
 
 def session_cookie(request: Request, learner_id: str, epoch: int | None = None, reset: bool = False) -> str:
@@ -102,11 +107,13 @@ def _me(request: Request, status: int = 200, **context) -> Response:
     state, who = request.app.state, learner(request)
     memberships = state.classes.memberships(who)
     defaults = {"password_error": None, "password_saved": False, "new_link": None, "new_token": None,
+                "link_error": None, "token_error": None,
                 "has_password": bool(memberships) and state.classes.has_password(who),
                 "may_reset": request.state.learner_session.may_reset_password()}
     tokens = state.tokens.live(who) if memberships else []
     return page(request, "me.html", {"memberships": memberships, "tokens": tokens,
                                      "server_url": site_url(request), **defaults,
+                                     "link_days": f"{state.settings.signin_link_days:g}",
                                      **learner_course(request, who), **context}, status=status)
 
 
@@ -136,28 +143,66 @@ def _set_password(request: Request, form: dict[str, str]) -> Response:
         response = _me(request, refused["status"], password_error=exc.text(_))
         response.headers.update(refused["headers"])
         return response
+    revoke_tokens_if_asked(request, form)
     response = _me(request, password_saved=True, may_reset=False)
     response.headers.append("set-cookie", session_cookie(request, learner(request), epoch))  # this browser stays
     return response
 
 
+def revoke_tokens_if_asked(request: Request, form: dict[str, str]) -> None:
+    """The forms that change how one gets in (new password, new link, sign-out) offer to revoke every token, ticked
+    by default: a token that leaked with the old way in stops too."""
+    if form.get("revoke_tokens"):
+        request.app.state.tokens.revoke_all(learner(request))
+
+
+def password_refused(request: Request, form: dict[str, str], error_key: str) -> Response | None:
+    """The page again with the error under `error_key` when the learner has a password and `current` is not it
+    (except within a sign-in link's reset window); None when they may go on."""
+    try:
+        request.app.state.classes.check_current_password(
+            learner(request), form.get("current", ""), request.state.learner_session.may_reset_password(),
+            client_address(request))
+    except InputError as exc:
+        refused = refused_status(exc, 400)
+        response = _me(request, refused["status"], **{error_key: exc.text(gettext_for(lang_of(request)))})
+        response.headers.update(refused["headers"])
+        return response
+    return None
+
+
 @router.post("/me/signin-link", response_class=HTMLResponse)
-def new_link(request: Request) -> Response:
-    """A personal sign-in link, shown once; the previous one stops working."""
+async def new_link(request: Request) -> Response:
+    """A personal sign-in link, shown once; the previous one stops working. Asks for the password, if any."""
+    form = await read_form(request, empty_ok=True)
+    return await hashing(request, _new_link, request, form)
+
+
+def _new_link(request: Request, form: dict[str, str]) -> Response:
     if not request.app.state.classes.memberships(learner(request)):
         raise PageRefused(403, N_("Join a class first: a sign-in link signs you in to your classes."))
+    refused = password_refused(request, form, "link_error")
+    if refused is not None:
+        return refused
     token = request.app.state.classes.issue_signin_token(learner(request))
+    revoke_tokens_if_asked(request, form)
     response = _me(request, new_link=site_link(request, "link_page", token=token))
     response.headers.append("set-cookie", session_cookie(request, learner(request)))  # this browser stays
     return response
 
 
 @router.post("/me/signout")
-def learner_signout(request: Request) -> Response:
+async def learner_signout(request: Request) -> Response:
     """Sign out: every session of this learner ends (in every browser); this one becomes a new anonymous one."""
+    form = await read_form(request, empty_ok=True)
+    return await in_thread(_learner_signout, request, form)
+
+
+def _learner_signout(request: Request, form: dict[str, str]) -> Response:
     if not request.app.state.classes.memberships(learner(request)):
         raise PageRefused(403, N_("Join a class first: signing out is for learners of a class (without one, "
                                   "your work lives only in this browser)."))
+    revoke_tokens_if_asked(request, form)
     request.app.state.classes.end_learner_sessions(learner(request))
     return see_other("/", request.app.state.cookies.clear_learner_header())
 
@@ -166,8 +211,7 @@ def _link_learner(request: Request, token: str):
     learner_id = request.app.state.classes.learner_by_token(token)
     memberships = request.app.state.classes.memberships(learner_id) if learner_id else []
     if not memberships:
-        raise PageRefused(404, N_("This sign-in link does not work any more (a newer one replaced it): ask your "
-                                  "instructor for a new one."))
+        raise PageRefused(404, LINK_GONE)
     return learner_id, memberships
 
 
@@ -181,20 +225,28 @@ def link_page(request: Request, token: str) -> Response:
 
 @router.post("/signin/link/{token}")
 def link_signin(request: Request, token: str) -> Response:
-    learner_id, _ = _link_learner(request, token)
+    """Sign in with the link, which is used up: a link works once."""
+    _link_learner(request, token)
+    learner_id = request.app.state.classes.use_signin_token(token)
+    if learner_id is None:  # used at this very moment by another request
+        raise PageRefused(404, LINK_GONE)
     return see_other("/me", session_cookie(request, learner_id, reset=True))
 
 
 @router.post("/me/tokens", response_class=HTMLResponse)
 async def new_token(request: Request) -> Response:
-    """A token for `practice submit` and notebooks, shown once (only its hash is kept)."""
+    """A token for `practice submit` and notebooks, shown once (only its hash is kept). Asks for the password, if
+    any."""
     form = await read_form(request)
-    return await in_thread(_new_token, request, form)
+    return await hashing(request, _new_token, request, form)
 
 
 def _new_token(request: Request, form: dict[str, str]) -> Response:
     if not request.app.state.classes.memberships(learner(request)):
         raise PageRefused(403, N_("Join a class first: a token sends your local work to your classes."))
+    refused = password_refused(request, form, "token_error")
+    if refused is not None:
+        return refused
     token = request.app.state.tokens.issue(learner(request), form.get("label", "") or "practice")
     return _me(request, new_token=token)
 

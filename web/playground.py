@@ -2,8 +2,8 @@
 them (judge/doctor.py). No exercise, no hidden test, no verdict.
 
 A run uses the web app's sandbox backend with a grading's limits (the same runner and verifier, one generated
-check); at most `settings.workers` runs at a time, one per learner, and at most `settings.submissions_per_minute`
-per learner a minute, refused as submissions are (429 with Retry-After, `web.api.refuse_over_rate`). A
+check); it is admitted, waits for one of `settings.workers` slots without holding a thread, and is dropped if its
+client goes first, as `web.admission` says for every run of learner code (429 with Retry-After when refused). A
 deployment whose web processes do not grade (the PostgreSQL queue, `practice worker`s) says so on the page, with
 the Run button off, and its API answers 503 with that message (`ON_WORKERS`, in the page's language).
 """
@@ -11,16 +11,14 @@ the Run button off, and its API answers 503 with that message (`ON_WORKERS`, in 
 from __future__ import annotations
 
 import threading
-from collections import defaultdict, deque
-from datetime import datetime, timezone
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
 
 from judge.report import localized
-from web.api import BUSY_RETRY_AFTER, RATE_WINDOW, learner, parse_source, read_body, refuse_over_rate
+from web.api import learner, parse_source, read_body
 from web.i18n import N_
+from web.offload import in_thread
 
 router = APIRouter()
 EXAMPLE = '''import torch
@@ -42,33 +40,11 @@ __practice__ = {"function": "step", "calls": "example_calls", "dynamic": None, "
 
 
 class PlaygroundRuns:
-    """Who is running what: one run per learner, `per_minute` runs a learner may start, `workers` at once."""
+    """The playground's sandbox, made on the first run (who may run, and when, is `web.admission`'s)."""
 
-    def __init__(self, per_minute: int, workers: int):
-        self.per_minute = per_minute
-        self.started: dict[str, deque[datetime]] = defaultdict(deque)
-        self.active: set[str] = set()
-        self.slots = threading.BoundedSemaphore(max(1, workers))
+    def __init__(self) -> None:
         self.lock = threading.Lock()
         self.sandbox = None
-
-    def begin(self, who: str) -> None:
-        """Count a new run of `who`, or refuse it (HTTP 429) as a submission over the limit is refused."""
-        now = datetime.now(timezone.utc)
-        with self.lock:
-            if who in self.active:
-                raise HTTPException(429, "a playground run of yours is still running; wait for it",
-                                    headers={"Retry-After": str(BUSY_RETRY_AFTER)})
-            times = self.started[who]
-            while times and times[0] < now - RATE_WINDOW:
-                times.popleft()
-            refuse_over_rate(list(times), self.per_minute, "playground runs")
-            times.append(now)
-            self.active.add(who)
-
-    def end(self, who: str) -> None:
-        with self.lock:
-            self.active.discard(who)
 
 
 # Why a deployment whose web processes do not grade (the PostgreSQL queue) runs no playground: a run's findings come
@@ -85,7 +61,7 @@ def runs_here(request: Request) -> bool:
 def runs_of(request: Request) -> PlaygroundRuns:
     state = request.app.state
     if getattr(state, "playground", None) is None:
-        state.playground = PlaygroundRuns(state.settings.submissions_per_minute, state.settings.workers)
+        state.playground = PlaygroundRuns()
     return state.playground
 
 
@@ -146,17 +122,9 @@ async def run_playground(request: Request, lang: str | None = Query(None, patter
         from web.pages import lang_of
 
         raise HTTPException(503, gettext_for(lang or lang_of(request))(ON_WORKERS))
-    runs, who = runs_of(request), await run_in_threadpool(learner, request)
-    runs.begin(who)
-
-    def run():
-        with runs.slots:  # at most `workers` runs at once; the others wait in their threads
-            return doctor(source, sandbox=_sandbox(runs, state.sandbox_name))
-
-    try:
-        report = await run_in_threadpool(run)
-    finally:
-        runs.end(who)
+    runs, who = runs_of(request), await in_thread(learner, request)
+    report = await state.admission.run(request, "playground", who,
+                                       lambda: doctor(source, sandbox=_sandbox(runs, state.sandbox_name)))
     return (localized(report, lang) if lang else report).model_dump(mode="json")
 
 

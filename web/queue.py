@@ -38,23 +38,41 @@ def notify(listeners: list[Listener], learner_id: str, exercise_id: str) -> None
             log.exception("a verdict listener failed for %s on %s", learner_id, exercise_id)
 
 
-def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str,
-                  max_attempts: int | None = None) -> Submission | None:
+REGRADE_TRIES = 3  # gradings of one regrade that the grader itself may fail before the regrade is kept aside
+
+
+def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str, max_attempts: int | None = None,
+                  requeue: Callable[[str], None] | None = None) -> Submission | None:
     """Grade one regrade (its submission's source, the exercise as it is now); the submission when this call
-    stored the new report (None: finished already, or gone). A regrade started more than `max_attempts` times
-    (its workers kept dying) gets INTERNAL_ERROR instead of another attempt."""
+    stored a new report that counts (None: finished already, gone, or the grader failed).
+
+    A failure of the grader itself (INTERNAL_ERROR, an exception, a regrade started more than `max_attempts` times
+    because its workers kept dying) never becomes the submission's verdict: the regrade is queued again
+    (`requeue`, else the worker's sweep of regrades without a job takes it) up to `REGRADE_TRIES` gradings, then
+    kept aside (stored with its INTERNAL_ERROR, which `Regrades.newest_done` and so every verdict shown or sent to
+    an LMS ignore)."""
     claimed = regrades.mark_running(regrade_id)
     if claimed is None:
         return None
     regrade, submission = claimed
     if max_attempts is not None and regrade.attempts > max_attempts:
         report = internal_error(submission.exercise_id, f"no grader finished this regrade in {max_attempts} attempts")
-        return submission if regrades.finish(regrade.id, report) else None
-    try:
-        report = grade(submission, lambda event: None)  # nobody watches a regrade live
-    except Exception as exc:
-        log.exception("regrading %s failed", regrade_id)
-        report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
+    else:
+        try:
+            report = grade(submission, lambda event: None)  # nobody watches a regrade live
+        except Exception as exc:
+            log.exception("regrading %s failed", regrade_id)
+            report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
+    if report.verdict == Verdict.INTERNAL_ERROR:
+        if regrade.attempts < REGRADE_TRIES and (max_attempts is None or regrade.attempts <= max_attempts):
+            log.warning("regrade %s: the grader failed (attempt %d); queued again", regrade_id, regrade.attempts)
+            if regrades.retry(regrade.id) and requeue is not None:
+                requeue(regrade.id)
+            return None
+        log.warning("regrade %s: the grader failed %d times; kept aside, the verdict stays", regrade_id,
+                    regrade.attempts)
+        regrades.finish(regrade.id, report)
+        return None
     return submission if regrades.finish(regrade.id, report) else None
 
 
@@ -186,7 +204,7 @@ class EmbeddedQueue(GradingQueue):
 
     def run_regrade(self, regrade_id: str) -> None:
         """Grade one regrade and store its report beside the first one."""
-        submission = grade_regrade(self._regrades, self._grade, regrade_id)
+        submission = grade_regrade(self._regrades, self._grade, regrade_id, requeue=self.submit_regrade)
         if submission is not None:
             notify(self.listeners, submission.learner_id, submission.exercise_id)
 

@@ -1,8 +1,9 @@
 """Regrades: stored submissions graded again under an exercise's newer version, the first report kept.
 
 A regrade row is made per (submission, fingerprint) and the unique index makes asking twice for the same
-version a no-op: nothing is graded twice. A submission's verdict is its newest finished regrade's, else its
-own; "before" is always the first report's. Rows are made (and, with Procrastinate, their jobs deferred) in
+version a no-op: nothing is graded twice. A submission's verdict is its newest finished regrade's that counts
+(a regrade the grader itself failed, INTERNAL_ERROR, is retried and then kept aside: web.queue.grade_regrade),
+else its own; "before" is always the first report's. Rows are made (and, with Procrastinate, their jobs deferred) in
 one transaction; graders take them after live submissions (`REGRADE_PRIORITY`).
 """
 
@@ -17,7 +18,7 @@ from sqlalchemy import Connection, CursorResult, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import sessionmaker
 
-from judge.report import Report
+from judge.report import Report, Verdict
 from web.class_scope import in_class
 from web.store import Submission, _aware
 from web.tables import DONE, QUEUED, RUNNING, RegradeRow, SubmissionRow, now as _now
@@ -146,6 +147,13 @@ class Regrades:
                 status=DONE, verdict=report.verdict.value, report_json=report.model_dump_json(), finished_at=_now()))
             return result.rowcount == 1
 
+    def retry(self, regrade_id: str) -> bool:
+        """Queue a running regrade again (its grader failed); False when it is finished already."""
+        with self._sessions() as s, s.begin():
+            done: CursorResult = s.execute(update(RegradeRow).where(
+                RegradeRow.id == regrade_id, RegradeRow.status != DONE).values(status=QUEUED))
+            return done.rowcount == 1
+
     def requeue_unfinished(self) -> list[Regrade]:
         """Regrades left queued or running (a restart), oldest first, all queued again."""
         with self._sessions() as s, s.begin():
@@ -155,9 +163,11 @@ class Regrades:
 
     def newest_done(self, submission_ids: list[str] | None = None, *, class_id: str | None = None,
                     learner_id: str | None = None) -> dict[str, Regrade]:
-        """submission id -> its newest finished regrade, for the class's (or the learner's, or these) submissions."""
+        """submission id -> its newest finished regrade that counts, for the class's (or the learner's, or these)
+        submissions. A regrade the grader itself failed (INTERNAL_ERROR, kept aside) never counts: the verdict
+        before it stays."""
         query = select(RegradeRow).join(SubmissionRow, SubmissionRow.id == RegradeRow.submission_id).where(
-            RegradeRow.status == DONE)
+            RegradeRow.status == DONE, RegradeRow.verdict != Verdict.INTERNAL_ERROR.value)
         if class_id is not None:
             query = in_class(query, class_id)
         if learner_id is not None:

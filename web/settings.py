@@ -55,17 +55,29 @@ class Settings(BaseSettings):
                               "anonymous learner's work is then out of reach).")
     instructor_session_hours: float = Field(
         12, gt=0, description="An instructor's sign-in lasts this many hours.")
+    signin_link_days: float = Field(
+        7, gt=0, description="A personal sign-in link works once, within this many days of being made.")
     signin_failures_per_name: int = Field(
-        5, ge=1, description="Failed password sign-ins for one name before each further one blocks it for longer.")
+        5, ge=1, description="Failed password sign-ins for one name from one client address before each further one "
+                             "blocks that name there for longer.")
     signin_failures_per_address: int = Field(
         20, ge=1, description="Failed password sign-ins from one client address before it is blocked likewise.")
+    signin_failures_per_name_anywhere: int = Field(
+        50, ge=1, description="Failed password sign-ins for one name from all addresses before the name is blocked "
+                              "likewise, except from addresses it signed in from (so strangers cannot lock the "
+                              "owner out).")
     raw_output_chars: int = Field(20_000, ge=100, description="Raw output shown per stream before truncating.")
     # What bounds hostile traffic (docs/security.md, "The web server under hostile traffic").
     submissions_per_minute_per_address: int = Field(
-        60, ge=1, description="Submissions one client address may make per minute, whatever learners it claims to be "
-                              "(a cookie is free); raise it for a class behind one NAT address.")
+        60, ge=1, description="Submissions, playground runs and cost measurements one client address may start per "
+                              "minute, together, whatever learners it claims to be (a cookie is free); raise it for a "
+                              "class behind one NAT address.")
     max_queued_submissions: int = Field(
-        200, ge=1, description="Submissions waiting for a grader, in all; beyond it a submission is refused (429).")
+        200, ge=1, description="Submissions waiting for a grader and runs waiting for a slot, in all; beyond it "
+                               "another is refused (429).")
+    max_queued_per_address: int | None = Field(
+        None, ge=1, description="Of those, what one client address may have waiting; default: a quarter of "
+                                "max_queued_submissions (at least 1), so one address cannot fill the queue.")
     password_hashes_at_once: int = Field(
         default_factory=lambda: max(1, (os.cpu_count() or 1) // 2), ge=1,
         description="Sign-ins, joins and password changes that run Argon2 (~64 MiB, tens of ms each) at once, off "
@@ -92,6 +104,9 @@ class Settings(BaseSettings):
         if name not in SERVER_SANDBOXES:
             raise ValueError(f"unknown sandbox {name!r}; choose one of: {', '.join(SERVER_SANDBOXES)}")
         return name
+
+    def queued_per_address_limit(self) -> int:
+        return self.max_queued_per_address or max(1, self.max_queued_submissions // 4)
 
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.data_dir / 'practice.db').resolve()}"

@@ -8,7 +8,7 @@ The schema comes from `web/migrations/` (`web.db.upgrade`); `Store` refuses a da
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
@@ -148,11 +148,13 @@ class Store:
             return [Submission.of(r) for r in rows]
 
     def regraded_verdicts(self, learner_id: str) -> dict[str, str]:
-        """submission id -> the verdict of its newest finished regrade, for this learner's regraded submissions."""
+        """submission id -> the verdict of its newest finished regrade that counts (not the grader's own failure,
+        INTERNAL_ERROR: web.regrade), for this learner's regraded submissions."""
         with self._session() as s:
             rows = s.execute(select(RegradeRow.submission_id, RegradeRow.verdict).join(
                 SubmissionRow, SubmissionRow.id == RegradeRow.submission_id).where(
-                SubmissionRow.learner_id == learner_id, RegradeRow.status == DONE).order_by(RegradeRow.finished_at))
+                SubmissionRow.learner_id == learner_id, RegradeRow.status == DONE,
+                RegradeRow.verdict != Verdict.INTERNAL_ERROR.value).order_by(RegradeRow.finished_at))
             return {sid: verdict for sid, verdict in rows}
 
     def states(self, learner_id: str) -> dict[str, str]:
@@ -204,6 +206,12 @@ class Store:
             row = s.scalar(select(SubmissionRow).where(
                 SubmissionRow.learner_id == learner_id, SubmissionRow.status.in_(UNFINISHED)).limit(1))
             return Submission.of(row) if row else None
+
+    def still_queued(self, ids: Collection[str]) -> set[str]:
+        """Those of `ids` still waiting for a grader."""
+        with self._session() as s:
+            return set(s.scalars(select(SubmissionRow.id).where(SubmissionRow.id.in_(list(ids)),
+                                                                SubmissionRow.status == QUEUED)))
 
     def count(self, status: str | None = None) -> int:
         """Submissions stored (with `status`: in that status)."""

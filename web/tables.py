@@ -37,6 +37,8 @@ class LearnerRow(Base):
     id: Mapped[str] = mapped_column(String(64), primary_key=True)
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     signin_token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # When the sign-in link was made: it works once, for `signin_link_days` after this (web/classes.py).
+    signin_token_issued_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     # Carried in the learner's signed cookie; raising it ends every session made before (web/sessions.py).
     session_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -242,7 +244,8 @@ class LtiDeploymentRow(Base):
 
 
 class LtiStateRow(Base):
-    """An OIDC login in progress: its state and nonce, used once by the launch that follows."""
+    """An OIDC login used by a verified launch (its state and nonce), kept an hour so a replay is refused; a login in
+    progress lives in its browser's cookie (web/lti/login_cookie.py), never here."""
 
     __tablename__ = "lti_states"
 
@@ -284,11 +287,12 @@ class LtiGradeRow(Base):
 
     __table_args__ = (Index("ix_lti_grades_learner_exercise", "learner_id", "exercise_id"),)
 class SignInFailureRow(Base):
-    """Failed sign-ins of one account name or one client address, for backoff (web/throttle.py)."""
+    """Failed sign-ins of one account name, of one name from one client address, or of one client address, for
+    backoff; and the addresses an account signed in from (web/throttle.py)."""
 
     __tablename__ = "signin_failures"
 
-    key: Mapped[str] = mapped_column(String(255), primary_key=True)  # 'account:...' or 'address:...'
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)  # 'account:', 'address:', 'name-from:', 'known:'
     failures: Mapped[int] = mapped_column(Integer, default=0)
     last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
     blocked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

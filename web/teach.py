@@ -268,7 +268,7 @@ def _add_instructor(request: Request, class_id: str, form: dict[str, str]) -> Re
 
 
 def _learner_page(request: Request, class_id: str, learner_id: str, new_link: str | None = None,
-                  new_token: str | None = None) -> Response:
+                  new_token: str | None = None, revoked: int | None = None) -> Response:
     _, class_ = taught_class(request, class_id)
     member = request.app.state.classes.member(class_id, learner_id)
     if member is None:
@@ -297,6 +297,7 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
         "page_no": page_no, "pages": pages, "total": total,
         "changes": changes, "deadlines": deadlines,
         "exercise_id": exercise_id, "course": course, "new_link": new_link, "new_token": new_token,
+        "revoked": revoked,
         "server_url": site_url(request),
         "boot": {"reports": reports, "raw_output_chars": request.app.state.settings.raw_output_chars},
         "script_strings": strings(lang)})
@@ -340,6 +341,18 @@ def reissue_token(request: Request, class_id: str, learner_id: str) -> Response:
     acting_on(request, class_id, learner_id)
     token = request.app.state.tokens.reissue(learner_id, "issued by the instructor")
     return _learner_page(request, class_id, learner_id, new_token=token)
+
+
+@router.post("/teach/classes/{class_id}/learners/{learner_id}/revoke", response_class=HTMLResponse)
+def revoke_ways_in(request: Request, class_id: str, learner_id: str) -> Response:
+    """End the learner's sign-in link and revoke every token of theirs: any instructor of any of their classes may
+    (it hands nothing out, so another class of the learner's is no reason to refuse)."""
+    taught_class(request, class_id)
+    if request.app.state.classes.member(class_id, learner_id) is None:
+        raise PageRefused(404, N_("This learner is not in the class."))
+    request.app.state.classes.end_signin_link(learner_id)
+    revoked = request.app.state.tokens.revoke_all(learner_id)
+    return _learner_page(request, class_id, learner_id, revoked=revoked)
 
 
 @router.get("/teach/classes/{class_id}/exercises/{exercise_id}", response_class=HTMLResponse)

@@ -1,14 +1,23 @@
-"""Sign-in backoff: failed password sign-ins counted per account name and per client address, in the database.
+"""Sign-in backoff: failed password sign-ins counted so that guessing slows down but a stranger cannot lock the
+owner out. Counted in the database (every web process counts the same), under three keys:
 
-After `signin_failures_per_name` failures for one name (whether or not it names anyone, so a refusal tells
-nothing about which names exist) or `signin_failures_per_address` from one address (web/settings.py), each
-further failure blocks that key for twice as long as the one before, from `BASE_BLOCK_S` up to `MAX_BLOCK_S`;
-while blocked, no password is even checked. A key's count is forgotten `FORGET_AFTER` after its last failure;
-a successful sign-in forgets its account's. Kept in the database, so every web process counts the same.
+- the name from one client address (`signin_failures_per_name`, 5): a guesser is slowed on the name, from where
+  they are, and no one else is;
+- one client address (`signin_failures_per_address`, 20), whatever names it tries;
+- the name from anywhere (`signin_failures_per_name_anywhere`, 50): guessing spread over many addresses. This
+  key blocks only addresses the account has never signed in from: an address with a successful sign-in in the
+  last `KNOWN_FOR` is known, and the owner there is not blocked by strangers elsewhere.
+
+A name counts whether or not it names anyone, so a refusal tells nothing about which names exist. Past a key's
+free failures, each further failure blocks that key for twice as long as the one before, from `BASE_BLOCK_S` up
+to `MAX_BLOCK_S`; while blocked, no password is even checked. A key's count is forgotten `FORGET_AFTER` after its
+last failure; a successful sign-in forgets its name's count from that address and makes the address known.
+A personal sign-in link is never blocked (it checks no password).
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from datetime import datetime, timedelta
 
@@ -25,9 +34,11 @@ from web.tables import SignInFailureRow, now as _now
 
 ACCOUNT_FREE = 5  # the defaults of the settings
 ADDRESS_FREE = 20
+ANYWHERE_FREE = 50
 BASE_BLOCK_S = 30
 MAX_BLOCK_S = 15 * 60
 FORGET_AFTER = timedelta(hours=1)
+KNOWN_FOR = timedelta(days=90)
 
 
 class SignInThrottled(InputError):
@@ -48,18 +59,38 @@ def address_key(address: str | None) -> str:
     return f"address:{client_unit(address) if address else 'unknown'}"[:255]
 
 
+def _pair(prefix: str, account: str, address: str) -> str:
+    return f"{prefix}:" + hashlib.sha256(f"{account}\n{address}".encode()).hexdigest()
+
+
+def name_from_key(account: str, address: str) -> str:
+    """The key of an account name tried from one address (`address` an `address_key`)."""
+    return _pair("name-from", account, address)
+
+
+def known_key(account: str, address: str) -> str:
+    """The row that says the account signed in from the address."""
+    return _pair("known", account, address)
+
+
 class SignInThrottle:
-    """The `signin_failures` table; every method opens and closes its own session (thread-safe)."""
+    """The `signin_failures` table; every method opens and closes its own session (thread-safe). `account` is an
+    `account_key`, `address` an `address_key`."""
 
-    def __init__(self, engine: Engine, per_name: int = ACCOUNT_FREE, per_address: int = ADDRESS_FREE):
+    def __init__(self, engine: Engine, per_name: int = ACCOUNT_FREE, per_address: int = ADDRESS_FREE,
+                 per_name_anywhere: int = ANYWHERE_FREE):
         self._sessions = sessionmaker(engine, expire_on_commit=False)
-        self.per_name, self.per_address = per_name, per_address
+        self.per_name, self.per_address, self.per_name_anywhere = per_name, per_address, per_name_anywhere
 
-    def check(self, *keys: str) -> None:
-        """Raise `SignInThrottled` when any of the keys is blocked now."""
+    def check(self, account: str, address: str) -> None:
+        """Raise `SignInThrottled` when this name from this address may not try now."""
         when = _now()
         until: list[datetime] = []
         with self._sessions() as s:
+            keys = [name_from_key(account, address), address]
+            known = s.get(SignInFailureRow, known_key(account, address))
+            if known is None or when - _aware(known.last_at) > KNOWN_FOR:
+                keys.append(account)
             for key in keys:
                 row = s.get(SignInFailureRow, key)
                 blocked = _aware(row.blocked_until) if row is not None else None
@@ -69,7 +100,7 @@ class SignInThrottle:
             raise SignInThrottled(math.ceil((max(until) - when).total_seconds()))
 
     def failed(self, account: str, address: str) -> None:
-        """Count a failure for both keys, blocking each that is past its free failures."""
+        """Count a failure under the three keys, blocking each that is past its free failures."""
         when = _now()
         try:
             self._count(account, address, when)
@@ -77,8 +108,10 @@ class SignInThrottle:
             self._count(account, address, when)
 
     def _count(self, account: str, address: str, when) -> None:
+        keys = ((name_from_key(account, address), self.per_name), (address, self.per_address),
+                (account, self.per_name_anywhere))
         with self._sessions() as s, s.begin():
-            for key, free in ((account, self.per_name), (address, self.per_address)):
+            for key, free in keys:
                 row = s.get(SignInFailureRow, key, with_for_update=True)
                 if row is None:
                     row = SignInFailureRow(key=key, failures=0, last_at=when)
@@ -90,11 +123,17 @@ class SignInThrottle:
                 if row.failures >= free:
                     row.blocked_until = when + _block(row.failures - free)
 
-    def succeeded(self, account: str) -> None:
-        with self._sessions() as s, s.begin():
-            s.execute(delete(SignInFailureRow).where(SignInFailureRow.key == account))
+    def succeeded(self, account: str, address: str) -> None:
+        """Forget the name's failures from this address, and remember the address as the account's."""
+        when = _now()
+        try:
+            with self._sessions() as s, s.begin():
+                s.execute(delete(SignInFailureRow).where(SignInFailureRow.key.in_(
+                    [name_from_key(account, address), known_key(account, address)])))
+                s.add(SignInFailureRow(key=known_key(account, address), failures=0, last_at=when))
+        except IntegrityError:  # the same sign-in succeeded in another request at the same moment
+            pass
 
 
 def _block(over: int) -> timedelta:
     return timedelta(seconds=min(BASE_BLOCK_S * 2 ** min(over, 20), MAX_BLOCK_S))
-

@@ -59,7 +59,7 @@ def test_a_graph_break_in_a_loop(reports, local, tmp_path):
                         "course", sandbox="none", allow_unsandboxed=True, workers=1, secret_key="doctor",
                         database_url=f"sqlite:///{tmp_path}/db.sqlite", queue="embedded")
     app = create_app(settings)
-    app.state.playground = PlaygroundRuns(settings.submissions_per_minute, 1)
+    app.state.playground = PlaygroundRuns()
     app.state.playground.sandbox = local  # the web's run goes through the same warm sandbox
     with TestClient(app, base_url="http://testserver") as client:
         shown = client.post("/api/playground", json={"source": (FILES / "loop_break.py").read_text()})

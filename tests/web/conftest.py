@@ -110,6 +110,27 @@ def client(request, settings, grader):
         yield c
 
 
+@pytest.fixture
+def fake_doctor(monkeypatch):
+    """judge.doctor.doctor replaced by one that answers at once (or when `release` is set): only the web's own
+    part of a playground run is under test. (calls, release, started): the sources run, the gate, set on a call."""
+    import judge.doctor
+
+    calls, release, started = [], threading.Event(), threading.Event()
+    release.set()
+
+    def fake(source, **kwargs):
+        calls.append(source)
+        started.set()
+        release.wait(30)
+        return judge.doctor.DoctorReport(summary=T("{calls} call(s) compiled into {graphs} graph(s): {breaks} graph "
+                                                   "break(s), {recompiles} recompile(s).", calls=1, graphs=1,
+                                                   breaks=0, recompiles=0))
+
+    monkeypatch.setattr(judge.doctor, "doctor", fake)
+    return calls, release, started
+
+
 CORRECT = "def add_one(x):\n    return x + 1\n"
 WRONG = "def add_one(x):\n    return x\n"
 

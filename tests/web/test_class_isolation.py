@@ -165,3 +165,22 @@ def test_the_learner_page_shows_one_page_of_submissions_with_their_reports(serve
     assert "Page 2 of 2" in teacher.get(base + "&page=99").text and "Page 1 of 2" in teacher.get(base + "&page=x").text
     one = teacher.get(base + "&exercise=add-one&page=2").text
     assert 'href="?exercise=add-one&amp;page=1"' in one
+
+
+def test_any_instructor_of_the_learner_revokes_the_link_and_every_token(server, two_classes):
+    """An instructor of one class could not act on a learner also in a class they do not teach, even to stop a
+    leaked token; revoking hands nothing out, so any of the learner's instructors may."""
+    from tests.web.test_tokens import bearer, trade
+
+    learner, bob = two_classes["learner"], two_classes["bob"]
+    link = re.search(r'id="signin-link" readonly value="[^"]*?/signin/link/([^"]+)"',
+                     bob.post("/me/signin-link").text).group(1)
+    token = re.search(r'id="new-token" readonly value="([^"]+)"', bob.post("/me/tokens", data={"label": "x"}).text
+                      ).group(1)
+    b_teacher, b_path = two_classes["b"]
+    revoked = b_teacher.post(f"{b_path}/learners/{learner}/revoke?lang=en")
+    assert revoked.status_code == 200 and "1 token(s) were revoked" in revoked.text
+    assert browser(server).get("/api/me", headers=bearer(token)).status_code == 401
+    assert trade(browser(server), link).status_code == 401
+    assert in_class(bob)  # the learner's browser stays signed in
+    assert browser(server).post(f"{b_path}/learners/{learner}/revoke").status_code == 403  # not an instructor

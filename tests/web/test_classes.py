@@ -224,7 +224,8 @@ def test_a_learner_sets_a_password_on_their_page(client, klass):
     elsewhere = browser(client)
     signed_in = elsewhere.post(join_path + "/signin", data={"display_name": "Bob", "password": "plum kettle"})
     assert signed_in.status_code == 303
-    link = re.search(r'id="signin-link" readonly value="([^"]+)"', home.post("/me/signin-link").text).group(1)
+    link = re.search(r'id="signin-link" readonly value="([^"]+)"',
+                     home.post("/me/signin-link", data={"current": "plum kettle"}).text).group(1)
     assert browser(client).get(link.removeprefix("http://testserver")).status_code == 200
 
 

@@ -48,3 +48,38 @@ def test_a_report_with_its_section_answers_at_once_and_only_its_learner(settings
         assert asked.json()["cost"]["figures"][0]["compiled"]["kernels"] == ["cpp_fused_add_0"]
         client.cookies.clear()  # another learner
         assert client.get(f"/api/submissions/{created['id']}/cost").status_code == 404
+
+
+def test_a_measurement_is_admitted_as_every_run_of_learner_code(settings, monkeypatch):
+    """A measurement ran in a thread of its own, past every limit but "one at a time"; it is now admitted as a
+    submission or a playground run is (the same per-address budget), waits for a slot, and its result is polled."""
+    import time
+    from types import SimpleNamespace
+
+    import judge
+    import judge.grading
+
+    measured = []
+
+    def fake_grade(exercise, source, **kwargs):  # judge.grade with the cost section: CostGrader's report
+        measured.append(source)
+        return CostGrader()(SimpleNamespace(id="cost", source=source, exercise_id=exercise.id), lambda event: None)
+
+    monkeypatch.setattr("web.cost_api.offered", lambda exercise, kind: True)
+    monkeypatch.setattr(judge, "grade", fake_grade)
+    monkeypatch.setattr(judge.grading, "make_sandbox", lambda name: None)
+    settings.submissions_per_minute_per_address = 2
+    with TestClient(create_app(settings, grade=FakeGrader()), client=("10.0.0.1", 5000)) as client:
+        created = client.post("/api/exercises/add-one/submissions", json={"source": CORRECT}).json()
+        wait_done(client, created["id"])
+        asked = client.post(f"/api/submissions/{created['id']}/cost")
+        assert asked.status_code == 202 and asked.json()["status"] in ("running", "done")
+        deadline = time.monotonic() + 10
+        while client.get(f"/api/submissions/{created['id']}/cost").json()["status"] != "done":
+            assert time.monotonic() < deadline, "the measurement never finished"
+            time.sleep(0.02)
+        assert client.get(f"/api/submissions/{created['id']}/cost").json()["cost"]["figures"]
+        assert measured == [CORRECT]
+        client.cookies.clear()  # another learner, the same address: its budget (2 a minute) is spent
+        refused = client.post("/api/playground", json={"source": CORRECT})
+        assert refused.status_code == 429 and "from one address (10.0.0.1)" in refused.json()["detail"]

@@ -11,7 +11,16 @@ from html import unescape
 
 import pytest
 
-from tests.web.test_classes import CORRECT, browser, cheap_passwords, klass, submit, table, teacher  # noqa: F401
+from tests.web.test_classes import (  # noqa: F401 - fixtures
+    CORRECT,
+    browser,
+    cheap_passwords,
+    klass,
+    new_class,
+    submit,
+    table,
+    teacher,
+)
 
 SUBMIT = "/api/exercises/add-one/submissions"
 
@@ -93,8 +102,29 @@ def test_refusing_late_submissions_and_one_learners_extension(client, teacher, k
     ({"exercise": "add-one", "due": "next friday"}, "Give the due time as YYYY-MM-DD HH:MM (UTC)"),
     ({"exercise": "nope", "due": "2026-12-04T18:00"}, "Choose the exercise the deadline is for."),
     ({"exercise": "add-one", "due": "2026-12-04T18:00", "learner": "x" * 32}, "This learner is not in the class."),
+    # out of range: these were 500s (an offset past year 9999 or before year 1 overflows)
+    ({"exercise": "add-one", "due": "9999-12-31T23:59-05:00"}, "Give a due time between the years 2000 and 9998."),
+    ({"exercise": "add-one", "due": "0001-01-01T00:00+05:00"}, "Give a due time between the years 2000 and 9998."),
+    ({"exercise": "add-one", "due": "9999-12-31T23:59"}, "Give a due time between the years 2000 and 9998."),
 ])
 def test_deadline_form_errors_say_what_to_fix(client, teacher, klass, fields, text):
     class_path, _ = klass
     response = teacher.post(class_path + "/deadlines?lang=en", data=fields)
     assert response.status_code == 400 and text in unescape(response.text)
+
+
+def test_a_class_that_refuses_late_work_refuses_only_for_itself(client, teacher, klass):
+    """A refusing deadline of class A refused the learner's submission although class B, which they are also in,
+    had no deadline for the exercise: A refuses for itself only."""
+    a_path, a_join = klass
+    b_path, b_join = new_class(teacher, "Class B")
+    ann = joined(client, a_join, "Ann")
+    assert ann.post(b_join, data={"display_name": "Ann"}).status_code == 303
+    assert teacher.post(a_path + "/deadlines", data={"exercise": "add-one", "due": at(timedelta(minutes=-5)),
+                                                      "refuse_late": "1"}).status_code == 303
+    assert submit(ann, CORRECT)["verdict"] == "ACCEPTED"  # B still takes it
+    assert timings(teacher.get(a_path).text) == {"Ann": "late"}  # and A shows it late
+    assert teacher.post(b_path + "/deadlines", data={"exercise": "add-one", "due": at(timedelta(minutes=-10)),
+                                                      "refuse_late": "1"}).status_code == 303
+    refused = ann.post(SUBMIT, json={"source": CORRECT})  # now every class of hers refuses it
+    assert refused.status_code == 403 and "does not take late submissions" in refused.json()["detail"]

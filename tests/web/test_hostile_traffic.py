@@ -3,6 +3,7 @@ finding of a probe as a hostile learner or an outsider, and failed before its fi
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -89,7 +90,7 @@ def test_cookieless_flood_from_one_address_is_refused(settings, grader):
 
 def test_a_full_queue_refuses_with_retry_after(settings, grader):
     """Nothing capped the queue; past `max_queued_submissions` waiting, a submission gets 429 and a retry time."""
-    settings.max_queued_submissions = 2
+    settings.max_queued_submissions = settings.max_queued_per_address = 2
     grader.gate.clear()
     with TestClient(create_app(settings, grade=grader)) as client:
         try:
@@ -100,6 +101,27 @@ def test_a_full_queue_refuses_with_retry_after(settings, grader):
             assert refused.status_code == 429
             assert refused.json()["detail"] == "the grading queue is full (2 submissions waiting); try again in 30 s"
             assert refused.headers["retry-after"] == "30"
+        finally:
+            grader.gate.set()
+
+
+def test_one_address_gets_only_its_share_of_the_queue(settings, grader):
+    """One address could fill the whole queue within its per-minute budget and keep every other address at "queue
+    full"; it now gets `max_queued_per_address` of it (by default a quarter)."""
+    settings.max_queued_submissions = 8
+    assert settings.queued_per_address_limit() == 2
+    grader.gate.clear()
+    app = create_app(settings, grade=grader)
+    with TestClient(app, client=("10.0.0.1", 5000)) as flood:
+        try:
+            assert cookieless_submit(flood).status_code == 202
+            assert grader.started.wait(10)  # graded now: no longer waiting
+            assert [cookieless_submit(flood).status_code for _ in range(2)] == [202, 202]
+            refused = cookieless_submit(flood)
+            assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+            assert "from your address (10.0.0.1) are waiting already" in refused.json()["detail"]
+            other = TestClient(app, client=("10.0.0.2", 5000))
+            assert cookieless_submit(other).status_code == 202
         finally:
             grader.gate.set()
 
@@ -290,3 +312,78 @@ def test_concurrent_submissions_of_one_learner_queue_one(settings, grader):
 def test_an_ipv6_address_counts_as_its_64(address, key):
     """A host given an IPv6 /64 can send from any of its 2**64 addresses: the per-address budget is the network's."""
     assert address_key(address) == key
+
+
+# 8. Every run of learner code goes through one admission: waiting holds no thread, one address gets a share.
+
+PLAYGROUND = "/api/playground"
+RUN = {"source": "def f(x):\n    return x\n"}
+
+
+def test_a_flood_of_playground_runs_waits_without_threads_and_gets_its_share(settings, grader, fake_doctor):
+    """44 cookie-less playground runs each held one of the server's threads while they waited for a slot, and
+    /healthz, static files and pages waited behind them (~35 s). Now a waiting run is a coroutine: 45 of them wait
+    (more than the 40 threads the server has), /healthz answers meanwhile, the next run from that address is refused
+    (its share of the queue is full) and another address's submission is still accepted."""
+    calls, release, started = fake_doctor
+    release.clear()
+    settings.submissions_per_minute_per_address, settings.max_queued_submissions = 1000, 400
+    settings.max_queued_per_address = 45
+    app = create_app(settings, grade=grader)
+    with LiveServer(app, settings) as server, ThreadPoolExecutor(46) as pool:
+        try:
+            runs = [pool.submit(httpx.post, f"{server.url}{PLAYGROUND}", json=RUN, timeout=60)]
+            assert started.wait(15)  # the one slot (workers = 1) is taken
+            runs += [pool.submit(httpx.post, f"{server.url}{PLAYGROUND}", json=RUN, timeout=60) for _ in range(45)]
+            wait_until(lambda: app.state.admission.waiting("127.0.0.1") == 45, "45 runs waiting for the slot")
+            health = httpx.get(f"{server.url}/healthz", timeout=15)
+            assert health.status_code == 200 and health.json()["status"] == "ok"
+            refused = httpx.post(f"{server.url}{PLAYGROUND}", json=RUN, timeout=15)
+            assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+            assert "from your address (127.0.0.1) are waiting already" in refused.json()["detail"]
+            other = httpx.post(f"{server.url}{SUBMIT}", json={"source": CORRECT}, timeout=15,
+                               headers={"X-Forwarded-For": "10.0.0.2"})  # uvicorn trusts a proxy at 127.0.0.1
+            assert other.status_code == 202
+            assert not release.is_set() and len(calls) == 1
+        finally:
+            release.set()
+        assert [r.result().status_code for r in runs] == [200] * 46
+
+
+def test_a_queued_run_whose_client_has_gone_is_dropped(settings, grader, fake_doctor):
+    """A run waiting for a slot was run even after its client had dropped the connection; it is now dropped before
+    it starts, and its place in the queue is given back."""
+    calls, release, started = fake_doctor
+    release.clear()
+    app = create_app(settings, grade=grader)
+    with LiveServer(app, settings) as server, ThreadPoolExecutor(1) as pool:
+        try:
+            first = pool.submit(httpx.post, f"{server.url}{PLAYGROUND}", json=RUN, timeout=60)
+            assert started.wait(15)
+            body = json.dumps(RUN).encode()
+            with server.raw() as sock:
+                sock.sendall(b"POST " + PLAYGROUND.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                             b"application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+                wait_until(lambda: app.state.admission.waiting() == 1, "the second run waiting for the slot")
+            wait_until(lambda: app.state.admission.dropped == 1, "the run of the client that went dropped")
+            assert app.state.admission.waiting() == 0
+        finally:
+            release.set()
+        assert first.result().status_code == 200
+        assert httpx.post(f"{server.url}{PLAYGROUND}", json=RUN, timeout=15).status_code == 200
+    assert len(calls) == 2  # the first run and the last: never the dropped one
+
+
+def test_submissions_and_playground_runs_share_one_address_budget(settings, grader, fake_doctor):
+    """The playground counted runs per learner only (a cookie is free): an address now has one budget for all the
+    learner code it runs."""
+    settings.submissions_per_minute_per_address = 2
+    app = create_app(settings, grade=grader)
+    with TestClient(app, client=("10.0.0.1", 5000)) as flood:
+        assert cookieless_submit(flood).status_code == 202
+        flood.cookies.clear()
+        assert flood.post(PLAYGROUND, json=RUN).status_code == 200
+        flood.cookies.clear()
+        refused = flood.post(PLAYGROUND, json=RUN)
+        assert refused.status_code == 429 and "from one address (10.0.0.1)" in refused.json()["detail"]
+        assert 1 <= int(refused.headers["retry-after"]) <= 60

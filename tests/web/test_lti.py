@@ -6,6 +6,7 @@ tool reaches nothing else. Each test runs on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -14,7 +15,7 @@ from fastapi.testclient import TestClient
 from tests.web.fake_lms import FakePlatform, rsa_key
 from tests.web.test_api_submissions import read_events
 from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
-from tests.web.test_regrade import EXACT, SMALL_ONLY, SUBMIT, tighten_hidden_test, wait_regraded
+from tests.web.test_regrade import EXACT, SMALL_ONLY, SUBMIT, changes, tighten_hidden_test, wait_regraded
 from web.sessions import LEARNER_COOKIE
 
 # course, grader and client: tests/web/conftest.py's, graded by the course copy's hidden tests
@@ -110,11 +111,40 @@ def test_a_regrade_that_changes_the_verdict_sends_the_new_score_once(client, pla
     assert platform.scores[-1]["comment"] == "WRONG_ANSWER"
 
 
+@pytest.mark.parametrize("failure", ["INTERNAL_ERROR", "exception"])
+def test_a_regrade_the_grader_fails_keeps_the_verdict_and_sends_the_lms_nothing(client, platform, lms_class, course,
+                                                                                grader, monkeypatch, failure):
+    """A regrade that failed for the grader's own reasons (a sandbox that did not start, a dead worker) replaced the
+    stored verdict for good and sent the LMS a 0. It is now graded again, then kept aside: the verdict stays."""
+    from web.queue import REGRADE_TRIES, internal_error
+
+    teacher, class_path = lms_class
+    learner = browser(client)
+    assert launch(learner, platform).status_code == 303
+    assert submit_and_follow(learner, SMALL_ONLY)["verdict"] == "ACCEPTED"
+    assert [s["scoreGiven"] for s in platform.scores] == [1.0]
+    tries = []
+
+    def broken(self, submission, publish):
+        tries.append(submission.id)
+        if failure == "exception":
+            raise RuntimeError("the sandbox's worker died")
+        return internal_error(submission.exercise_id, "the sandbox did not start")
+
+    monkeypatch.setattr(type(grader), "__call__", broken)
+    tighten_hidden_test(course)  # SMALL_ONLY would now be WRONG_ANSWER, if the grader could say so
+    teacher.post(class_path + "/regrade", data={"exercise": "add-one", "reason": "stricter test"})
+    assert changes(wait_regraded(teacher, class_path)) == []
+    assert len(tries) == REGRADE_TRIES  # tried again before being kept aside
+    assert [s["scoreGiven"] for s in platform.scores] == [1.0]
+    assert learner.get("/api/exercises").json()[0]["state"] == "solved"
+
+
 @pytest.mark.parametrize("case, status, message", [
     ("bad signature", 401, "bad signature: the id_token does not verify against the platform's key set"),
     ("replayed nonce", 401, "replayed launch: this login's nonce was used already"),
     ("unknown deployment", 403, "unknown deployment 'deploy-elsewhere' of platform"),
-    ("unknown state", 400, "unknown or expired login state: start the launch again from the LMS"),
+    ("unknown state", 403, "this launch was not started in this browser, or its login expired"),
     ("unknown exercise", 404, "the launch opens exercise 'no-such-exercise', which this course does not have"),
 ])
 def test_refused_launches_say_why(client, platform, lms_class, case, status, message):
@@ -125,13 +155,86 @@ def test_refused_launches_say_why(client, platform, lms_class, case, status, mes
     form = {"id_token": platform.id_token(query["nonce"], **options), "state": query["state"]}
     if case == "unknown state":
         form["state"] = "no-such-state"
+    replayer = browser(client)
+    replayer.cookies.update(learner.cookies)  # the login's cookie as it was before the launch, copied
     if case == "replayed nonce":
         assert learner.post("/lti/launch", data=form, headers=CROSS_SITE).status_code == 303
-    refused = browser(client).post("/lti/launch", data=form, headers=CROSS_SITE)
+    refused = replayer.post("/lti/launch", data=form, headers=CROSS_SITE)
     assert refused.status_code == status and message in refused.text, refused.text
     teacher, class_path = lms_class
     assert len(table(teacher.get(class_path).text)) == (1 if case == "replayed nonce" else 0)  # nobody joined
     assert platform.scores == []
+
+
+def test_a_launch_from_a_browser_that_did_not_start_the_login_is_refused(client, platform, lms_class):
+    """The launch's state was not bound to a browser: an attacker's own login and id_token, posted from a victim's
+    browser (login CSRF), signed the victim in as the attacker's LMS user. Now the launch needs the cookie that
+    /lti/login set in the same browser."""
+    attacker, victim = browser(client), browser(client)
+    query = login(attacker, platform)
+    form = {"id_token": platform.id_token(query["nonce"]), "state": query["state"]}
+    refused = victim.post("/lti/launch?lang=en", data=form, headers=CROSS_SITE)
+    assert refused.status_code == 403 and "was not started in this browser" in refused.text
+    teacher, class_path = lms_class
+    assert len(table(teacher.get(class_path).text)) == 0  # nobody was signed in or joined
+    assert attacker.post("/lti/launch", data=form, headers=CROSS_SITE).status_code == 303  # its own browser may
+    assert len(table(teacher.get(class_path).text)) == 1
+
+
+def test_an_anonymous_login_stores_nothing(client, platform, lms_class):
+    """Each /lti/login added a row (state, nonce): anyone could fill the table. A login now lives in its browser's
+    signed cookie; only a verified launch is recorded (to refuse its replay)."""
+    from sqlalchemy import func, select
+
+    from web.tables import LtiStateRow
+
+    def rows() -> int:
+        with client.app.state.store.engine.connect() as conn:
+            return conn.scalar(select(func.count()).select_from(LtiStateRow))
+
+    for _ in range(5):
+        login(browser(client), platform)
+    assert rows() == 0
+    assert launch(browser(client), platform).status_code == 303 and rows() == 1
+
+
+@pytest.mark.parametrize("name, sub", [
+    ("\u202eecalpretsaM", "lms-user-42"),  # a text-direction mark: refused as a display name
+    ("Bо​b", "user​‮"),  # an odd name whose sub would not do as a name either (it was a 500)
+    ("x" * 500, "lms-user-42"), ("", "lms-user-42"),
+])
+def test_an_odd_lms_name_joins_under_a_plain_one(client, platform, lms_class, name, sub):
+    learner = browser(client)
+    assert launch(learner, platform, name=name, sub=sub).status_code == 303
+    teacher, class_path = lms_class
+    (row,) = table(teacher.get(class_path).text)
+    assert re.fullmatch(r"LMS user [0-9a-f]{8}", row["learner"]), row
+
+
+@pytest.mark.parametrize("sub", ["x" * 256, "nul\x00inside"])
+def test_a_sub_the_tool_cannot_keep_is_refused_with_a_message(client, platform, lms_class, sub):
+    refused = launch(browser(client), platform, sub=sub)
+    assert refused.status_code == 400 and "the id_token's sub is not a user id this tool takes" in refused.text
+
+
+@pytest.fixture
+def no_secret_key(settings):
+    """An app whose cookie key is generated into its data folder (no PRACTICE_SECRET_KEY), as by default."""
+    settings.secret_key = None
+
+
+def test_deep_linking_works_without_an_explicit_secret_key(no_secret_key, client, platform, lms_class):
+    """The picker signed its context with `settings.secret_key`, None unless set: a 500 by default."""
+    from html import unescape
+
+    from tests.web.fake_lms import INSTRUCTOR
+
+    teacher_lms = browser(client)
+    picker = launch(teacher_lms, platform, sub="lms-teacher", name="Grace Hopper", roles=(INSTRUCTOR,),
+                    deep_linking=True)
+    assert picker.status_code == 200, picker.text
+    context = unescape(re.search(r'name="context" value="([^"]+)"', picker.text).group(1))
+    assert teacher_lms.post("/lti/deep-link", data={"context": context, "exercise": "add-one"}).status_code == 200
 
 
 def test_a_login_from_an_unregistered_platform_is_refused(client, platform):
@@ -190,7 +293,6 @@ def test_the_configuration_the_lms_admin_pastes_names_every_url(client):
 def test_an_instructors_deep_link_picks_an_exercise_and_returns_a_signed_response(client, platform, lms_class):
     """LtiDeepLinkingRequest -> the exercises to pick from -> an LtiDeepLinkingResponse signed with the tool's key,
     whose link then launches into the picked exercise."""
-    import re
     from html import unescape
 
     import jwt

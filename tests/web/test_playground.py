@@ -6,8 +6,7 @@ import threading
 
 import pytest
 
-import judge.doctor
-from judge.doctor import DoctorReport, read_form
+from judge.doctor import read_form
 from web.playground import EXAMPLE, starter_form
 
 
@@ -43,25 +42,6 @@ def test_starter_form_makes_example_inputs_from_a_contract():
 
     source = starter_form(load_exercise(EXERCISES_DIR / "graph-break-step"))
     assert "return [(torch.randn(4, 4), torch.randn(4, 4), )]" in source and read_form(source)["function"] == "step"
-
-
-@pytest.fixture
-def fake_doctor(monkeypatch):
-    """judge.doctor.doctor replaced by one that answers at once (or when `release` is set): only the web's own
-    part is under test here."""
-    calls, release, started = [], threading.Event(), threading.Event()
-    release.set()
-
-    def fake(source, **kwargs):
-        calls.append(source)
-        started.set()
-        release.wait(10)
-        return DoctorReport(summary=judge.doctor.T("{calls} call(s) compiled into {graphs} graph(s): {breaks} graph "
-                                                   "break(s), {recompiles} recompile(s).", calls=1, graphs=1,
-                                                   breaks=0, recompiles=0))
-
-    monkeypatch.setattr(judge.doctor, "doctor", fake)
-    return calls, release, started
 
 
 def test_a_run_answers_in_the_asked_language(client, fake_doctor):

@@ -114,7 +114,7 @@ def test_a_new_password_asks_for_the_current_one_and_ends_the_other_sessions(ser
 def test_a_sign_in_link_resets_a_lost_password_for_a_few_minutes_only(server, monkeypatch):
     _, join_path = class_of(server, signed_in_teacher(server))
     home = joined(server, join_path, password=LEARNER_PASSWORD)
-    link = link_of(home.post("/me/signin-link").text)
+    link = link_of(home.post("/me/signin-link", data={"current": LEARNER_PASSWORD}).text)
     lost = browser(server)
     lost.post(link)
     assert 'id="reset-note"' in lost.get("/me").text
@@ -122,7 +122,7 @@ def test_a_sign_in_link_resets_a_lost_password_for_a_few_minutes_only(server, mo
                      ).status_code == 200
     monkeypatch.setattr("web.join.LINK_RESET_S", -1)
     late = browser(server)
-    late.post(link_of(lost.post("/me/signin-link").text))
+    late.post(link_of(lost.post("/me/signin-link", data={"current": "cedar lantern"}).text))
     refused = late.post("/me/password?lang=en", data={"password": "maple harbour", "password2": "maple harbour"})
     assert refused.status_code == 400 and "The current password is wrong" in refused.text
 
@@ -196,3 +196,46 @@ def test_a_success_forgets_the_names_failures(server):
     assert b.post("/signin", data={"username": "teacher", "password": PASSWORD}).status_code == 303
     for _ in range(4):
         assert b.post("/signin", data={"username": "teacher", "password": "guess guess"}).status_code == 401
+
+
+def from_address(server, address: str) -> httpx.Client:
+    """A browser at another client address (the test server trusts X-Forwarded-For from 127.0.0.1, as behind a
+    proxy)."""
+    b = browser(server)
+    b.headers["X-Forwarded-For"] = address
+    return b
+
+
+def test_a_stranger_cannot_lock_the_owner_out(server):
+    """Five wrong passwords from anywhere blocked the name everywhere: the owner's right password got 429. The
+    name is now counted per address: the stranger is blocked where they are, the owner is not, from a known
+    address or a new one."""
+    _, join_path = class_of(server, signed_in_teacher(server))
+    joined(server, join_path, password=LEARNER_PASSWORD)
+    owner = {"display_name": "Bob", "password": LEARNER_PASSWORD}
+    assert from_address(server, "10.0.0.1").post(join_path + "/signin", data=owner).status_code == 303
+    stranger = from_address(server, "10.0.0.2")
+    for i in range(5):
+        assert stranger.post(join_path + "/signin", data={**owner, "password": f"guess {i}"}).status_code == 401
+    assert stranger.post(join_path + "/signin", data=owner).status_code == 429  # guessing is still slowed
+    assert from_address(server, "10.0.0.1").post(join_path + "/signin", data=owner).status_code == 303
+    assert from_address(server, "10.0.0.3").post(join_path + "/signin", data=owner).status_code == 303
+    for i in range(5):  # likewise for an instructor
+        stranger.post("/signin", data={"username": "teacher", "password": f"guess {i}"})
+    assert from_address(server, "10.0.0.1").post("/signin", data={"username": "teacher", "password": PASSWORD}
+                                                 ).status_code == 303
+
+
+def test_guessing_spread_over_addresses_blocks_the_name_except_where_the_owner_signed_in(server):
+    server.server.config.app.state.classes.throttle.per_name_anywhere = 6
+    _, join_path = class_of(server, signed_in_teacher(server))
+    home = joined(server, join_path, password=LEARNER_PASSWORD)
+    owner = {"display_name": "Bob", "password": LEARNER_PASSWORD}
+    assert from_address(server, "10.0.0.1").post(join_path + "/signin", data=owner).status_code == 303
+    for i in range(6):  # one guess from each of six addresses: no address reaches its own limit
+        guess = from_address(server, f"10.0.1.{i}").post(join_path + "/signin", data={**owner, "password": "guess"})
+        assert guess.status_code == 401
+    assert from_address(server, "10.0.2.1").post(join_path + "/signin", data=owner).status_code == 429
+    assert from_address(server, "10.0.0.1").post(join_path + "/signin", data=owner).status_code == 303  # known
+    link = link_of(home.post("/me/signin-link", data={"current": LEARNER_PASSWORD}).text)
+    assert from_address(server, "10.0.2.1").post(link).status_code == 303  # a sign-in link is never blocked

@@ -5,6 +5,7 @@ pages. SQLite and PostgreSQL (the `client` fixture), the fake grader of conftest
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from html import unescape
 
 import pytest
@@ -157,3 +158,82 @@ def test_a_browser_submission_is_from_the_browser_whatever_it_says(client, membe
     assert done["verdict"] == "ACCEPTED"
     submission = client.app.state.store.get(done["id"])
     assert submission.origin == "browser"
+
+
+# A leaked token is not the whole account (docs/security.md, "What a token can and cannot do").
+
+def token_of(client, member) -> str:
+    return trade(browser(client), member[1]).json()["token"]
+
+
+@pytest.mark.parametrize("method, path, data", [
+    ("post", "/me/signin-link", None), ("post", "/me/tokens", {"label": "mine now"}), ("get", "/me", None),
+    ("post", "/me/password", {"password": "taken over!!", "password2": "taken over!!"}),
+    ("post", "/me/signout", None), ("get", "/api/exercises", None),
+])
+def test_a_token_works_only_on_the_routes_made_for_it(client, member, method, path, data):
+    """A token made a sign-in link (`POST /me/signin-link` with `Authorization: Bearer`), and so the whole account:
+    every route but submitting, reading one's submissions, `GET /api/me` and revoking itself now refuses it."""
+    token = token_of(client, member)
+    thief = browser(client)
+    refused = getattr(thief, method)(path, headers=bearer(token), **({"data": data} if data else {}))
+    assert refused.status_code == 403 and "a token only submits" in refused.text
+    assert 'id="signin-link"' not in refused.text and 'id="new-token"' not in refused.text
+    created = thief.post(SUBMIT, json={"source": CORRECT}, headers=bearer(token))
+    assert created.status_code == 202 and thief.get(created.json()["url"], headers=bearer(token)).status_code == 200
+    assert member[0].post("/me/signin-link").status_code == 200  # the learner's browser still may
+
+
+@pytest.mark.parametrize("action", ["/me/signin-link", "/me/tokens"])
+def test_a_new_link_or_token_asks_for_the_password(client, member, action):
+    bob, _ = member
+    assert bob.post("/me/password", data={"password": "plum kettle", "password2": "plum kettle"}).status_code == 200
+    field = 'id="signin-link"' if action == "/me/signin-link" else 'id="new-token"'
+    for current in ("", "wrong password"):
+        refused = bob.post(action + "?lang=en", data={"current": current, "label": "x"})
+        assert refused.status_code == 400 and "The current password is wrong" in refused.text
+        assert field not in refused.text
+    made = bob.post(action, data={"current": "plum kettle", "label": "x"})
+    assert made.status_code == 200 and field in made.text
+
+
+def test_a_sign_in_link_works_once(client, member):
+    bob, signin_token = member
+    first = browser(client)
+    assert first.post(f"/signin/link/{signin_token}").status_code == 303
+    again = browser(client).post(f"/signin/link/{signin_token}?lang=en")
+    assert again.status_code == 404 and "it was used already" in again.text
+    assert trade(browser(client), signin_token).status_code == 401
+    traded = bob.post("/me/signin-link").text  # a token for the command line uses a link up too
+    fresh = re.search(r'id="signin-link" readonly value="([^"]+)"', traded).group(1).rsplit("/", 1)[1]
+    assert trade(browser(client), fresh).status_code == 201
+    assert browser(client).post(f"/signin/link/{fresh}").status_code == 404
+
+
+def test_a_sign_in_link_expires(client, member, settings):
+    from sqlalchemy import update
+
+    from web.tables import LearnerRow, now
+
+    _, signin_token = member
+    days = timedelta(days=settings.signin_link_days)
+    with client.app.state.store.engine.begin() as conn:
+        conn.execute(update(LearnerRow).where(LearnerRow.signin_token_hash == token_hash(signin_token))
+                     .values(signin_token_issued_at=now() - days - timedelta(minutes=1)))
+    assert browser(client).get(f"/signin/link/{signin_token}").status_code == 404
+    assert browser(client).post(f"/signin/link/{signin_token}").status_code == 404
+    assert trade(browser(client), signin_token).status_code == 401
+
+
+@pytest.mark.parametrize("action, data", [
+    ("/me/password", {"password": "plum kettle", "password2": "plum kettle"}), ("/me/signin-link", {}),
+    ("/me/signout", {})])
+@pytest.mark.parametrize("revoke", [True, False])
+def test_a_new_password_or_link_or_signing_out_revokes_the_tokens_when_ticked(client, member, action, data, revoke):
+    bob, _ = member
+    page = bob.get("/me").text
+    assert page.count('name="revoke_tokens" value="1" checked') == 3  # offered on all three forms, ticked
+    token = token_of(client, member)
+    assert bob.post(action, data={**data, **({"revoke_tokens": "1"} if revoke else {"keep": ""})}).status_code in (
+        200, 303)
+    assert browser(client).get("/api/me", headers=bearer(token)).status_code == (401 if revoke else 200)

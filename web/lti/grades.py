@@ -1,7 +1,8 @@
 """Scores to the LMS through Assignment and Grade Services, after a verdict is stored or regraded.
 
 The score is the learner's best on the exercise (1 once any submission's verdict, after regrades, is ACCEPTED;
-else 0). A target's `sent_score` is claimed before sending (`LtiRegistry.claim_send`), so the same score is
+else 0); a verdict of the grader's own failure (INTERNAL_ERROR) is never sent and never lowers a score.
+A target's `sent_score` is claimed before sending (`LtiRegistry.claim_send`), so the same score is
 sent once however often verdicts arrive; a failed send is undone and tried at the next verdict. The token comes
 from the platform's token URL (OAuth 2 client credentials, a JWT assertion signed with the tool's key).
 """
@@ -31,17 +32,19 @@ log = logging.getLogger(__name__)
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 
 
-def best_score(engine: Engine, learner_id: str, exercise_id: str) -> tuple[float, str | None]:
-    """(1.0 or 0.0, the verdict that decides it): ACCEPTED anywhere after regrades makes 1."""
+def best_score(engine: Engine, learner_id: str, exercise_id: str) -> tuple[float | None, str | None]:
+    """(1.0 or 0.0, the verdict that decides it): ACCEPTED anywhere after regrades makes 1. A verdict of the
+    grader's own failure (INTERNAL_ERROR) does not count: (None, None) when no other verdict is there."""
     with engine.connect() as conn:
         rows = conn.execute(select(SubmissionRow.id, SubmissionRow.verdict).where(
             SubmissionRow.learner_id == learner_id, SubmissionRow.exercise_id == exercise_id,
             SubmissionRow.status == DONE).order_by(SubmissionRow.created_at)).all()
     newest = Regrades(engine).newest_done([sid for sid, _ in rows]) if rows else {}
-    verdicts = [newest[sid].verdict if sid in newest else verdict for sid, verdict in rows]
+    verdicts = [v for v in (newest[sid].verdict if sid in newest else verdict for sid, verdict in rows)
+                if v != Verdict.INTERNAL_ERROR.value]
     if Verdict.ACCEPTED.value in verdicts:
         return 1.0, Verdict.ACCEPTED.value
-    return 0.0, (verdicts[-1] if verdicts else None)
+    return (0.0, verdicts[-1]) if verdicts else (None, None)
 
 
 def scores_url(lineitem: str) -> str:
@@ -83,6 +86,8 @@ class GradeSender:
         if not targets:
             return
         score, verdict = best_score(self.engine, learner_id, exercise_id)
+        if score is None:
+            return  # only the grader's own failures: nothing the LMS should record
         for target in targets:
             if not self.registry.claim_send(target, score):
                 continue  # this score is there already

@@ -6,12 +6,13 @@ Every refusal is an `LtiRefused` with a status and a message that says what is w
 from __future__ import annotations
 
 import threading
+import unicodedata
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import jwt
 
-from web.lti.registry import LtiRegistry, Platform
+from web.lti.registry import Login, LtiRegistry, Platform
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
@@ -23,6 +24,7 @@ RESOURCE_LINK = "LtiResourceLinkRequest"
 DEEP_LINKING = "LtiDeepLinkingRequest"
 INSTRUCTOR_ROLES = ("membership#Instructor", "membership#Administrator", "institution/person#Administrator")
 HTTP_TIMEOUT_S = 10
+MAX_SUB = 255  # lti_users.sub
 LEEWAY_S = 60
 
 
@@ -91,15 +93,20 @@ def exercise_of(claims: dict) -> str | None:
     return None
 
 
-def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: str) -> Launch:
-    """Check the launch end to end, consuming its login state; `LtiRefused` says why one is refused."""
+NOT_THIS_BROWSER = ("this launch was not started in this browser, or its login expired: the login (/lti/login) and "
+                    "the launch must happen in the same browser within 10 minutes. Start the launch again from the "
+                    "LMS; if this keeps happening, the browser blocks this site's cookies inside the LMS's page: "
+                    "open the tool in a new window")
+
+
+def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: str, login: Login | None) -> Launch:
+    """Check the launch end to end, consuming its login state; `login`: the login of `state` that this browser
+    started (its cookie, web.lti.login_cookie), None when it started none. `LtiRefused` says why one is refused."""
     if not id_token or not state:
         raise LtiRefused(400, "the launch carries no id_token or state: start it from the LMS (the platform posts "
                               "both to /lti/launch after the login at /lti/login)")
-    login = registry.login(state)
-    if login is None:
-        raise LtiRefused(400, "unknown or expired login state: start the launch again from the LMS (a login is "
-                              "valid for 10 minutes)")
+    if login is None or login.state != state:
+        raise LtiRefused(403, NOT_THIS_BROWSER)
     platform = registry.platform(login.platform_id)
     try:
         algorithm = jwt.get_unverified_header(id_token).get("alg")
@@ -125,9 +132,14 @@ def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: st
     if claims["nonce"] != login.nonce:
         raise LtiRefused(401, "the id_token's nonce is not the one this login sent: start the launch again from "
                               "the LMS")
-    if not registry.consume_state(state):
+    if not registry.consume_state(login):
         raise LtiRefused(401, "replayed launch: this login's nonce was used already; start the launch again from "
                               "the LMS")
+    sub = claims["sub"]
+    if not isinstance(sub, str) or not 0 < len(sub) <= MAX_SUB or any(unicodedata.category(c) in ("Cc", "Cs")
+                                                                     for c in sub):
+        raise LtiRefused(400, f"the id_token's sub is not a user id this tool takes (a string of 1 to {MAX_SUB} "
+                              "characters without control characters): the LMS must send its user's stable id")
     if claims.get(CLAIM + "version") != "1.3.0":
         raise LtiRefused(400, f"LTI version {claims.get(CLAIM + 'version')!r}: this tool speaks LTI 1.3.0")
     message_type = claims.get(CLAIM + "message_type")
@@ -151,7 +163,7 @@ def verify_launch(registry: LtiRegistry, keys: KeySets, id_token: str, state: st
     roles = claims.get(CLAIM + "roles") or []
     nrps = claims.get(NRPS_CLAIM) or {}
     memberships = nrps.get("context_memberships_url") if isinstance(nrps, dict) else None
-    return Launch(platform, deployment_id, class_id, str(claims["sub"]), name.strip(),
+    return Launch(platform, deployment_id, class_id, sub, name.strip(),
                   exercise_of(claims) if message_type == RESOURCE_LINK else None,
                   lineitem if isinstance(lineitem, str) else None, message_type,
                   tuple(str(r) for r in roles) if isinstance(roles, list) else (),

@@ -6,6 +6,7 @@ launches. A login's state is used once (`consume_state`): a replayed launch find
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import uuid
@@ -20,7 +21,7 @@ from sqlalchemy.orm import sessionmaker
 from web.classes import MAX_DISPLAY_NAME, _key, display_name_of
 from web.errors import InputError
 from web.i18n import N_
-from web.store import _aware, ensure_learner
+from web.store import ensure_learner
 from web.tables import (
     ClassRow,
     LtiDeploymentRow,
@@ -174,28 +175,22 @@ class LtiRegistry:
             return row.class_id if row else None
 
     # ---- OIDC logins ------------------------------------------------------------------------------
-    def new_login(self, platform_id: str) -> Login:
-        login = Login(secrets.token_urlsafe(24), secrets.token_urlsafe(24), platform_id, _now(), None)
-        with self._sessions() as s, s.begin():
-            s.add(LtiStateRow(state=login.state, nonce=login.nonce, platform_id=platform_id,
-                              created_at=login.created_at))
-        return login
+    @staticmethod
+    def new_login(platform_id: str) -> Login:
+        """A fresh state and nonce; kept in the browser's cookie (web.lti.login_cookie), not here."""
+        return Login(secrets.token_urlsafe(24), secrets.token_urlsafe(24), platform_id, _now(), None)
 
-    def login(self, state: str) -> Login | None:
-        """The login of `state` while it is fresh (STATE_LIFETIME), used or not."""
-        with self._sessions() as s:
-            row = s.get(LtiStateRow, state)
-        if row is None or _aware(row.created_at) < _now() - STATE_LIFETIME:
-            return None
-        return Login(row.state, row.nonce, row.platform_id, _aware(row.created_at), _aware(row.used_at))
-
-    def consume_state(self, state: str) -> bool:
-        """Mark the login used; False when it was used already (a replayed launch)."""
-        with self._sessions() as s, s.begin():
-            done: CursorResult = s.execute(update(LtiStateRow).where(
-                LtiStateRow.state == state, LtiStateRow.used_at.is_(None)).values(used_at=_now()))
-            s.execute(delete(LtiStateRow).where(LtiStateRow.created_at < _now() - 6 * STATE_LIFETIME))
-            return done.rowcount == 1
+    def consume_state(self, login: Login) -> bool:
+        """Record the login as used by a verified launch; False when it was used already (a replayed launch). Only
+        launches with a valid id_token get here, so strangers cannot fill the table."""
+        try:
+            with self._sessions() as s, s.begin():
+                s.execute(delete(LtiStateRow).where(LtiStateRow.created_at < _now() - 6 * STATE_LIFETIME))
+                s.add(LtiStateRow(state=login.state, nonce=login.nonce, platform_id=login.platform_id,
+                                  created_at=login.created_at, used_at=_now()))
+        except IntegrityError:
+            return False
+        return True
 
     # ---- users and grades -------------------------------------------------------------------------
     def learner_for(self, platform_id: str, sub: str, class_id: str, name: str) -> str:
@@ -256,7 +251,9 @@ class LtiRegistry:
 
 
 def _display_name(name: str, sub: str) -> str:
+    """The LMS's name when it is one a member may have, else "LMS user" and a short digest of the user's `sub` (which
+    may hold anything)."""
     try:
         return display_name_of(name)
     except InputError:
-        return display_name_of(f"LMS {sub[:20]}")
+        return f"LMS user {hashlib.sha256(sub.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"

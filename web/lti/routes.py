@@ -10,7 +10,8 @@ An instructor's launch that carries the Names and Role Provisioning claim reads 
 (web.lti.roster).
 
 The platform's posts are cross-site by nature: the middleware lets /lti/ through its cross-site check, and
-these routes trust nothing but the signed id_token and a login state that is used once.
+these routes trust nothing but the signed id_token and a login state that is used once and that this browser
+started (its cookie from /lti/login: web.lti.login_cookie).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse,
 from web.forms import read_form
 from web.hosts import site_link, site_url
 from web.lti.launch import DEEP_LINKING, LtiRefused, verify_launch
+from web.lti.login_cookie import LoginCookies
 from web.middleware import CSP
 from web.offload import in_thread
 
@@ -55,15 +57,22 @@ def _login(request: Request, params: dict[str, str]) -> Response:
     if platform is None:
         return _refused(LtiRefused(400, f"unknown platform {issuer!r} (client id {params.get('client_id')!r}): "
                                         "register it with `practice lti add-platform`"))
-    login_ = registry.new_login(platform.id)
+    login_ = registry.new_login(platform.id)  # kept in this browser's cookie: nothing is stored for a login
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post", "prompt": "none",
              "client_id": platform.client_id, "redirect_uri": site_link(request, "lti_launch"),
              "login_hint": hint, "state": login_.state, "nonce": login_.nonce}
     if params.get("lti_message_hint"):
         query["lti_message_hint"] = params["lti_message_hint"]
     separator = "&" if "?" in platform.auth_login_url else "?"
-    return RedirectResponse(platform.auth_login_url + separator + urlencode(query), status_code=302,
-                            headers={"Cache-Control": "no-store"})
+    response = RedirectResponse(platform.auth_login_url + separator + urlencode(query), status_code=302,
+                                headers={"Cache-Control": "no-store"})
+    logins = login_cookies(request)
+    response.headers.append("set-cookie", logins.header([*logins.pending(request.cookies), login_]))
+    return response
+
+
+def login_cookies(request: Request) -> LoginCookies:
+    return request.app.state.lti_login_cookies
 
 
 @router.post("/lti/launch", name="lti_launch")
@@ -73,15 +82,24 @@ async def launch(request: Request) -> Response:
 
 
 def _launch(request: Request, form: dict[str, str]) -> Response:
-    state = request.app.state
+    state, logins = request.app.state, login_cookies(request)
+    started = logins.find(request.cookies, form.get("state", ""))
     try:
-        verified = verify_launch(state.lti, state.lti_keys, form.get("id_token", ""), form.get("state", ""))
+        verified = verify_launch(state.lti, state.lti_keys, form.get("id_token", ""), form.get("state", ""), started)
         exercise = state.course.get(verified.exercise_id) if verified.exercise_id else None
         if verified.exercise_id and exercise is None:
             raise LtiRefused(404, f"the launch opens exercise {verified.exercise_id!r}, which this course does not "
                                   "have: fix the link's custom parameter exercise=ID")
     except LtiRefused as exc:
         return _refused(exc)
+    response = _launched(request, verified, exercise)
+    rest = [login for login in logins.pending(request.cookies) if login.state != form.get("state")]
+    response.headers.append("set-cookie", logins.header(rest))  # this login is used
+    return response
+
+
+def _launched(request: Request, verified, exercise) -> Response:
+    state = request.app.state
     if verified.instructor and verified.memberships_url:
         from web.lti.roster import read_roster_quietly
 
@@ -112,7 +130,7 @@ def _picker(request: Request, verified) -> Response:
         return _refused(LtiRefused(403, "only an instructor of the course picks the exercise a link opens"))
     state = request.app.state
     response = page(request, "lti_deep_link.html", {
-        "exercises": state.course.all(), "context": context_token(state.settings.secret_key, verified)})
+        "exercises": state.course.all(), "context": context_token(state.secret_key, verified)})
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -129,7 +147,7 @@ def _deep_link(request: Request, form: dict[str, str]) -> Response:
 
     state = request.app.state
     try:
-        context = read_context(state.settings.secret_key, form.get("context", ""))
+        context = read_context(state.secret_key, form.get("context", ""))
         exercise = state.course.get(form.get("exercise", ""))
         if exercise is None:
             raise LtiRefused(404, f"no exercise {form.get('exercise', '')!r} in this course: pick one of the list")

@@ -35,7 +35,7 @@ def warm_playground(live, local):
     from web.playground import PlaygroundRuns
 
     app = live.server.config.app
-    app.state.playground = PlaygroundRuns(6, 1)
+    app.state.playground = PlaygroundRuns()
     app.state.playground.sandbox = local
     yield
     app.state.playground.sandbox = None  # the session's, not the app's to close
