@@ -230,7 +230,7 @@ def doctor_command(file, calls, as_json, sandbox, lang):
     try:
         sys.exit(doctor_file(console, file, list(calls), sandbox or ONE_GRADING_BACKEND, as_json, lang))
     except FormError as exc:
-        fail(T("{path}: `{error}`", path=str(file), error=str(exc)), lang)
+        fail(T("{path}: {error}", path=str(file), error=exc.message), lang)
 
 
 @cli.command()

@@ -9,6 +9,7 @@ the compiler wrote it, under a label that says so.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -41,6 +42,32 @@ GRAPH_LINES = 30  # a graph's code shown in the terminal is cut after this many 
 def say(message, lang: str) -> str:
     """`message` (a T or a plain string) in `lang`, escaped for rich markup."""
     return escape(text(message, lang))
+
+
+CODE_STYLE = "bold cyan"
+
+
+def inline_code(message: str) -> str:
+    """A judge message (already in its language) as rich markup: each `code` span styled as code, without its
+    backticks; the rest escaped. Text whose backticks do not pair is shown as written."""
+    parts = str(message).split("`")
+    if len(parts) % 2 == 0:
+        return escape(str(message))
+    return "".join(f"[{CODE_STYLE}]{escape(part)}[/]" if i % 2 else escape(part) for i, part in enumerate(parts))
+
+
+def prose(message, lang: str) -> str:
+    """`message` (a T or a plain string) in `lang`, as rich markup with its `code` spans shown as code."""
+    return inline_code(text(message, lang))
+
+
+def program() -> str:
+    """How the learner started this command, to quote in advice: `python practice/judge.py` for the script
+    (as they typed its path), else `practice`."""
+    script = sys.argv[0] if sys.argv else ""
+    if Path(script).name == "judge.py":
+        return f"python {script}"
+    return "practice"
 
 
 def verdict_style(verdict: Verdict) -> str:
