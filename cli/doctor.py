@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from cli.render import inline_code, print_compiler_view, prose, say
+from cli.render import CODE_STYLE, inline_code, print_compiler_view, prose, say
 from judge.i18n import T, in_code
 from judge.report import localized
 
@@ -64,7 +64,8 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
     if not report.recompiles and report.complete:
         console.print(f"[green]{say(NO_RECOMPILES, lang)}[/]")
     for n, origin in enumerate(report.recompiles, 1):
-        console.print(f"[bold]{n}. `{escape(origin.guard)}`[/] ← {where(origin.location, lang)}")
+        times = f"  [dim]×{origin.count}[/]" if origin.count > 1 else ""  # the same finding, said once
+        console.print(f"[bold]{n}. [{CODE_STYLE}]{escape(origin.guard)}[/][/] ← {where(origin.location, lang)}{times}")
         console.print(f"   {inline_code(origin.explanation)}")
     timeline = report.compiler.timeline if report.compiler else []
     if timeline:

@@ -244,7 +244,7 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
 
     report = DoctorReport(function=form["function"], summary="", compiler=graded.compiler,
                           breaks=valid(GraphBreakDiagnostic, findings.get("breaks")),
-                          recompiles=valid(GuardOrigin, findings.get("origins")),
+                          recompiles=once(valid(GuardOrigin, findings.get("origins"))),
                           calls=findings.get("calls") if isinstance(findings.get("calls"), int) else 0,
                           notes=[str(n)[:300] for n in findings.get("notes", [])[:10]]
                           if isinstance(findings.get("notes"), list) else [],
@@ -278,6 +278,20 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
                                  breaks=len(report.breaks), recompiles=len(report.recompiles)))
     report.complete = True
     return report
+
+
+def once(origins: list[GuardOrigin]) -> list[GuardOrigin]:
+    """Each failing guard once per line of yours, with how many times it failed (`count`): later calls report the
+    guards of every cached compile again, which are the same findings."""
+    found: dict[tuple, GuardOrigin] = {}
+    for origin in origins:
+        where = (origin.location.file, origin.location.line) if origin.location else None
+        key = (origin.guard, where)
+        if key in found:
+            found[key].count += origin.count
+        else:
+            found[key] = origin.model_copy()
+    return list(found.values())
 
 
 def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> DoctorReport:

@@ -118,6 +118,8 @@ SCRIPT_STRINGS: dict[str, str] = {
     "playground_running": N_("Compiling your function on its example calls…"),
     "playground_notes": N_("Notes"),
     "playground_cost": N_("Cost"),
+    "same_failure_as": N_("(the same failure as {check})"),
+    "times_n": N_("×{n}"),
 }
 
 def pick_lang(value: str | None) -> str:
