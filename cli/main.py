@@ -191,7 +191,7 @@ def grade(exercise_id, file, as_json, watch, exercises_dir, workspace, sandbox, 
     exercise = load(exercises_dir, exercise_id, lang)
     ws = Workspace(workspace)
     if file is None:
-        file, created = ws.ensure(exercise)
+        file, created = ws.ensure(exercise, lang)
         if created and not as_json:
             from cli.showing import show_exercise
 
@@ -286,7 +286,7 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
         if cost:
             print_cost(console, report.cost, lang)
         return
-    path, _ = ws.ensure(exercise)
+    path, _ = ws.ensure(exercise, lang)
     show_exercise(console, exercise, path, lang, ws)
 
 
@@ -543,7 +543,7 @@ def submit(exercise_id, file, as_json, exercises_dir, workspace, lang):
     if file is None:
         from cli.workspace import Workspace
 
-        file, _ = Workspace(workspace).ensure(load(exercises_dir, exercise_id, lang))
+        file, _ = Workspace(workspace).ensure(load(exercises_dir, exercise_id, lang), lang)
     elif not file.is_file():
         fail(T("{path}: no such file", path=str(file)), lang)
     try:

@@ -98,8 +98,9 @@ def _sandbox(runs: PlaygroundRuns, name: str):
         return runs.sandbox
 
 
-def starter_form(exercise) -> str:
-    """An exercise's starter with a `__practice__` block to fill in (example inputs from its contract)."""
+def starter_form(exercise, lang: str = "zh") -> str:
+    """An exercise's starter (its comments in `lang`) with a `__practice__` block to fill in (example inputs from
+    its contract)."""
     calls, note = "()", "  # each call: a tuple of the arguments, e.g. (torch.randn(4, 8),)"
     if exercise.contract:
         note = ""
@@ -111,17 +112,17 @@ def starter_form(exercise) -> str:
             args.append(f"torch.randint(0, 4, ({shape},), dtype={dtype})" if dtype and dtype != "torch.bool"
                         else f"torch.rand({shape}) > 0.5" if dtype else f"torch.randn({shape})")
         calls = "(" + "".join(a + ", " for a in args) + ")"
-    return (exercise.read(exercise.starter).rstrip("\n") + "\n\n\ndef example_calls():\n    return [" + calls
+    return (exercise.code(exercise.starter, lang).rstrip("\n") + "\n\n\ndef example_calls():\n    return [" + calls
             + "]" + note + "\n\n\n__practice__ = {\"function\": " + repr(exercise.entry_point)
             + ", \"calls\": \"example_calls\", \"inductor\": True}\n")
 
 
 @router.get("/playground", response_class=HTMLResponse, include_in_schema=False)
 def playground_page(request: Request, exercise: str | None = None) -> HTMLResponse:
-    from web.pages import page
+    from web.pages import lang_of, page
 
     found = request.app.state.course.get(exercise) if exercise else None
-    source = starter_form(found) if found is not None else EXAMPLE
+    source = starter_form(found, lang_of(request)) if found is not None else EXAMPLE
     return page(request, "playground.html", {"exercise": found, "runs_here": runs_here(request),
                                              "on_workers": ON_WORKERS, "boot": {
         "source": source, "draft_key": f"playground:{found.id}" if found else "playground",

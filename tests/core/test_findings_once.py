@@ -107,3 +107,30 @@ def test_a_graph_that_computes_nothing_is_not_shown():
     builder.add_graph({"g": 1}, torch.fx.symbolic_trace(nothing))
     builder.add_graph({"g": 2}, torch.fx.symbolic_trace(something))
     assert len(builder.view().graphs) == 1
+
+
+def test_a_title_wrapped_over_two_lines_is_one_title():
+    from judge.plugin import title_of
+
+    def test_boundaries():
+        """Boundary values: zeros of both signs, huge
+        magnitudes and the thresholds
+        zh: 边界值：正负零、极大的数值
+        以及阈值
+        """
+
+    title = title_of(test_boundaries)
+    assert str(title) == "Boundary values: zeros of both signs, huge magnitudes and the thresholds"
+    assert title.render("zh") == "边界值：正负零、极大的数值 以及阈值"
+
+
+def test_pytorchs_placeholders_are_filled_from_the_break_itself():
+    from judge.break_registry import words
+
+    said = ("Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator "
+            "`print` with argument types ['str', 'int'] (has_kwargs False)\n")
+    filled = words("GB0059", said)
+    assert "`print` with argument types ['str', 'int'] (has_kwargs False)" in filled.explanation
+    assert "Avoid calling builtin `print` with argument types ['str', 'int']." in filled.hints
+    for text in (filled.explanation, filled.hints, words("GB0059").explanation, words("GB0059").hints):
+        assert "{" not in text and "}" not in text

@@ -70,8 +70,10 @@
     // A search's seed and budget: with them, the same verdict comes again.
     function seed(properties) {
       if (!properties || properties.seed === undefined) return null;
-      return el("span", {class: "muted small seed"}, fmt(T.search_seed, {seed: properties.seed,
-                                                                          examples: properties.examples ?? "?"}));
+      const counted = properties.examples !== undefined && properties.examples !== null;
+      return el("span", {class: "muted small seed"}, counted ? fmt(T.search_seed, {seed: properties.seed,
+                                                                                   examples: properties.examples})
+                                                             : fmt(T.search_seed_only, {seed: properties.seed}));
     }
 
     // Parametrized checks share a title; their name's [case] tells them apart.

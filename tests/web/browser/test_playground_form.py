@@ -30,7 +30,7 @@ def live(tmp_path):
 
 @pytest.mark.parametrize("lang, told, all_clear", [
     ("en", "no __practice__ block", ["No graph break", "No recompile", "Graph breaks"]),
-    ("zh", "没有 __practice__ 块", ["没有 graph break", "没有重新编译", "Graph break"]),
+    ("zh", "没有 __practice__ 块", ["没有 graph break", "没有重新编译", "Graph break", "图中断"]),
 ])
 def test_a_file_without_the_form_is_told_what_to_add_and_nothing_more(browser, live, page_errors, lang, told,
                                                                        all_clear):
