@@ -184,8 +184,13 @@ def print_exercise_list(console: Console, rows: list[tuple], lang: str = "en") -
     """rows: (order, id, title, difficulty, state) or with a sixth item, a note shown after the title
     (e.g. "needs a CUDA GPU", a T or a string)."""
     table = Table(title=text(T("torch-practice exercises"), lang))
-    for column in (T.same("#"), T("id"), T("title"), T("difficulty"), T("state")):
-        table.add_column(text(column, lang))
+    # The id is what the learner types: never cut nor folded (the title wraps instead, however narrow the terminal).
+    longest = max((len(row[1]) for row in rows), default=2)
+    table.add_column(text(T.same("#"), lang), no_wrap=True, justify="right")
+    table.add_column(text(T("id"), lang), no_wrap=True, min_width=longest)
+    table.add_column(text(T("title"), lang), ratio=1, overflow="fold")
+    for column in (T("difficulty"), T("state")):
+        table.add_column(text(column, lang), no_wrap=True)
     for order, exercise_id, title, difficulty, state, *note in rows:
         shown = escape(title) + "".join(f" [yellow]({say(n, lang)})[/]" for n in note if n)
         table.add_row(str(order), exercise_id, shown, "★" * difficulty,
