@@ -268,7 +268,7 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
     """Show the statement of EXERCISE, your file and the hints (with --graphs: the compiler's view; with --cost:
     the cost figures)."""
     from cli.cost_render import print_cost
-    from cli.render import print_compiler_view
+    from cli.render import print_compiler_view, program, prose
     from cli.showing import show_exercise
     from cli.workspace import Workspace
 
@@ -277,9 +277,9 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
     if graphs or cost:
         report = ws.last_report(exercise.id)
         if report is None:
-            first = T("{exercise} has not been graded here yet: run `practice {exercise}` first.",
-                      exercise=exercise.id)
-            console.print(f"[yellow]{escape(text(first, lang))}[/]", soft_wrap=True)
+            first = T("{exercise} has not been graded here yet: run `{program} {exercise}` first.",
+                      exercise=exercise.id, program=program())
+            console.print(f"[yellow]{prose(first, lang)}[/]", soft_wrap=True)
             sys.exit(1)
         if graphs:
             print_compiler_view(console, report.compiler, lang)
