@@ -90,16 +90,16 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
         console.print(f"[dim]{say(footer, lang)}[/]")
 
 
-def write_calls(path: Path, source: str, calls: list[str]) -> str | None:
-    """The file's source with a `__practice__` block for `calls`; written into `path` when the file has none
-    (then the path, as shown, comes back second). FormError: a call not of the form."""
+def write_calls(path: Path, source: str, calls: list[str]) -> tuple[str, bool]:
+    """The file's source with a `__practice__` block for `calls`, and whether it was written into `path` (only
+    where the file has no block: one it has is left as it is). FormError: a call not of the form."""
     from judge.doctor import has_form, with_calls
 
-    written = with_calls(source, calls)  # FormError: the caller's usage error, before anything is written
+    with_block = with_calls(source, calls)  # FormError: the caller's usage error, before anything is written
     if has_form(source):
-        return None
-    path.write_text(written, encoding="utf-8", errors="surrogateescape")
-    return written
+        return with_block, False
+    path.write_text(with_block, encoding="utf-8", errors="surrogateescape")
+    return with_block, True
 
 
 def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as_json: bool, lang: str) -> int:
@@ -107,18 +107,16 @@ def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as
     ran, 1 when the run stopped early (the report says why). With `calls` and a file without a `__practice__`
     block, the block for them is written at the end of the file (docs/playground.md)."""
     from cli.render import program
-    from judge.doctor import doctor, has_form, with_calls
+    from judge.doctor import doctor, has_form
 
     source = path.read_text(encoding="utf-8", errors="surrogateescape")
     note = None
     if calls:
-        written = write_calls(path, source, calls)
-        if written is None:
-            source = with_calls(source, calls)
+        source, written = write_calls(path, source, calls)
+        if not written:
             note = T("{path} has a `__practice__` block already: these calls replace its calls for this run only.",
                      path=str(path))
         else:
-            source = written
             note = T("Wrote the `__practice__` block for these calls at the end of {path}: from now on "
                      "`{program} doctor {path}` runs them.", path=str(path), program=program())
     sandbox = make_sandbox_of(sandbox_name)

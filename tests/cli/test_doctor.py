@@ -192,11 +192,12 @@ def test_call_writes_the_block_into_a_file_that_has_none_only(tmp_path):
 
     path = tmp_path / "mine.py"
     path.write_text(NO_BLOCK)
-    written = write_calls(path, NO_BLOCK, ["step(torch.randn(8), 2)", "step(torch.randn(8), 3)"])
-    assert written is not None and path.read_text() == written and written.startswith(NO_BLOCK)
-    assert read_form(written)["function"] == "step"
+    source, written = write_calls(path, NO_BLOCK, ["step(torch.randn(8), 2)", "step(torch.randn(8), 3)"])
+    assert written and path.read_text() == source and source.startswith(NO_BLOCK)
+    assert read_form(source)["function"] == "step"
     again = path.read_text()
-    assert write_calls(path, again, ["step(torch.randn(8), 4)"]) is None and path.read_text() == again  # kept
+    source, written = write_calls(path, again, ["step(torch.randn(8), 4)"])
+    assert not written and path.read_text() == again and "torch.randn(8), 4" in source  # the file kept
     with pytest.raises(FormError):
         write_calls(path, NO_BLOCK, ["step(x=1)"])
     assert path.read_text() == again  # a bad call writes nothing
