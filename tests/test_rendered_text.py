@@ -125,7 +125,8 @@ def test_the_exercise_page_serves_the_starter_in_its_language(client, lang, othe
     page = client.get("/exercises/graph-break-step", params={"lang": lang}).text
     boot = json.loads(re.search(r'<script type="application/json" id="boot">(.*?)</script>', page, re.S).group(1))
     assert "def step" in boot["starter"] and not other.search(boot["starter"])
-    playground = client.get("/playground", params={"lang": lang, "exercise": "graph-break-step"}).text
-    source = json.loads(re.search(r'<script type="application/json" id="boot">(.*?)</script>', playground,
-                                  re.S).group(1))["source"]
-    assert not other.search(source)
+    for params in ({"exercise": "graph-break-step"}, {}):  # the exercise's starter, the playground's example
+        playground = client.get("/playground", params={"lang": lang, **params}).text
+        source = json.loads(re.search(r'<script type="application/json" id="boot">(.*?)</script>', playground,
+                                      re.S).group(1))["source"]
+        assert "__practice__" in source and not other.search(source)

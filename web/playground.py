@@ -27,13 +27,13 @@ EXAMPLE = '''import torch
 
 
 def step(x, n):
-    h = x * n                    # a Python int: Dynamo makes it a constant of the graph
-    if h.sum() > 0:              # a Python branch on a tensor's value
+    h = x * n                    # Python 的 int 是图里的常量  # en: a Python int: a constant of the graph
+    if h.sum() > 0:              # 按张量的值走 Python 分支  # en: a Python branch on a tensor's value
         h = h - 1
     return torch.relu(h)
 
 
-def example_calls():             # the calls to compile and run, in order: a list of argument tuples
+def example_calls():             # 依次编译并运行的调用：参数元组的列表  # en: the calls, in order: argument tuples
     return [(torch.randn(8), 2), (torch.randn(8), 3)]
 
 
@@ -122,7 +122,9 @@ def playground_page(request: Request, exercise: str | None = None) -> HTMLRespon
     from web.pages import lang_of, page
 
     found = request.app.state.course.get(exercise) if exercise else None
-    source = starter_form(found, lang_of(request)) if found is not None else EXAMPLE
+    from judge.comments import in_language
+
+    source = starter_form(found, lang_of(request)) if found is not None else in_language(EXAMPLE, lang_of(request))
     return page(request, "playground.html", {"exercise": found, "runs_here": runs_here(request),
                                              "on_workers": ON_WORKERS, "boot": {
         "source": source, "draft_key": f"playground:{found.id}" if found else "playground",
