@@ -10,10 +10,22 @@ import click
 from cli.worker import migrated_engine
 
 
-def _password(from_stdin: bool) -> str:
+def _password(from_stdin: bool, username: str = "") -> str:
+    """The new password, from stdin or asked twice; asked, it is checked (web.password_policy) after the first
+    entry, so a password that would be refused is refused before it is typed again."""
     if from_stdin:
         return sys.stdin.readline().rstrip("\r\n")
-    return click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    from web.errors import InputError
+    from web.password_policy import check_new_password
+
+    def checked(value: str) -> str:
+        try:
+            check_new_password(value, (username,))
+        except InputError as exc:
+            raise click.BadParameter(str(exc)) from None
+        return value
+
+    return click.prompt("Password", hide_input=True, confirmation_prompt=True, value_proc=checked)
 
 
 def _classes(database_url: str | None, data_dir: Path | None):
@@ -30,7 +42,7 @@ def add_instructor(username: str, password_stdin: bool, database_url: str | None
 
     engine, classes = _classes(database_url, data_dir)
     try:
-        instructor = classes.add_instructor(username, _password(password_stdin))
+        instructor = classes.add_instructor(username, _password(password_stdin, username))
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -44,7 +56,7 @@ def set_password(username: str, password_stdin: bool, database_url: str | None, 
 
     engine, classes = _classes(database_url, data_dir)
     try:
-        classes.set_instructor_password(username, _password(password_stdin))
+        classes.set_instructor_password(username, _password(password_stdin, username))
     except InputError as exc:
         raise click.ClickException(str(exc)) from None
     finally:

@@ -35,15 +35,19 @@ def print_cost(console: Console, section: CostSection | None, lang: str) -> None
     table = Table(show_lines=False)
     for column in COLUMNS + (GPU_COLUMNS if timed else ()):
         table.add_column(escape(text(column, lang)))
+    missing = []
     for row in rows:
-        if row.unavailable is not None:
-            table.add_row(escape(text(row.label, lang)), f"[dim]{escape(text(row.unavailable, lang))}[/]",
-                          *[""] * (len(COLUMNS) - 2 + (2 if timed else 0)))
+        if row.unavailable is not None:  # why there are no figures: a sentence, said under the table at full width
+            table.add_row(escape(text(row.label, lang)), *["—"] * (len(COLUMNS) - 1 + (2 if timed else 0)))
+            missing.append(row)
             continue
         cells = [row.eager_ops, row.eager_bytes, row.kernels, row.compiled_bytes, row.saving]
         table.add_row(escape(text(row.label, lang)), *map(escape, cells + ([row.gpu_time, row.cpu_per_step]
                                                                             if timed else [])))
     console.print(table)
+    for row in missing:
+        console.print(f"  [bold]{escape(text(row.label, lang))}[/]: [dim]{escape(text(row.unavailable, lang))}[/]",
+                      soft_wrap=True)
     for row in rows:
         if row.kernel_names:
             console.print(f"  [bold]{escape(text(row.label, lang))}[/]: {escape(row.kernel_names)}", soft_wrap=True)

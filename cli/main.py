@@ -199,7 +199,7 @@ def grade(exercise_id, file, as_json, watch, no_daemon, exercises_dir, workspace
     exercise = load(exercises_dir, exercise_id, lang)
     ws = Workspace(workspace)
     if file is None:
-        file, created = ws.ensure(exercise)
+        file, created = ws.ensure(exercise, lang)
         if created and not as_json:
             from cli.showing import show_exercise
 
@@ -271,7 +271,7 @@ def doctor_command(file, calls, as_json, sandbox, lang):
     try:
         sys.exit(doctor_file(console, file, list(calls), sandbox or ONE_GRADING_BACKEND, as_json, lang))
     except FormError as exc:
-        fail(T("{path}: `{error}`", path=str(file), error=str(exc)), lang)
+        fail(T("{path}: {error}", path=str(file), error=exc.message), lang)
 
 
 @cli.command()
@@ -309,7 +309,7 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
     """Show the statement of EXERCISE, your file and the hints (with --graphs: the compiler's view; with --cost:
     the cost figures)."""
     from cli.cost_render import print_cost
-    from cli.render import print_compiler_view
+    from cli.render import print_compiler_view, program, prose
     from cli.showing import show_exercise
     from cli.workspace import Workspace
 
@@ -318,16 +318,16 @@ def show(exercise_id, exercises_dir, workspace, lang, graphs, cost):
     if graphs or cost:
         report = ws.last_report(exercise.id)
         if report is None:
-            first = T("{exercise} has not been graded here yet: run `practice {exercise}` first.",
-                      exercise=exercise.id)
-            console.print(f"[yellow]{escape(text(first, lang))}[/]", soft_wrap=True)
+            first = T("{exercise} has not been graded here yet: run `{program} {exercise}` first.",
+                      exercise=exercise.id, program=program())
+            console.print(f"[yellow]{prose(first, lang)}[/]", soft_wrap=True)
             sys.exit(1)
         if graphs:
             print_compiler_view(console, report.compiler, lang)
         if cost:
             print_cost(console, report.cost, lang)
         return
-    path, _ = ws.ensure(exercise)
+    path, _ = ws.ensure(exercise, lang)
     show_exercise(console, exercise, path, lang, ws)
 
 
@@ -646,7 +646,7 @@ def submit(exercise_id, file, as_json, exercises_dir, workspace, lang):
     if file is None:
         from cli.workspace import Workspace
 
-        file, _ = Workspace(workspace).ensure(load(exercises_dir, exercise_id, lang))
+        file, _ = Workspace(workspace).ensure(load(exercises_dir, exercise_id, lang), lang)
     elif not file.is_file():
         fail(T("{path}: no such file", path=str(file)), lang)
     try:

@@ -9,6 +9,7 @@ the compiler wrote it, under a label that says so.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -28,6 +29,12 @@ SELF_CHECKED_WHY = T("part of this verdict rests on what your code's own process
 WARNING = T("warning:")
 LEARNER_PROCESS = T("rests on your code's own process:")
 SAME_FAILURE = T("(same failure as above)")
+
+
+def same_failure_as(check: str) -> T:
+    """What a check that repeats an earlier check's finding shows instead (judge.report.mark_repeats)."""
+    return T("(the same failure as {check})", check=check)
+
 PROGRAM_OUTPUT = T("your program's output (truncated):")
 DYNAMO_REASON = T("Dynamo's reason (raw):")
 PYTORCH_SAYS = T("PyTorch's registry:")
@@ -43,6 +50,32 @@ def say(message, lang: str) -> str:
     return escape(text(message, lang))
 
 
+CODE_STYLE = "bold cyan"
+
+
+def inline_code(message: str) -> str:
+    """A judge message (already in its language) as rich markup: each `code` span styled as code, without its
+    backticks; the rest escaped. Text whose backticks do not pair is shown as written."""
+    parts = str(message).split("`")
+    if len(parts) % 2 == 0:
+        return escape(str(message))
+    return "".join(f"[{CODE_STYLE}]{escape(part)}[/]" if i % 2 else escape(part) for i, part in enumerate(parts))
+
+
+def prose(message, lang: str) -> str:
+    """`message` (a T or a plain string) in `lang`, as rich markup with its `code` spans shown as code."""
+    return inline_code(text(message, lang))
+
+
+def program() -> str:
+    """How the learner started this command, to quote in advice: `python practice/judge.py` for the script
+    (as they typed its path), else `practice`."""
+    script = sys.argv[0] if sys.argv else ""
+    if Path(script).name == "judge.py":
+        return f"python {script}"
+    return "practice"
+
+
 def verdict_style(verdict: Verdict) -> str:
     return STYLE.get(verdict, "bold red")
 
@@ -55,7 +88,7 @@ def verdict_title(verdict: Verdict, lang: str) -> str:
 def print_report(console: Console, report: Report, source_path: Path | None = None, lang: str = "en") -> None:
     """The verdict first, then each check, with the learner's own line quoted where a check points at one."""
     report = localized(report, lang)
-    console.print(Panel(escape(report.summary), title=f"[{verdict_style(report.verdict)}]"
+    console.print(Panel(inline_code(report.summary), title=f"[{verdict_style(report.verdict)}]"
                                                       f"{verdict_title(report.verdict, lang)}",
                         title_align="left", expand=False))
     if report.trust == "self-checked":
@@ -65,18 +98,23 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
     shown: set[str] = set()
     for check in report.checks:
         mark = "[green]✓[/]" if check.passed else "[red]✗[/]"
-        title = f" — {escape(check.title)}" if check.title else ""
+        title = f" — {inline_code(check.title)}" if check.title else ""
         console.print(f" {mark} {escape(check.name)}{title}")
         if check.learner_process:
             console.print(f"     [yellow]{say(LEARNER_PROCESS, lang)}[/] {escape(check.learner_process)}")
         if check.passed:
             continue
-        if check.message in shown:
-            console.print(f"     [dim]{say(SAME_FAILURE, lang)}[/]")
+        if check.same_as or check.message in shown:  # one finding shown once (judge.report.mark_repeats)
+            same = same_failure_as(check.same_as) if check.same_as else SAME_FAILURE
+            console.print(f"     [dim]{say(same, lang)}[/]")
             continue
         shown.add(check.message)
-        console.print(f"     [red]{escape(check.message)}[/]")
-        _print_diagnostics(console, check.diagnostics, source_path, lang, said=check.message)
+        said = check.message
+        if check.message and check.message in report.summary:  # the panel above says it already
+            said = report.summary
+        else:
+            console.print(f"     [red]{inline_code(check.message)}[/]")
+        _print_diagnostics(console, check.diagnostics, source_path, lang, said=said)
     _print_diagnostics(console, report.diagnostics, source_path, lang, said=report.summary)
     if report.stdout.strip() and not report.accepted:
         console.print(f"[dim]{say(PROGRAM_OUTPUT, lang)}[/]")
@@ -97,7 +135,7 @@ def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | 
         location = getattr(diag, "location", None)
         if diag.kind == "graph_break":
             if diag.explanation and diag.explanation not in said:
-                console.print(f"     {escape(diag.explanation)}")
+                console.print(f"     {inline_code(diag.explanation)}")
             if diag.reason:
                 console.print(f"     [yellow]{say(DYNAMO_REASON, lang)}[/] "
                               f"{escape(diag.reason.splitlines()[0][:200])}")
@@ -146,8 +184,13 @@ def print_exercise_list(console: Console, rows: list[tuple], lang: str = "en") -
     """rows: (order, id, title, difficulty, state) or with a sixth item, a note shown after the title
     (e.g. "needs a CUDA GPU", a T or a string)."""
     table = Table(title=text(T("torch-practice exercises"), lang))
-    for column in (T.same("#"), T("id"), T("title"), T("difficulty"), T("state")):
-        table.add_column(text(column, lang))
+    # The id is what the learner types: never cut nor folded (the title wraps instead, however narrow the terminal).
+    longest = max((len(row[1]) for row in rows), default=2)
+    table.add_column(text(T.same("#"), lang), no_wrap=True, justify="right")
+    table.add_column(text(T("id"), lang), no_wrap=True, min_width=longest)
+    table.add_column(text(T("title"), lang), ratio=1, overflow="fold")
+    for column in (T("difficulty"), T("state")):
+        table.add_column(text(column, lang), no_wrap=True)
     for order, exercise_id, title, difficulty, state, *note in rows:
         shown = escape(title) + "".join(f" [yellow]({say(n, lang)})[/]" for n in note if n)
         table.add_row(str(order), exercise_id, shown, "★" * difficulty,

@@ -21,13 +21,14 @@ class Workspace:
     def file_for(self, exercise: Exercise) -> Path:
         return self.root / f"{exercise.id.replace('-', '_')}.py"
 
-    def ensure(self, exercise: Exercise) -> tuple[Path, bool]:
-        """The learner's file for `exercise`, created from the starter if missing; (path, created)."""
+    def ensure(self, exercise: Exercise, lang: str = "zh") -> tuple[Path, bool]:
+        """The learner's file for `exercise`, created from the starter (its comments in `lang`) if missing;
+        (path, created)."""
         path = self.file_for(exercise)
         if path.exists():
             return path, False
         self.root.mkdir(parents=True, exist_ok=True)
-        path.write_text(exercise.read(exercise.starter), encoding="utf-8")
+        path.write_text(exercise.code(exercise.starter, lang), encoding="utf-8")
         return path, True
 
     def _load(self) -> dict:

@@ -120,7 +120,7 @@ def _prose(text: str) -> bool:
     return sum(1 for token in text.split() if _WORD.match(token)) >= 3
 
 
-def _hint_lines(fragments: list[str]) -> str:
+def _hint_lines(fragments: list[str], values: dict[str, str] | None = None) -> str:
     """The registry's hints, one per line: it lists the string pieces of torch's source, where one hint may be
     split over several (a piece that ends in a space goes on with the next)."""
     lines, current = [], ""
@@ -130,26 +130,50 @@ def _hint_lines(fragments: list[str]) -> str:
             continue
         current += piece
         if not piece.endswith(" "):
-            lines.append(_plain(current))
+            lines.append(_plain(current, values))
             current = ""
     if current.strip():
-        lines.append(_plain(current))
+        lines.append(_plain(current, values))
     return "\n".join(line for line in lines if line)
 
 
-def _plain(text: str) -> str:
-    return _PLACEHOLDER.sub("…", text).strip().strip('"').strip()
+def _plain(text: str, values: dict[str, str] | None = None) -> str:
+    """A registry text with its `{placeholders}` filled from `values` (what this break's message said), the
+    others shown as "…": never a `{name}` of torch's source."""
+    found = values or {}
+    return _PLACEHOLDER.sub(lambda m: found.get(m.group(0), "…"), text).strip().strip('"').strip()
 
 
-def words(gb_id: str) -> PyTorchWords | None:
-    """What the registry says of `gb_id`, Chinese where the catalogue has it; None for an id it does not list."""
+def values_said(template: str, said: str) -> dict[str, str]:
+    """{placeholder: value} read from Dynamo's own message of a break (`said`), which is the registry's
+    `template` with its placeholders filled; empty where the message does not follow the template."""
+    names = _PLACEHOLDER.findall(template)
+    if not names or not said:
+        return {}
+    parts = _PLACEHOLDER.split(template)
+    pattern = "".join(re.escape(part) + (r"([^\n]{1,300}?)" if i < len(names) else "")
+                      for i, part in enumerate(parts))
+    match = re.search(pattern + r"[ \t]*(?:\n|$)", said)
+    if match is None:
+        return {}
+    found: dict[str, str] = {}
+    for name, value in zip(names, match.groups()):
+        found.setdefault(name, value.strip())
+    return found
+
+
+def words(gb_id: str, said: str = "") -> PyTorchWords | None:
+    """What the registry says of `gb_id`, Chinese where the catalogue has it; None for an id it does not list.
+    `said`: Dynamo's message of this break, which fills the registry's placeholders (the builtin's name, the
+    argument types)."""
     entry = _entry(gb_id)
     if not entry:
         return None
     title = entry.get("Gb_type", gb_id)
-    explanation = _plain(entry.get("Explanation", ""))
+    values = values_said(entry.get("Explanation", ""), said)
+    explanation = _plain(entry.get("Explanation", ""), values)
     explanation = explanation if _prose(explanation) else ""  # else an expression of torch's source
-    hints = _hint_lines(entry.get("Hints", []))
+    hints = _hint_lines(entry.get("Hints", []), values)
     zh = catalogue().get(gb_id)
     if zh is None:
         return PyTorchWords(gb_id=gb_id, title=title, explanation=explanation, hints=hints, url=url(gb_id))
@@ -168,5 +192,5 @@ def enrich(diagnostics: list) -> list:
     for diag in diagnostics:
         if isinstance(diag, GraphBreakDiagnostic) and diag.gb_id and diag.pytorch is None:
             if _ID.match(diag.gb_id):
-                diag.pytorch = words(diag.gb_id)
+                diag.pytorch = words(diag.gb_id, diag.reason)
     return diagnostics

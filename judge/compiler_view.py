@@ -57,9 +57,10 @@ class ViewBuilder:
                                           line=first.location.line if guard and first and first.location else None))
 
     def add_graph(self, body: dict, gm: torch.fx.GraphModule) -> None:
-        """A graph rebuilt from the runner's IR `body` (the same graph twice is shown once)."""
+        """A graph rebuilt from the runner's IR `body` (the same graph twice is shown once; a graph that computes
+        nothing, only handing its inputs back, is not shown: it has no line of the learner's to show)."""
         key = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
-        if key in self.graphs or len(self.graphs) >= MAX_GRAPHS:
+        if key in self.graphs or len(self.graphs) >= MAX_GRAPHS or not computes(gm):
             return
         self.graphs[key] = annotated(gm)
 
@@ -81,6 +82,11 @@ class ViewBuilder:
             return None
         return CompilerView(graphs=list(self.graphs.values()), recompiles=self.recompiles, guards=self.guards,
                             kernels=self.kernels, timeline=self.timeline, origins=self.origins)
+
+
+def computes(gm: torch.fx.GraphModule) -> bool:
+    """Whether the graph has an operation (not only placeholders and its output)."""
+    return any(node.op not in ("placeholder", "output", "get_attr") for node in gm.graph.nodes)
 
 
 def annotated(gm: torch.fx.GraphModule) -> CapturedGraph:

@@ -78,8 +78,12 @@ def test_what_torch_compile_does():
 
 
 class FormError(ValueError):
-    """The file's `__practice__` block (or a --call expression) is not of the declared form; the message says
-    what to write."""
+    """The file's `__practice__` block (or a --call expression) is not of the declared form; `message` (a T, in
+    every language) says what to write."""
+
+    def __init__(self, message: T):
+        super().__init__(str(message))
+        self.message = message
 
 
 class DoctorReport(Localized):
@@ -91,6 +95,9 @@ class DoctorReport(Localized):
     function: str = ""
     calls: int = Field(0, description="How many example calls were compiled and run.")
     summary: str = Field(description="One sentence: what was found.")
+    complete: bool = Field(False, description="Whether every example call ran to the end: only then does an empty "
+                                              "`breaks` or `recompiles` mean there was none (a run that stopped "
+                                              "early lists what it found before it stopped).")
     breaks: list[GraphBreakDiagnostic] = Field([], description="Every graph break, with the line and the id.")
     recompiles: list[GuardOrigin] = Field([], description="Each recompile's failing guard and the line behind it.")
     problem: ErrorDiagnostic | None = Field(None, description="Why the run stopped early (a load error, an error "
@@ -107,34 +114,48 @@ class DoctorReport(Localized):
     sandbox: str = ""
 
 
+def has_form(source: str) -> bool:
+    """Whether `source` assigns a `__practice__` block at its top level (of any form)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__practice__"
+                                                    for t in node.targets) for node in tree.body)
+
+
 def read_form(source: str) -> dict:
     """The `__practice__` block of `source`, checked; FormError says what to fix."""
     try:
         tree = ast.parse(source)
     except SyntaxError as exc:
-        raise FormError(f"line {exc.lineno}: syntax error: {exc.msg}") from None
+        raise FormError(T("line {line}: syntax error: {error}", line=exc.lineno, error=exc.msg)) from None
     found = [node for node in tree.body if isinstance(node, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id == "__practice__" for t in node.targets)]
     if not found:
-        raise FormError("the file has no __practice__ block: add __practice__ = {\"function\": \"NAME\", "
-                        "\"calls\": \"FUNCTION_RETURNING_CALLS\"}, or pass --call \"NAME(args...)\"")
+        raise FormError(T("the file has no `__practice__` block: add one at its end, e.g. `__practice__ = "
+                          "{{\"function\": \"NAME\", \"calls\": \"FUNCTION_RETURNING_CALLS\"}}`"))
+    line = found[-1].lineno
     try:
         form = ast.literal_eval(found[-1].value)
     except ValueError:
-        raise FormError(f"line {found[-1].lineno}: __practice__ must be a literal dict (strings, None, "
-                        "True/False), not computed") from None
+        raise FormError(T("line {line}: `__practice__` must be a literal dict (strings, None, True/False), not "
+                          "computed", line=line)) from None
     if not isinstance(form, dict) or not {"function", "calls"} <= set(form):
-        raise FormError(f"line {found[-1].lineno}: __practice__ needs \"function\" and \"calls\" (names of this file)")
+        raise FormError(T("line {line}: `__practice__` needs \"function\" and \"calls\" (names of this file)",
+                          line=line))
     unknown = set(form) - FORM_KEYS
     if unknown:
-        raise FormError(f"__practice__: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(FORM_KEYS))}")
+        raise FormError(T("`__practice__`: unknown key {key}; known: {known}", key=repr(sorted(unknown)[0]),
+                          known=", ".join(sorted(FORM_KEYS))))
     for key in ("function", "calls"):
         if not isinstance(form[key], str) or not form[key].isidentifier() or form[key].startswith("_"):
-            raise FormError(f"__practice__[{key!r}] must name a function of this file (not starting with _)")
+            raise FormError(T("`__practice__[{key}]` must name a function of this file (not starting with _)",
+                              key=repr(key)))
     if form.get("dynamic") not in (None, True, False):
-        raise FormError("__practice__['dynamic'] must be None, True or False")
+        raise FormError(T("`__practice__['dynamic']` must be None, True or False"))
     if not isinstance(form.get("inductor", True), bool):
-        raise FormError("__practice__['inductor'] must be True or False")
+        raise FormError(T("`__practice__['inductor']` must be True or False"))
     return {"function": form["function"], "calls": form["calls"], "dynamic": form.get("dynamic"),
             "inductor": form.get("inductor", True)}
 
@@ -146,15 +167,18 @@ def with_calls(source: str, calls: list[str], *, inductor: bool = True) -> str:
         try:
             node = ast.parse(text, mode="eval").body
         except SyntaxError as exc:
-            raise FormError(f"--call {text!r}: not a Python expression ({exc.msg})") from None
+            raise FormError(T("--call {call}: not a Python expression ({error})", call=repr(text), error=exc.msg)) \
+                from None
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
-            raise FormError(f"--call {text!r}: write a call of a function of the file, e.g. step(torch.randn(8), 2)")
+            raise FormError(T("--call {call}: write a call of a function of the file, e.g. "
+                              "`step(torch.randn(8), 2)`", call=repr(text)))
         if node.keywords:
-            raise FormError(f"--call {text!r}: pass the arguments by position (keywords are not supported)")
+            raise FormError(T("--call {call}: pass the arguments by position (keywords are not supported)",
+                              call=repr(text)))
         names.add(node.func.id)
         tuples.append("(" + "".join(ast.unparse(a) + ", " for a in node.args) + ")")
     if len(names) != 1:
-        raise FormError("--call: every call must call the same function")
+        raise FormError(T("--call: every call must call the same function"))
     name = names.pop()
     return (source.rstrip("\n") + "\n\n\ndef practice_calls():  # written by `practice doctor --call`\n"
             "    import torch  # noqa: F401\n\n    return [" + ", ".join(tuples) + "]\n\n\n"
@@ -183,7 +207,7 @@ def doctor(source: str, *, sandbox=None, filename: str = "playground.py", limits
     try:
         form = read_form(source)
     except FormError as exc:
-        return _stopped(T("The file is not of the playground's form: `{error}`", error=str(exc)))
+        return _stopped(T("The file is not of the playground's form: {error}", error=exc.message))
     sandbox = sandbox or make_sandbox("none")
     runner_job, verifier_job = make_jobs(source, form, filename, limits)
     emit = on_event or (lambda event: None)
@@ -220,7 +244,7 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
 
     report = DoctorReport(function=form["function"], summary="", compiler=graded.compiler,
                           breaks=valid(GraphBreakDiagnostic, findings.get("breaks")),
-                          recompiles=valid(GuardOrigin, findings.get("origins")),
+                          recompiles=once(valid(GuardOrigin, findings.get("origins"))),
                           calls=findings.get("calls") if isinstance(findings.get("calls"), int) else 0,
                           notes=[str(n)[:300] for n in findings.get("notes", [])[:10]]
                           if isinstance(findings.get("notes"), list) else [],
@@ -252,7 +276,22 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
     report.set_text("summary", T("{calls} call(s) compiled into {graphs} graph(s): {breaks} graph break(s), "
                                  "{recompiles} recompile(s).", calls=report.calls, graphs=compiles,
                                  breaks=len(report.breaks), recompiles=len(report.recompiles)))
+    report.complete = True
     return report
+
+
+def once(origins: list[GuardOrigin]) -> list[GuardOrigin]:
+    """Each failing guard once per line of yours, with how many times it failed (`count`): later calls report the
+    guards of every cached compile again, which are the same findings."""
+    found: dict[tuple, GuardOrigin] = {}
+    for origin in origins:
+        where = (origin.location.file, origin.location.line) if origin.location else None
+        key = (origin.guard, where)
+        if key in found:
+            found[key].count += origin.count
+        else:
+            found[key] = origin.model_copy()
+    return list(found.values())
 
 
 def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> DoctorReport:
@@ -262,4 +301,4 @@ def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> DoctorRep
     return report
 
 
-__all__ = ["DoctorReport", "FormError", "PLAYGROUND_ID", "doctor", "read_form", "with_calls"]
+__all__ = ["DoctorReport", "FormError", "PLAYGROUND_ID", "doctor", "has_form", "read_form", "with_calls"]

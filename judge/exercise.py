@@ -227,6 +227,12 @@ class Exercise(_Strict):
     def read(self, rel: str) -> str:
         return (self.root / rel).read_text(encoding="utf-8")
 
+    def code(self, rel: str, lang: str) -> str:
+        """A code file shown to the learner (starter, reference), its comments in `lang` (judge/comments.py)."""
+        from judge.comments import in_language
+
+        return in_language(self.read(rel), lang)
+
     def test_files(self) -> list[str]:
         """Hidden test files relative to the folder, in a stable order."""
         if self.tests:

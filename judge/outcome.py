@@ -24,6 +24,7 @@ from judge.report import (
     Report,
     SourceLocation,
     Verdict,
+    mark_repeats,
 )
 from sandbox.base import RunOutcome
 
@@ -89,6 +90,7 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
     """The report of one grading: the runner's limits and load errors first, then the verifier's checks."""
     verified = read_verifier(job.nonce, verifier.messages)
     checks = verified.checks
+    mark_repeats(checks)  # one finding shown once, by every front-end
     report = Report(exercise_id=job.exercise_id, verdict=Verdict.INTERNAL_ERROR, summary="", checks=checks,
                     stdout=runner.stdout, stderr=runner.stderr, output_truncated=runner.output_exceeded,
                     duration_s=round(max(verifier.duration_s, runner.duration_s), 3), sandbox=sandbox_name)

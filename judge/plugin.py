@@ -96,12 +96,25 @@ def _first_lines(text: str, n: int = 4) -> str:
 
 
 def title_of(function) -> T | str:
-    """A hidden test's title from its docstring: the first line in English, a line `zh: ...` in Chinese."""
+    """A hidden test's title from its docstring: its first paragraph in English (up to a blank line or the
+    `zh:` line, its lines joined: a title wrapped over two lines is one title), the `zh: ...` paragraph in
+    Chinese."""
     lines = [line.strip() for line in (getattr(function, "__doc__", None) or "").strip().splitlines()]
     if not lines or not lines[0]:
         return ""
-    zh = next((line[3:].strip() for line in lines[1:] if line.startswith("zh:")), None)
-    return T(lines[0], zh=zh) if zh else lines[0]
+
+    def paragraph(start: int) -> str:
+        taken = []
+        for line in lines[start:]:
+            if not line or (taken and line.startswith("zh:")):
+                break
+            taken.append(line)
+        return " ".join(taken)
+
+    en = paragraph(0)
+    at = next((i for i, line in enumerate(lines) if i and line.startswith("zh:")), None)
+    zh = paragraph(at)[3:].strip() if at is not None else None
+    return T(en, zh=zh) if zh else en
 
 
 class SilentTerminal:

@@ -7,6 +7,7 @@ field does not need a bump.
 
 from __future__ import annotations
 
+import json
 from enum import Enum
 from typing import Annotated, ClassVar, Literal, TypeVar
 
@@ -215,6 +216,8 @@ class GuardOrigin(Localized):
     kind: Literal["value", "static_size", "zero_one", "duck", "size_branch", "type", "other"] = "other"
     location: SourceLocation | None = Field(None, description="The learner's line that added the guard.")
     explanation: str = Field("", description="What this kind of guard means, for a learner.")
+    count: int = Field(1, description="How many times this guard failed from this line (in different calls or "
+                                      "compiles); the finding is shown once.")
 
 
 class RecompileDiagnostic(Localized):
@@ -375,10 +378,41 @@ class CheckResult(Localized):
     properties: dict[str, int | float | str] = Field(
         {}, description="Facts the check records to make its verdict reproducible, e.g. a search's seed and "
                         "budget (pytest's record_property).")
+    same_as: str = Field("", description="The name of an earlier failed check whose finding (the same graph break, "
+                                         "recompile or error) this failure repeats: front-ends show the finding once "
+                                         "and point to that check here. Empty: a finding of its own.")
     learner_process: str = Field(
         "", description="Set when the check, passed, rests on a fact the learner's own process reported (so it "
                         "cannot rule out forgery): which fact, and why nothing outside that process can observe it "
                         "(docs/security.md lists every such check). Empty: decided outside the learner's process.")
+
+
+def finding_of(check: CheckResult) -> str:
+    """What a failed check found, as a key: two checks with the same key failed for the same reason, whatever
+    each check's own words (the same graph break at the same line, the same failing guard, the same error)."""
+    if not check.diagnostics:
+        return json.dumps(["message", check.message])
+    keys = []
+    for diag in check.diagnostics:
+        if isinstance(diag, GraphBreakDiagnostic):
+            where = diag.location.model_dump(mode="json") if diag.location else None
+            keys.append(["graph_break", diag.gb_id, where, diag.reason.splitlines()[0] if diag.reason else ""])
+        else:
+            keys.append(diag.model_dump(mode="json", exclude={"translations"}))
+    return json.dumps(keys, sort_keys=True, default=str)
+
+
+def mark_repeats(checks: list[CheckResult]) -> None:
+    """Set `same_as` on each failed check whose finding an earlier failed check already has."""
+    first: dict[str, str] = {}
+    for check in checks:
+        if check.passed:
+            continue
+        key = finding_of(check)
+        if key in first:
+            check.same_as = first[key]
+        else:
+            first[key] = check.name
 
 
 class Report(Localized):

@@ -109,6 +109,8 @@ def report_html(report: Report, source: str, lang: str, *, hints: list[str] = ()
             text(T("{index}: expected {expected}, got {actual}", index=m.index, expected=m.expected,
                    actual=m.actual), lang) for m in d.first_mismatches[:3])
 
+    from cli.render import same_failure_as
+
     helpers = dict(words=said, cell_line=lambda n: text(words.at_line(n), lang), quote=quote,
         mismatch_label=mismatch_label, mismatch_rows=mismatch_rows)
     diagnostics_template = _ENV.get_template("diagnostics.html")
@@ -121,7 +123,8 @@ def report_html(report: Report, source: str, lang: str, *, hints: list[str] = ()
     seen: set[str] = set()
     checks, first = [], shown.first_failure()
     for check in shown.checks:
-        same = not check.passed and check.message in seen
+        same = "" if check.passed else text(same_failure_as(check.same_as), lang) if check.same_as \
+            else said["same_failure"] if check.message in seen else ""
         seen.add(check.message)
         checks.append((check, same, first is not None and check is not first))
     summary_repeats = bool(first and first.message and shown.summary.endswith(first.message))

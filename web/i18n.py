@@ -65,6 +65,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "load_code": N_("Load this code"),
     "load_confirm": N_("Replace the editor's code with this submission?"),
     "search_seed": N_("search seed {seed}, {examples} examples"),
+    "search_seed_only": N_("search seed {seed}"),
     "compiler_view": N_("What the compiler made of your code"),
     "graph_n": N_("Graph {n}"),
     "from_lines": N_("from your lines {lines}"),
@@ -118,6 +119,8 @@ SCRIPT_STRINGS: dict[str, str] = {
     "playground_running": N_("Compiling your function on its example calls…"),
     "playground_notes": N_("Notes"),
     "playground_cost": N_("Cost"),
+    "same_failure_as": N_("(the same failure as {check})"),
+    "times_n": N_("×{n}"),
 }
 
 def pick_lang(value: str | None) -> str:

@@ -11,12 +11,13 @@ from fastapi.templating import Jinja2Templates
 from web.api import learner, state_of
 from web.cost_api import offered as cost_offered
 from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
-from web.render import markdown_html, pygments_css
+from web.render import inline_code, markdown_html, pygments_css
 from web.standing import learner_course
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 install(templates.env)
+templates.env.filters["code"] = inline_code  # `code` spans of a message or a sentence as <code>
 LANG_COOKIE = "practice_lang"
 
 
@@ -72,9 +73,9 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "statement_html": markdown_html(exercise.statement_text(lang)),
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
         "history": store.history(who, exercise.id),
-        "reference": exercise.read(exercise.reference) if accepted else None,
+        "reference": exercise.code(exercise.reference, lang) if accepted else None,
         **grader_notices(request, exercise),
-        "boot": {"exercise_id": exercise.id, "starter": exercise.read(exercise.starter), "accepted": accepted,
+        "boot": {"exercise_id": exercise.id, "starter": exercise.code(exercise.starter, lang), "accepted": accepted,
                  "lang": lang,
                  "raw_output_chars": request.app.state.settings.raw_output_chars,
                  "cost_on_demand": cost_offered(exercise, request.app.state.queue_kind),

@@ -25,13 +25,13 @@ EXAMPLE = '''import torch
 
 
 def step(x, n):
-    h = x * n                    # a Python int: Dynamo makes it a constant of the graph
-    if h.sum() > 0:              # a Python branch on a tensor's value
+    h = x * n                    # Python 的 int 是图里的常量  # en: a Python int: a constant of the graph
+    if h.sum() > 0:              # 按张量的值走 Python 分支  # en: a Python branch on a tensor's value
         h = h - 1
     return torch.relu(h)
 
 
-def example_calls():             # the calls to compile and run, in order: a list of argument tuples
+def example_calls():             # 依次编译并运行的调用：参数元组的列表  # en: the calls, in order: argument tuples
     return [(torch.randn(8), 2), (torch.randn(8), 3)]
 
 
@@ -74,8 +74,9 @@ def _sandbox(runs: PlaygroundRuns, name: str):
         return runs.sandbox
 
 
-def starter_form(exercise) -> str:
-    """An exercise's starter with a `__practice__` block to fill in (example inputs from its contract)."""
+def starter_form(exercise, lang: str = "zh") -> str:
+    """An exercise's starter (its comments in `lang`) with a `__practice__` block to fill in (example inputs from
+    its contract)."""
     calls, note = "()", "  # each call: a tuple of the arguments, e.g. (torch.randn(4, 8),)"
     if exercise.contract:
         note = ""
@@ -87,17 +88,19 @@ def starter_form(exercise) -> str:
             args.append(f"torch.randint(0, 4, ({shape},), dtype={dtype})" if dtype and dtype != "torch.bool"
                         else f"torch.rand({shape}) > 0.5" if dtype else f"torch.randn({shape})")
         calls = "(" + "".join(a + ", " for a in args) + ")"
-    return (exercise.read(exercise.starter).rstrip("\n") + "\n\n\ndef example_calls():\n    return [" + calls
+    return (exercise.code(exercise.starter, lang).rstrip("\n") + "\n\n\ndef example_calls():\n    return [" + calls
             + "]" + note + "\n\n\n__practice__ = {\"function\": " + repr(exercise.entry_point)
             + ", \"calls\": \"example_calls\", \"inductor\": True}\n")
 
 
 @router.get("/playground", response_class=HTMLResponse, include_in_schema=False)
 def playground_page(request: Request, exercise: str | None = None) -> HTMLResponse:
-    from web.pages import page
+    from web.pages import lang_of, page
 
     found = request.app.state.course.get(exercise) if exercise else None
-    source = starter_form(found) if found is not None else EXAMPLE
+    from judge.comments import in_language
+
+    source = starter_form(found, lang_of(request)) if found is not None else in_language(EXAMPLE, lang_of(request))
     return page(request, "playground.html", {"exercise": found, "runs_here": runs_here(request),
                                              "on_workers": ON_WORKERS, "boot": {
         "source": source, "draft_key": f"playground:{found.id}" if found else "playground",

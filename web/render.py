@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import get_lexer_by_name
@@ -29,6 +30,15 @@ _MD = MarkdownIt("commonmark", {"html": False, "highlight": _highlight, "linkify
 def markdown_html(text: str) -> str:
     """A statement as HTML; code fences are highlighted (python when no language is given)."""
     return _MD.render(text)
+
+
+def inline_code(text) -> Markup:
+    """A judge message or a UI sentence as HTML: each `code` span a <code>, the rest escaped. Text whose backticks
+    do not pair (cut short, say) is shown as written."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:
+        return escape(str(text))
+    return Markup("").join(Markup("<code>{}</code>").format(p) if i % 2 else escape(p) for i, p in enumerate(parts))
 
 
 def pygments_css() -> str:

@@ -8,6 +8,8 @@
   the client gets 408 and the connection is closed.
 - The access log names each request's path; a sign-in link's path is a credential (`/signin/link/TOKEN`), so
   `RedactSecrets` writes it as `/signin/link/<redacted>` (and any `token` query value likewise).
+- A load balancer or a container runtime polls `/healthz` every few seconds: `QuietHealthz` leaves its answered
+  polls out of the access log (a failing one, status 400 or more, is still logged).
 """
 
 from __future__ import annotations
@@ -45,11 +47,23 @@ class RedactSecrets(logging.Filter):
         return True
 
 
+class QuietHealthz(logging.Filter):
+    """On uvicorn's access logger: drops the lines of `/healthz` polls that were answered (status below 400)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 5 and isinstance(args[2], str):
+            path = args[2].split("?", 1)[0]
+            return not (path == "/healthz" and isinstance(args[4], int) and args[4] < 400)
+        return True
+
+
 def log_config() -> dict:
-    """uvicorn's logging configuration with `RedactSecrets` on the access logger."""
+    """uvicorn's logging configuration with `QuietHealthz` and `RedactSecrets` on the access logger."""
     config = copy.deepcopy(LOGGING_CONFIG)
     config.setdefault("filters", {})["redact_secrets"] = {"()": RedactSecrets}
-    config["loggers"]["uvicorn.access"]["filters"] = ["redact_secrets"]
+    config["filters"]["quiet_healthz"] = {"()": QuietHealthz}
+    config["loggers"]["uvicorn.access"]["filters"] = ["quiet_healthz", "redact_secrets"]
     return config
 
 

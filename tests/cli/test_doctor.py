@@ -11,7 +11,8 @@ from rich.console import Console
 
 from cli.doctor import print_doctor
 from cli.main import cli
-from judge.doctor import FormError, doctor as doctor_run, read_form, with_calls
+from judge.doctor import DoctorReport, FormError, doctor as doctor_run, read_form, with_calls
+from judge.report import localized
 
 FILES = Path(__file__).parent / "doctor_files"
 ENV = {"COLUMNS": "200"}
@@ -45,7 +46,7 @@ def reports(local):
 def test_a_graph_break_in_a_loop(reports, local, tmp_path):
     report = reports["loop_break"]
     text = printed(report, "en")
-    assert "1. line 7 (`print(\"step\", i)`)  GB0059" in text
+    assert "1. line 7 (print(\"step\", i))  GB0059" in text  # the code span styled, without its backticks
     assert "PyTorch says Failed to trace builtin operator" in text and "reorderable_logging_functions" in text
     assert "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0059.html" in text
     zh = printed(report, "zh")
@@ -72,7 +73,7 @@ def test_a_graph_break_in_a_loop(reports, local, tmp_path):
 @pytest.mark.slow
 def test_a_recompile_from_a_changing_python_int(reports):
     text = printed(reports["changing_int"], "en")
-    assert "1. `n == 2` ← line 6 (`return h * n`)" in text
+    assert "1. n == 2 ← line 6 (return h * n)" in text
     assert "a Python number or flag is a constant of the graph" in text
     rows = [line for line in text.splitlines() if line.startswith("│ ")]
     assert [row.split("│")[3].strip() for row in rows] == ["1", "1", "0"]  # compiled again once, for n = 3
@@ -114,10 +115,12 @@ def test_call_writes_the_form_for_a_file_without_one(tmp_path, local):
     report = json.loads(console.export_text())
     assert status == 0, report["summary"]
     assert report["calls"] == 2 and report["recompiles"][0]["location"]["line"] == 4
+    assert read_form(path.read_text()) == {"function": "f", "calls": "practice_calls", "dynamic": None,
+                                           "inductor": True}  # written into the file, as docs/playground.md says
 
 
 @pytest.mark.parametrize("source, message", [
-    ("def f(x):\n    return x\n", "no __practice__ block"),
+    ("def f(x):\n    return x\n", "no `__practice__` block"),
     ("__practice__ = dict(function='f')\n", "must be a literal dict"),
     ("__practice__ = {'function': 'f'}\n", "needs \"function\" and \"calls\""),
     ("__practice__ = {'function': 'f', 'calls': 'c', 'fullgraph': True}\n", "unknown key 'fullgraph'"),
@@ -134,7 +137,8 @@ def test_the_form_is_reported_without_running_anything(tmp_path):
     path.write_text("raise SystemExit('never imported')\n")
     result = doctor(path, "--json")
     report = json.loads(result.output)
-    assert result.exit_code == 1 and "no __practice__ block" in report["summary"] and report["calls"] == 0
+    assert result.exit_code == 1 and "no `__practice__` block" in report["summary"] and report["calls"] == 0
+    assert report["complete"] is False
 
 
 @pytest.mark.parametrize("calls, message", [
@@ -149,3 +153,65 @@ def test_bad_call_expressions_are_usage_errors(tmp_path, calls, message):
     args = [a for c in calls for a in ("--call", c)]
     result = CliRunner().invoke(cli, ["doctor", str(path), *args], env=ENV)  # refused before anything runs
     assert result.exit_code == 2 and message in result.output
+
+
+NO_BLOCK = "import torch\n\n\ndef step(x, n):\n    return x * n\n"
+ALL_CLEAR = ("No graph break", "No recompile", "没有 graph break", "没有重新编译", "nothing compiled",
+             "没有编译任何东西")
+
+
+@pytest.mark.parametrize("lang, words", [("en", "no `__practice__` block"), ("zh", "没有 `__practice__` 块")])
+def test_a_file_without_the_form_is_told_what_to_add_and_nothing_else(tmp_path, lang, words):
+    path = tmp_path / "mine.py"
+    path.write_text(NO_BLOCK)
+    report = doctor_run(NO_BLOCK)
+    assert report.problem is not None and not report.complete
+    assert words in localized(report, lang).summary
+    shown = printed(report, lang)
+    assert not [w for w in ALL_CLEAR if w in shown], shown  # nothing ran: no result follows the error
+    assert shown.count("__practice__ = ") == 1  # the fix, said once (not again as "the run stopped")
+    result = doctor(path, "--lang", lang)
+    assert result.exit_code == 1 and not [w for w in ALL_CLEAR if w in result.output], result.output
+    assert f'doctor {path} --call "NAME(ARGUMENTS)"' in result.output  # the terminal can write the block
+
+
+def test_a_run_that_stopped_early_shows_what_it_found_and_no_all_clear():
+    from judge.report import ErrorDiagnostic, GraphBreakDiagnostic
+
+    stopped = DoctorReport(summary="Your code stopped the run: boom", problem=ErrorDiagnostic(
+        exc_type="RuntimeError", message="boom"), breaks=[GraphBreakDiagnostic(reason="a print", explanation="x")])
+    shown = printed(stopped, "en")
+    assert "Graph breaks" in shown and "1. a line outside your file" in shown  # what it found before it stopped
+    assert "No recompile" not in shown and "Recompiles" not in shown
+    done = printed(DoctorReport(summary="2 call(s) compiled", complete=True), "en")
+    assert "No graph break" in done and "No recompile" in done  # measured: every call ran
+
+
+def test_call_writes_the_block_into_a_file_that_has_none_only(tmp_path):
+    from cli.doctor import write_calls
+
+    path = tmp_path / "mine.py"
+    path.write_text(NO_BLOCK)
+    source, written = write_calls(path, NO_BLOCK, ["step(torch.randn(8), 2)", "step(torch.randn(8), 3)"])
+    assert written and path.read_text() == source and source.startswith(NO_BLOCK)
+    assert read_form(source)["function"] == "step"
+    again = path.read_text()
+    source, written = write_calls(path, again, ["step(torch.randn(8), 4)"])
+    assert not written and path.read_text() == again and "torch.randn(8), 4" in source  # the file kept
+    with pytest.raises(FormError):
+        write_calls(path, NO_BLOCK, ["step(x=1)"])
+    assert path.read_text() == again  # a bad call writes nothing
+
+
+def test_the_web_playground_says_what_to_add_in_the_page_language_without_the_cli_flag(tmp_path):
+    from web.app import create_app
+    from web.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=Path(__file__).parents[1] / "web" / "fixtures" /
+                        "course", sandbox="none", allow_unsandboxed=True, workers=1, secret_key="doctor",
+                        database_url=f"sqlite:///{tmp_path}/db.sqlite", queue="embedded")
+    with TestClient(create_app(settings), base_url="http://testserver") as client:
+        zh = client.post("/api/playground?lang=zh", json={"source": NO_BLOCK}).json()
+        en = client.post("/api/playground?lang=en", json={"source": NO_BLOCK}).json()
+    assert zh["complete"] is False and "没有 `__practice__` 块" in zh["summary"] and "--call" not in zh["summary"]
+    assert "no `__practice__` block" in en["summary"] and "--call" not in en["summary"]

@@ -230,3 +230,23 @@ def test_the_password_prompt_asks_twice(tmp_path):
     result = CliRunner().invoke(cli, ["admin", "add-instructor", "dana", "--database-url", url],
                                 input="first password\nother password\nfirst password\nfirst password\n")
     assert result.exit_code == 0 and "do not match" in result.output.lower(), result.output
+
+
+def test_a_password_too_short_is_refused_before_it_is_asked_again(tmp_path):
+    url = f"sqlite:///{tmp_path / 'class.db'}"
+    result = CliRunner().invoke(cli, ["admin", "add-instructor", "erin", "--database-url", url],
+                                input="abc\nlong enough horse\nlong enough horse\n")
+    assert result.exit_code == 0, result.output
+    said = result.output
+    assert "too short" in said and said.index("too short") < said.lower().index("repeat")  # before the second entry
+    assert said.lower().count("repeat") == 1
+
+
+@pytest.mark.parametrize("argv0, typed", [("practice/judge.py", "python practice/judge.py graph-break-step"),
+                                          ("/venv/bin/practice", "practice graph-break-step")])
+def test_show_cost_before_grading_names_the_command_the_learner_ran(tmp_path, monkeypatch, argv0, typed):
+    import sys
+
+    monkeypatch.setattr(sys, "argv", [argv0, "show", "graph-break-step", "--cost"])
+    result = learner("en", "show", "graph-break-step", "--cost", workspace=tmp_path / "ws")
+    assert result.exit_code == 1 and f"run {typed} first" in " ".join(result.output.split()), result.output

@@ -48,13 +48,22 @@
   function draw(report) {
     const marks = [];
     const parts = [el("p", {class: "summary"}, prose(report.summary))];
-    if (report.problem) parts.push(el("div", {class: "pg-problem"}, el("h3", {}, T.playground_stopped),
+    // The problem's own words, unless the summary says all there is (a file not of the form)
+    const said = report.problem && report.problem.message && report.summary.includes(report.problem.message) &&
+      !report.problem.location && !report.problem.traceback;
+    if (report.problem && !said) parts.push(el("div", {class: "pg-problem"}, el("h3", {}, T.playground_stopped),
                                       R.diagnostic(report.problem, marks, report.summary)));
-    parts.push(section(T.playground_breaks, report.breaks.map((d) => R.diagnostic(d, marks, "")),
-                       T.playground_no_breaks));
-    parts.push(section(T.playground_recompiles, report.recompiles.map((o) => R.origin(o)), T.playground_no_recompiles));
+    // A run that stopped early measured only what it found before it stopped: no all-clear after an error.
+    if (report.breaks.length || report.complete) {
+      parts.push(section(T.playground_breaks, report.breaks.map((d) => R.diagnostic(d, marks, "")),
+                         T.playground_no_breaks));
+    }
+    if (report.recompiles.length || report.complete) {
+      parts.push(section(T.playground_recompiles, report.recompiles.map((o) => R.origin(o)),
+                         T.playground_no_recompiles));
+    }
     if (report.notes.length) parts.push(section(T.playground_notes, [el("ul", {}, report.notes.map((n) => el("li", {}, n)))], ""));
-    if (report.compiler) {
+    if (report.compiler && (report.complete || report.compiler.graphs.length)) {
       const view = R.compilerView(report.compiler);
       view.open = true;
       parts.push(view);

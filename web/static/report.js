@@ -54,6 +54,11 @@
       const trust = check.learner_process ? el("p", {class: "trust small"}, el("strong", {}, T.learner_process),
                                                " ", prose(check.learner_process)) : null;
       if (!full || check.passed) { item.append(head); if (trust) item.append(trust); return item; }
+      // The same finding as an earlier check (judge.report.mark_repeats): shown once, there.
+      if (check.same_as) {
+        item.append(head, el("p", {class: "muted small same-as"}, fmt(T.same_failure_as, {check: check.same_as})));
+        return item;
+      }
       const body = [check.message ? el("p", {class: "message"}, prose(check.message)) : null,
                     ...check.diagnostics.map((d) => diagnostic(d, marks, check.message))].filter(Boolean);
       if (trust) body.unshift(trust);
@@ -65,8 +70,10 @@
     // A search's seed and budget: with them, the same verdict comes again.
     function seed(properties) {
       if (!properties || properties.seed === undefined) return null;
-      return el("span", {class: "muted small seed"}, fmt(T.search_seed, {seed: properties.seed,
-                                                                          examples: properties.examples ?? "?"}));
+      const counted = properties.examples !== undefined && properties.examples !== null;
+      return el("span", {class: "muted small seed"}, counted ? fmt(T.search_seed, {seed: properties.seed,
+                                                                                   examples: properties.examples})
+                                                             : fmt(T.search_seed_only, {seed: properties.seed}));
     }
 
     // Parametrized checks share a title; their name's [case] tells them apart.
@@ -140,7 +147,9 @@
     // Where a failed guard came from: the learner's line, and what kind of specialisation it is.
     function origin(o) {
       return el("div", {class: "guard-origin"},
-        el("p", {}, el("strong", {}, T.guard_added_at + " "), el("code", {}, o.guard)), where(o.location),
+        el("p", {}, el("strong", {}, T.guard_added_at + " "), el("code", {}, o.guard),
+           o.count > 1 ? el("span", {class: "muted small times"}, " " + fmt(T.times_n, {n: o.count})) : null),
+        where(o.location),
         o.explanation ? el("p", {}, prose(o.explanation)) : null);
     }
 

@@ -43,7 +43,7 @@ def warm_playground(live, local):
 
 @pytest.mark.parametrize("lang, link, breaks, pytorch", [
     ("en", "Try this in the playground", "Graph breaks", "PyTorch says:"),
-    ("zh", "在试验场里试试", "Graph break", "PyTorch 的说法："),
+    ("zh", "在试验场里试试", "图中断", "PyTorch 的说法："),
 ])
 def test_run_the_example_from_an_exercise_page(browser, live, page_errors, lang, link, breaks, pytorch):
     context, page = open_page(browser, page_errors, width=1400, height=1000)
