@@ -169,10 +169,9 @@ def playground_flood(args, data: Path) -> None:
         if "practice_learner" not in learner.cookies:
             raise Failed("GET /exercises/add-one gave no learner cookie")
         if not args.stand_in_runs:  # a first run starts the sandbox's processes: not part of the flood
-            warm = learner.post("/api/playground", json={"source": held_run(0)})
-            if warm.status_code != 200:
-                raise Failed(f"a first playground run answered {warm.status_code}: {warm.text[:300]}")
+            own_run(learner, 0)
         idle = probe(learner, args.probes)
+        idle_run = own_run(learner, args.hold)
         admission = app.state.admission
         stop, answers, lock = threading.Event(), Counter(), threading.Lock()
         clients = [threading.Thread(target=flood_client, daemon=True,
@@ -189,18 +188,32 @@ def playground_flood(args, data: Path) -> None:
         loaded = probe(learner, args.probes, args.seconds)
         elapsed = time.perf_counter() - started
         waiting, dropped = admission.waiting(FLOOD), admission.dropped
+        loaded_run = own_run(learner, args.hold)  # slots go round-robin between addresses: the next one is ours
         stop.set()
         for client in clients:
             client.join(30)
+        own_run(learner, 0)  # the flood's waiting runs were dropped with their clients: this one waits only for the
+        # run in the slot, so the server stops with none running
     for path in PROBES:
         print(figures(f"   {path:20} no flood", idle[path]))
         print(figures(f"   {path:20} flooded ", loaded[path]))
+    print(f"   {OTHER}'s own playground run ({args.hold:g} s held): no flood {idle_run:6.2f} s, flooded "
+          f"{loaded_run:6.2f} s")
     print(f"   the flooded probes took {elapsed:.1f} s; then {waiting} of the flood's runs were waiting for the slot")
     print("   the flood's answers (status, Retry-After):")
     for (status, retry, detail), count in sorted(answers.items()):
         print(f"     {status:>4}  Retry-After {retry:>3}  {detail:44}: {count}")
     print(f"   runs the server dropped because their client went away: {dropped} while probing, "
           f"{admission.dropped} in all")
+
+
+def own_run(client: httpx.Client, hold: float) -> float:
+    """Seconds of one playground run of the learner of `client`, its file holding the slot `hold` s."""
+    started = time.perf_counter()
+    response = client.post("/api/playground", json={"source": held_run(hold)})
+    if response.status_code != 200:
+        raise Failed(f"the other address's playground run answered {response.status_code}: {response.text[:300]}")
+    return time.perf_counter() - started
 
 
 def time_to_verdict(client: httpx.Client, timeout: float) -> tuple[float, str]:
@@ -277,7 +290,7 @@ def main() -> None:
     parser.add_argument("--small", action="store_true", help="10 runs, 5 probes, stand-in runs: for the test suite")
     args = parser.parse_args()
     if args.small:
-        args.runs, args.share, args.probes, args.seconds, args.stand_in_runs = 10, 4, 5, 4.0, True
+        args.runs, args.share, args.probes, args.seconds, args.hold, args.stand_in_runs = 10, 4, 5, 4.0, 1.0, True
         args.submissions, args.grading_seconds = 20, 0.2
     if args.stand_in_runs:
         stand_in_doctor(args.hold)

@@ -36,8 +36,8 @@ SMALL_MODES = {
     "signin_flood-small": (["signin_flood.py", "--small"], ["/healthz", "/static/style.css"], []),
     "class_flood-small": (["class_flood.py", "--small"],
                           ["/healthz             flooded", "/static/style.css    flooded",
-                           "/exercises/add-one   flooded", "429  Retry-After", "runs the server dropped",
-                           "other address, time to verdict", "CLASS FLOOD OK"], []),
+                           "/exercises/add-one   flooded", "own playground run", "429  Retry-After",
+                           "runs the server dropped", "other address, time to verdict", "CLASS FLOOD OK"], []),
 }
 
 
