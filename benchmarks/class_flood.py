@@ -200,11 +200,23 @@ def playground_flood(args, data: Path) -> None:
     print(f"   {OTHER}'s own playground run ({args.hold:g} s held): no flood {idle_run:6.2f} s, flooded "
           f"{loaded_run:6.2f} s")
     print(f"   the flooded probes took {elapsed:.1f} s; then {waiting} of the flood's runs were waiting for the slot")
-    print("   the flood's answers (status, Retry-After):")
-    for (status, retry, detail), count in sorted(answers.items()):
-        print(f"     {status:>4}  Retry-After {retry:>3}  {detail:44}: {count}")
+    print("   the flood's answers:")
+    print_answers(answers)
     print(f"   runs the server dropped because their client went away: {dropped} while probing, "
           f"{admission.dropped} in all")
+
+
+def print_answers(answers: Counter) -> None:
+    """One line per (status, what the answer said), with the range of its Retry-After values."""
+    lines: dict[tuple[str, str], list] = {}
+    for (status, retry, detail), count in answers.items():
+        line = lines.setdefault((status, detail), [0, set()])
+        line[0] += count
+        if retry != "-":
+            line[1].add(int(retry))
+    for (status, detail), (count, retries) in sorted(lines.items()):
+        retry = (f"{min(retries)}-{max(retries)} s" if len(retries) > 1 else f"{min(retries)} s") if retries else "-"
+        print(f"     {status:>4}  Retry-After {retry:>8}  {detail:44}: {count}")
 
 
 def own_run(client: httpx.Client, hold: float) -> float:
@@ -262,15 +274,14 @@ def queue_flood(args, data: Path) -> None:
         for _ in range(args.submissions):
             flood.cookies.clear()  # each one a new learner
             response = flood.post(SUBMIT, json={"source": CORRECT})
-            reason = response.json().get("detail", "")[:40] if response.status_code != 202 else ""
-            answers[(response.status_code, response.headers.get("retry-after", "-"), reason)] += 1
+            reason = response.json().get("detail", "")[:40] + "..." if response.status_code != 202 else ""
+            answers[(str(response.status_code), response.headers.get("retry-after", "-"), reason)] += 1
         queued = app.state.store.count("queued")
         loaded, loaded_verdict = time_to_verdict(other, timeout)
-    print(f"   the flood's answers: {sum(n for (s, _, _), n in answers.items() if s == 202)} accepted, "
-          f"{sum(n for (s, _, _), n in answers.items() if s != 202)} refused; {queued} waiting when the other "
+    print(f"   the flood's answers: {sum(n for (s, _, _), n in answers.items() if s == '202')} accepted, "
+          f"{sum(n for (s, _, _), n in answers.items() if s != '202')} refused; {queued} waiting when the other "
           f"address submitted")
-    for (status, retry, reason), count in sorted(answers.items()):
-        print(f"     {status}  Retry-After {retry:>3}  {reason + '...' if reason else '':44}: {count}")
+    print_answers(answers)
     print(f"   other address, time to verdict: no flood {idle:6.2f} s ({verdict}), flooded {loaded:6.2f} s "
           f"({loaded_verdict})")
 
