@@ -34,6 +34,10 @@ SMALL_MODES = {
     "grading_phases-small": (["grading_phases.py", "--small"],
                              ["runner: request compile", "verifier: checks (all)", "PHASES OK"], []),
     "signin_flood-small": (["signin_flood.py", "--small"], ["/healthz", "/static/style.css"], []),
+    "class_flood-small": (["class_flood.py", "--small"],
+                          ["/healthz             flooded", "/static/style.css    flooded",
+                           "/exercises/add-one   flooded", "own playground run", "429  Retry-After",
+                           "runs the server dropped", "other address, time to verdict", "CLASS FLOOD OK"], []),
 }
 
 
