@@ -243,11 +243,14 @@ def _set_deadline(request: Request, class_id: str, form: dict[str, str]) -> Resp
 
 @router.get("/teach/classes/{class_id}/progress.csv")
 def class_csv(request: Request, class_id: str) -> Response:
-    """The table as shown (same order), as CSV in UTF-8 with a byte-order mark (spreadsheets then read Chinese)."""
+    """The table as shown (same learner order), one line per learner and exercise, as CSV in UTF-8 with a
+    byte-order mark (spreadsheets then read Chinese); exercise titles in the page's language."""
     _, class_ = taught_class(request, class_id)
-    _, ids, rows, _, _ = _table(request, class_)
+    exercises, _, rows, _, _ = _table(request, class_)
+    lang = lang_of(request)
     filename = f"{class_.name}-progress.csv"
-    return Response("\ufeff" + csv_text(rows, ids), media_type="text/csv; charset=utf-8", headers={
+    text = csv_text(rows, [(e.id, e.order, e.title.get(lang)) for e in exercises])
+    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
         "Content-Disposition": f"attachment; filename=\"progress.csv\"; filename*=UTF-8''{quote(filename)}",
         "Cache-Control": "no-store"})
 
