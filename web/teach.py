@@ -168,13 +168,15 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
         flip = not descending if column == key else column in DESCENDING_FIRST
         return f"?sort={quote(column)}&dir={'desc' if flip else 'asc'}"
 
+    waiting = state.regrades.waiting(class_.id)
     return page(request, "class.html", {
         "class_": class_, "exercises": exercises, "rows": rows, "sort": key, "descending": descending,
-        "sort_url": sort_url,
+        "sort_url": sort_url, "submitted": any(row.attempts for row in rows),
+        "graded_exercises": [e for e in exercises if versions[e.id][1] or waiting.get(e.id)],
         "join_url": join_url, "instructors": request.app.state.classes.instructors_of(class_.id),
         "query": request.url.query, "error": error, "versions": versions,
         "older": sum(old for old, _ in versions.values()), "graded": sum(total for _, total in versions.values()),
-        "waiting": state.regrades.waiting(class_.id), "changes": state.regrades.changes(class_id=class_.id),
+        "waiting": waiting, "changes": state.regrades.changes(class_id=class_.id),
         "names": names, "deadlines": state.deadlines.of_class(class_.id),
         "extensions": state.deadlines.extensions(class_.id), "course": state.course,
         "regraded": request.query_params.get("regraded")}, status=400 if error else 200)

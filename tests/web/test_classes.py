@@ -314,6 +314,32 @@ def test_the_csv_has_a_line_per_learner_and_exercise(client, teacher, klass, lan
         "Bob", "add-one", "no", "0", "")
 
 
+def test_a_class_without_submissions_says_how_to_invite_learners(client, teacher, klass):
+    class_path, join_path = klass
+    empty = unescape(teacher.get(class_path + "?lang=en").text)
+    assert 'id="progress"' not in empty and 'id="no-learners"' in empty
+    assert f'href="http://testserver{join_path}"' in empty  # the join link, in the empty state
+    assert 'id="version-table"' not in empty and "1 exercise has no verdict in this class yet." in empty
+
+    learner = browser(client)
+    learner.post(join_path, data={"display_name": "Ann"})
+    joined = unescape(teacher.get(class_path + "?lang=en").text)
+    assert 'id="progress"' not in joined and 'id="no-submissions"' in joined and 'id="no-learners"' not in joined
+    assert "1 learner has joined; nobody has submitted yet." in joined
+    assert re.search(r'<li><a href="/teach/classes/\w+/learners/\w+">Ann</a></li>', joined)  # their page
+    assert f'href="http://testserver{join_path}"' in joined
+    assert "已有 1 名学员加入，还没有人提交" in teacher.get(class_path + "?lang=zh").text
+    assert teacher.get(class_path + "/progress.csv").status_code == 200  # the download stays, with a line for Ann
+
+    submit(learner, WRONG)
+    shown = teacher.get(class_path + "?lang=en").text
+    assert 'id="progress"' in shown and 'id="no-submissions"' not in shown
+    assert [r["learner"] for r in table(shown)] == ["Ann"]
+    assert 'id="version-table"' in shown and 'id="ungraded-exercises"' not in shown
+    assert re.search(r'<th scope="col"\s+data-key="add-one" class="ex-col" title="1\. Add one">', shown)
+    assert 'id="exercise-legend"' in shown
+
+
 def test_an_exercise_shows_its_verdicts_and_the_checks_that_fail(client, teacher, klass):
     class_path, join_path = klass
     for name, sources in [("Ann", [WRONG, WRONG, CORRECT]), ("Bob", [WRONG, "def add_one(x):\n    return 1 / 0\n"])]:
