@@ -60,7 +60,11 @@ def live(tmp_path_factory):
                     made = learner.post(f"/api/exercises/{exercise}/submissions",
                                         json={"source": CORRECT if n else WRONG})
                     wait_done(learner, made.json()["id"])
+        empty = app.state.classes.create_class(teacher.id, "An empty class")
+        with httpx.Client(base_url=server.url) as learner:
+            assert learner.post(f"/join/{empty.join_code}", data={"display_name": "Lei Li"}).status_code == 303
         server.class_path, server.exercise_ids = f"/teach/classes/{klass.id}", ids
+        server.empty_path = f"/teach/classes/{empty.id}"
         yield server
 
 
@@ -109,5 +113,18 @@ def test_the_exercise_statistics_and_the_playground_fit_a_phone(browser, live, s
             page.wait_for_selector(ready)
             shots(page, f"{path.rsplit('/', 1)[1]}-{lang}")
             assert page.evaluate(FITS), (path, lang, page.evaluate(WIDE))
+    assert page_errors == []
+    context.close()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_class_without_submissions_shows_the_join_link_not_a_table(browser, live, shots, page_errors, lang):
+    context, page = signed_in(browser, page_errors, live, *WIDTHS["phone"])
+    page.goto(f"{live.url}{live.empty_path}?lang={lang}")
+    assert page.locator("#progress").count() == 0 and page.locator("#version-table").count() == 0
+    empty = page.locator("#no-submissions")
+    assert page.locator("#join-url").input_value() in empty.inner_text() and "Lei Li" in empty.inner_text()
+    shots(page, f"empty-class-{lang}")
+    assert page.evaluate(FITS), page.evaluate(WIDE)
     assert page_errors == []
     context.close()
