@@ -145,31 +145,33 @@ def version_counts(engine: Engine, class_id: str, fingerprints: dict[str, str],
     return {e: (old, total) for e, (old, total) in counts.items()}
 
 
-def csv_text(rows: list[Row], exercise_ids: list[str]) -> str:
-    """The table as CSV: one line per learner, ten columns per exercise, times in UTC (ISO 8601).
+CSV_HEAD = ["learner", "exercise id", "exercise number", "exercise title", "solved", "attempts", "last verdict",
+            "first solved at", "last verdict before regrade", "verdicts changed by regrade", "due at", "timing",
+            "last origin", "submissions by origin"]
 
-    Beside each exercise's last verdict: that submission's verdict before a regrade changed it (empty when none
-    did), how many of the learner's verdicts regrades changed, the learner's due time and on time / late, where
-    the latest submission came from (browser, cli, notebook) and the submissions per origin ("browser 2; cli 1")."""
+
+def csv_text(rows: list[Row], exercises: list[tuple[str, int, str]]) -> str:
+    """The table as CSV in long form, which a spreadsheet filters and pivots: one line per learner and exercise
+    (`exercises`: id, order number, title, in the course's order), learners in the table's order, times in UTC
+    (ISO 8601).
+
+    Beside the last verdict: that submission's verdict before a regrade changed it (empty when none did), how
+    many of the learner's verdicts regrades changed, the learner's due time and on time / late, where the latest
+    submission came from (browser, cli, notebook) and the submissions per origin ("browser 2; cli 1")."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    head = ["learner", "solved", "attempts"]
-    for e in exercise_ids:
-        head += [f"{e} solved", f"{e} attempts", f"{e} last verdict", f"{e} first solved at",
-                 f"{e} last verdict before regrade", f"{e} verdicts changed by regrade", f"{e} due at", f"{e} timing",
-                 f"{e} last origin", f"{e} submissions by origin"]
-    writer.writerow(head)
+    writer.writerow(CSV_HEAD)
     for row in rows:
-        line = [_cell_text(row.member.display_name), row.solved, row.attempts]
-        for e in exercise_ids:
-            c = row.cells[e]
-            line += ["yes" if c.solved else "no", c.attempts, c.last_verdict or "",
-                     c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else "",
-                     c.last_before or "", c.changed, c.due_at.isoformat(timespec="minutes") if c.due_at else "",
-                     c.timing or "", c.last_origin or "",
-                     "; ".join(f"{o} {c.origins[o]}" for o in (*ORIGINS, *sorted(set(c.origins) - set(ORIGINS)))
-                               if c.origins[o])]
-        writer.writerow(line)
+        name = _cell_text(row.member.display_name)
+        for exercise_id, order, title in exercises:
+            c = row.cells[exercise_id]
+            writer.writerow([
+                name, exercise_id, order, _cell_text(title), "yes" if c.solved else "no", c.attempts,
+                c.last_verdict or "", c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else "",
+                c.last_before or "", c.changed, c.due_at.isoformat(timespec="minutes") if c.due_at else "",
+                c.timing or "", c.last_origin or "",
+                "; ".join(f"{o} {c.origins[o]}" for o in (*ORIGINS, *sorted(set(c.origins) - set(ORIGINS)))
+                          if c.origins[o])])
     return out.getvalue()
 
 

@@ -168,13 +168,15 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
         flip = not descending if column == key else column in DESCENDING_FIRST
         return f"?sort={quote(column)}&dir={'desc' if flip else 'asc'}"
 
+    waiting = state.regrades.waiting(class_.id)
     return page(request, "class.html", {
         "class_": class_, "exercises": exercises, "rows": rows, "sort": key, "descending": descending,
-        "sort_url": sort_url,
+        "sort_url": sort_url, "submitted": any(row.attempts for row in rows),
+        "graded_exercises": [e for e in exercises if versions[e.id][1] or waiting.get(e.id)],
         "join_url": join_url, "instructors": request.app.state.classes.instructors_of(class_.id),
         "query": request.url.query, "error": error, "versions": versions,
         "older": sum(old for old, _ in versions.values()), "graded": sum(total for _, total in versions.values()),
-        "waiting": state.regrades.waiting(class_.id), "changes": state.regrades.changes(class_id=class_.id),
+        "waiting": waiting, "changes": state.regrades.changes(class_id=class_.id),
         "names": names, "deadlines": state.deadlines.of_class(class_.id),
         "extensions": state.deadlines.extensions(class_.id), "course": state.course,
         "regraded": request.query_params.get("regraded")}, status=400 if error else 200)
@@ -243,11 +245,14 @@ def _set_deadline(request: Request, class_id: str, form: dict[str, str]) -> Resp
 
 @router.get("/teach/classes/{class_id}/progress.csv")
 def class_csv(request: Request, class_id: str) -> Response:
-    """The table as shown (same order), as CSV in UTF-8 with a byte-order mark (spreadsheets then read Chinese)."""
+    """The table as shown (same learner order), one line per learner and exercise, as CSV in UTF-8 with a
+    byte-order mark (spreadsheets then read Chinese); exercise titles in the page's language."""
     _, class_ = taught_class(request, class_id)
-    _, ids, rows, _, _ = _table(request, class_)
+    exercises, _, rows, _, _ = _table(request, class_)
+    lang = lang_of(request)
     filename = f"{class_.name}-progress.csv"
-    return Response("\ufeff" + csv_text(rows, ids), media_type="text/csv; charset=utf-8", headers={
+    text = csv_text(rows, [(e.id, e.order, e.title.get(lang)) for e in exercises])
+    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
         "Content-Disposition": f"attachment; filename=\"progress.csv\"; filename*=UTF-8''{quote(filename)}",
         "Cache-Control": "no-store"})
 

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.web.conftest import CORRECT, WRONG, wait_done
+from web.progress import CSV_HEAD
 from web.sessions import INSTRUCTOR_COOKIE, LEARNER_COOKIE
 
 PASSWORD = "correct horse"
@@ -280,16 +281,63 @@ def test_the_csv_matches_the_table_in_its_order(client, teacher, klass):
         assert response.headers["content-type"] == "text/csv; charset=utf-8"
         assert "attachment" in response.headers["content-disposition"]
         lines = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
-        assert [line["learner"].removeprefix("'") for line in lines] == [row["learner"] for row in shown]
-        for line, row in zip(lines, shown):
-            for field, value in row["cells"]["add-one"].items():
-                assert line[f"add-one {field}"] == value
-            assert int(line["attempts"]) == sum(int(c["attempts"]) for c in row["cells"].values())
+        # One line per learner and exercise, the learners in the table's order, each cell's fields as shown.
+        assert [(line["learner"].removeprefix("'"), line["exercise id"]) for line in lines] == \
+            [(row["learner"], exercise) for row in shown for exercise in row["cells"]]
+        for line, (name, cell) in zip(lines, [(r["learner"], c) for r in shown for c in r["cells"].values()]):
+            assert {field: line[field] for field in cell} == cell, name
     assert [r["learner"] for r in table(teacher.get(class_path + "?sort=solved&dir=desc").text)][0] == "Zoe"
     assert [r["learner"] for r in table(teacher.get(class_path + "?sort=name&dir=desc").text)] == \
         ["Zoe", "Adam", "=HYPERLINK(1)"]
     formula = teacher.get(class_path + "/progress.csv").content.decode("utf-8-sig")
     assert "'=HYPERLINK(1)" in formula  # a spreadsheet shows it as text, never runs it
+
+
+@pytest.mark.parametrize("lang, title", [("en", "Add one"), ("zh", "加一")])
+def test_the_csv_has_a_line_per_learner_and_exercise(client, teacher, klass, lang, title):
+    class_path, join_path = klass
+    for name, sources in [("Ann", [WRONG, CORRECT]), ("Bob", [])]:
+        learner = browser(client)
+        learner.post(join_path, data={"display_name": name})
+        for source in sources:
+            submit(learner, source)
+    text = teacher.get(class_path + f"/progress.csv?lang={lang}").content.decode("utf-8-sig")
+    head, *lines = list(csv.reader(io.StringIO(text)))
+    assert head == CSV_HEAD  # a few columns, whatever the size of the course
+    ann, bob = (dict(zip(head, line)) for line in lines)
+    assert ann["first solved at"].startswith("20") and ann["last origin"] == "browser"
+    assert {k: v for k, v in ann.items() if k not in ("first solved at", "last origin")} == {
+        "learner": "Ann", "exercise id": "add-one", "exercise number": "1", "exercise title": title, "solved": "yes",
+        "attempts": "2", "last verdict": "ACCEPTED", "last verdict before regrade": "",
+        "verdicts changed by regrade": "0", "due at": "", "timing": "", "submissions by origin": "browser 2"}
+    assert (bob["learner"], bob["exercise id"], bob["solved"], bob["attempts"], bob["last verdict"]) == (
+        "Bob", "add-one", "no", "0", "")
+
+
+def test_a_class_without_submissions_says_how_to_invite_learners(client, teacher, klass):
+    class_path, join_path = klass
+    empty = unescape(teacher.get(class_path + "?lang=en").text)
+    assert 'id="progress"' not in empty and 'id="no-learners"' in empty
+    assert f'href="http://testserver{join_path}"' in empty  # the join link, in the empty state
+    assert 'id="version-table"' not in empty and "1 exercise has no verdict in this class yet." in empty
+
+    learner = browser(client)
+    learner.post(join_path, data={"display_name": "Ann"})
+    joined = unescape(teacher.get(class_path + "?lang=en").text)
+    assert 'id="progress"' not in joined and 'id="no-submissions"' in joined and 'id="no-learners"' not in joined
+    assert "1 learner has joined; nobody has submitted yet." in joined
+    assert re.search(r'<li><a href="/teach/classes/\w+/learners/\w+">Ann</a></li>', joined)  # their page
+    assert f'href="http://testserver{join_path}"' in joined
+    assert "已有 1 名学员加入，还没有人提交" in teacher.get(class_path + "?lang=zh").text
+    assert teacher.get(class_path + "/progress.csv").status_code == 200  # the download stays, with a line for Ann
+
+    submit(learner, WRONG)
+    shown = teacher.get(class_path + "?lang=en").text
+    assert 'id="progress"' in shown and 'id="no-submissions"' not in shown
+    assert [r["learner"] for r in table(shown)] == ["Ann"]
+    assert 'id="version-table"' in shown and 'id="ungraded-exercises"' not in shown
+    assert re.search(r'<th scope="col"\s+data-key="add-one" class="ex-col" title="1\. Add one">', shown)
+    assert 'id="exercise-legend"' in shown
 
 
 def test_an_exercise_shows_its_verdicts_and_the_checks_that_fail(client, teacher, klass):

@@ -104,10 +104,10 @@ def test_a_tightened_hidden_test_turns_accepted_into_wrong_answer_after_a_regrad
 
     progress = list(csv.DictReader(io.StringIO(teacher.get(class_path + "/progress.csv").content.decode("utf-8-sig"))))
     by_name = {line["learner"]: line for line in progress}
-    assert by_name["Bob"]["add-one last verdict"] == "WRONG_ANSWER"
-    assert by_name["Bob"]["add-one last verdict before regrade"] == "ACCEPTED"
-    assert by_name["Bob"]["add-one verdicts changed by regrade"] == "1" and by_name["Bob"]["add-one solved"] == "no"
-    assert by_name["Ann"]["add-one last verdict before regrade"] == ""
+    assert by_name["Bob"]["exercise id"] == "add-one" and by_name["Bob"]["last verdict"] == "WRONG_ANSWER"
+    assert by_name["Bob"]["last verdict before regrade"] == "ACCEPTED"
+    assert by_name["Bob"]["verdicts changed by regrade"] == "1" and by_name["Bob"]["solved"] == "no"
+    assert by_name["Ann"]["last verdict before regrade"] == ""
     [change] = csv.DictReader(io.StringIO(teacher.get(class_path + "/regrades.csv").content.decode("utf-8-sig")))
     assert (change["learner"], change["before"], change["after"], change["submission"]) == (
         "Bob", "ACCEPTED", "WRONG_ANSWER", first["id"])
