@@ -31,6 +31,10 @@ from judge.paths import config_dir
 
 SECRET_ENV = "PRACTICE_GRADING_SECRET"
 SECRET_FILE = "grading-secret"
+# Proofs (`practice prove`, the test suite) draw under this one public secret on every machine: a wrong solution
+# caught by two checks fails at the same one wherever it is proven, so its pinned check means one thing. A learner's
+# grading never uses it.
+PROOF_SECRET = "torch-practice test suite"
 SEED_BITS = 62  # fits torch.manual_seed, random.Random and Hypothesis's seed
 
 
@@ -60,6 +64,11 @@ def grading_seed(version: str, source: str, key: bytes | None = None) -> int:
     message = version.encode() + b"\0" + source.encode("utf-8", "surrogatepass")
     digest = hmac.new(key if key is not None else secret(), message, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
+
+
+def proof_seed(version: str, source: str) -> int:
+    """The seed a proof of `source` draws with (under `PROOF_SECRET`, the same everywhere)."""
+    return grading_seed(version, source, PROOF_SECRET.encode())
 
 
 def stream(seed: int, name: str) -> int:

@@ -143,13 +143,21 @@ def expected_break(exercise: Exercise, path: str) -> str | None:
 
 
 
+def seed_for(exercise: Exercise, path: str) -> int:
+    """The draw of a proof of `path` (judge/draw.py's PROOF_SECRET): the same on every machine."""
+    from judge.draw import proof_seed
+    from judge.fingerprint import exercise_content
+
+    return proof_seed(exercise_content(exercise), exercise.read(path))
+
+
 def prove(exercise: Exercise, *, sandbox=None, on_proof: Callable[[Proof], None] | None = None) -> list[Proof]:
     """Grade every pinned solution of `exercise`; each Proof says whether it got what it was pinned to."""
     proofs = []
     for kind, path, expected, check in cases(exercise):
         # A failing proof needs only its first failing check (the verdict and the pinned check are that one's).
         report = grade(exercise, exercise.read(path), sandbox=sandbox, filename=path.rsplit("/", 1)[-1],
-                       stop_after_first_failure=kind in ("starter", "wrong"))
+                       stop_after_first_failure=kind in ("starter", "wrong"), seed=seed_for(exercise, path))
         proof = Proof(kind, path, expected, check, report, expected_break(exercise, path), not exercise.needs_cuda)
         proofs.append(proof)
         if on_proof:

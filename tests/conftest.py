@@ -11,7 +11,7 @@ pytest_plugins = ("tests.lane_plugin", "pytester")
 os.environ.setdefault("PRACTICE_ALLOWED_HOSTS", '["testserver"]')
 # One grading secret for every run of the suite (judge/draw.py): a pinned proof draws the same inputs on every
 # machine, so a proof that fails, fails everywhere; tests of the draw itself set their own.
-os.environ.setdefault("PRACTICE_GRADING_SECRET", "torch-practice test suite")
+os.environ.setdefault("PRACTICE_GRADING_SECRET", "torch-practice test suite")  # judge.draw.PROOF_SECRET
 # The CLI's one-shot gradings start a background judge (cli/daemon.py) unless told not to: the suite's own gradings
 # stay in the test processes; tests/cli/test_daemon.py turns it on, each test with a folder of its own.
 os.environ["PRACTICE_DAEMON"] = "0"

@@ -108,7 +108,8 @@ RULES: tuple[Rule, ...] = (
     Rule("proofs", marker="slow", why="marked slow: real exercises or Inductor compiles"),
     Rule("warm", ("tests/core/test_verdicts.py::*",), why="the fake course's verdicts, graded by warm forks"),
     Rule("warm", fixture="local", why="grades through the shared warm local sandbox"),
-    Rule("inprocess", ("tests/core/*", "tests/checks/*", "tests/cli/*", "tests/web/*", "tests/test_lanes.py::*")),
+    Rule("inprocess", ("tests/core/*", "tests/checks/*", "tests/cli/*", "tests/web/*", "tests/test_lanes.py::*",
+                       "tests/test_rendered_text.py::*", "tests/test_checkout.py::*")),
 )
 
 

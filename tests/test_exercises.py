@@ -15,7 +15,7 @@ import torch
 from judge import draw
 from judge.exercise import load_course
 from judge.grading import grade, make_sandbox
-from judge.proving import Proof, cases, expected_break
+from judge.proving import Proof, cases, expected_break, seed_for
 from web.requirements import backend_for
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -39,7 +39,8 @@ def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, 
     fresh = backend_for(exercise, "local") != "local"  # a GPU exercise: fresh processes, never forks
     report = grade(exercise, exercise.read(path), filename=Path(path).name,
                    sandbox=make_sandbox("none") if fresh else local,
-                   stop_after_first_failure=kind in ("starter", "wrong"))  # as `practice prove` proves it
+                   stop_after_first_failure=kind in ("starter", "wrong"),  # as `practice prove` proves it
+                   seed=seed_for(exercise, path))
     proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), not exercise.needs_cuda)
     # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and
     # in English (a failing

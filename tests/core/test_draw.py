@@ -98,3 +98,13 @@ def test_the_same_file_draws_the_same_another_file_draws_anew_and_a_seed_replays
     assert replayed.seed == first.seed and _drew(replayed) == _drew(first)
     monkeypatch.setenv(draw.SECRET_ENV, "another installation")
     assert grade(drawing, source, sandbox=local).seed != first.seed
+
+
+def test_a_proof_draws_the_same_under_any_installations_secret(add_one, local, monkeypatch):
+    from judge.proving import cases, prove, seed_for
+
+    seeds = []
+    for secret in ("one installation", "another"):
+        monkeypatch.setenv(draw.SECRET_ENV, secret)
+        seeds.append([proof.report.seed for proof in prove(add_one, sandbox=local)])
+    assert seeds[0] == seeds[1] == [seed_for(add_one, path) for _, path, _, _ in cases(add_one)]

@@ -18,9 +18,11 @@ CASES = {
     "negative": lambda dtype: -torch.rand(5, dtype=dtype) - 0.1,
     "zero": lambda dtype: torch.zeros(5, dtype=dtype),
     "cancels_to_zero": lambda dtype: torch.tensor([1.5, -1.5, 2.0, -2.0], dtype=dtype),
+    "overflows": lambda dtype: torch.tensor([3e38, 3e38], dtype=dtype),  # float32: t = inf
 }
 NOTES = {"positive": T.same("t > 0"), "negative": T.same("t < 0"), "zero": T.same("t = 0"),
-         "cancels_to_zero": T("nonzero s, t exactly 0", zh="s 不全为 0，t 恰好为 0")}
+         "cancels_to_zero": T("nonzero s, t exactly 0", zh="s 不全为 0，t 恰好为 0"),
+         "overflows": T("t overflows to inf", zh="t 溢出为 inf")}
 
 
 def check(fn, starter, name, dtype=torch.float32, backend="aot_eager"):
@@ -79,3 +81,4 @@ def test_inductor(entry, starter):
     fn = compiled(entry, backend="inductor")
     for name in ("positive", "negative", "zero"):
         check(fn, starter, name, backend="inductor")
+
