@@ -28,10 +28,10 @@ def test_an_honest_solution_runs_every_check_even_when_asked_to_stop(add_one, lo
 def test_prove_stops_early_for_the_starter_and_wrong_solutions_only(add_one, monkeypatch, local):
     asked = {}
 
-    def fake_grade(exercise, source, *, sandbox=None, filename="", stop_after_first_failure=False):
+    def fake_grade(exercise, source, *, sandbox=None, filename="", stop_after_first_failure=False, seed=None):
         asked[filename] = stop_after_first_failure
         return grade(exercise, source, sandbox=sandbox, filename=filename,
-                     stop_after_first_failure=stop_after_first_failure)
+                     stop_after_first_failure=stop_after_first_failure, seed=seed)
 
     monkeypatch.setattr(proving, "grade", fake_grade)
     proofs = proving.prove(add_one, sandbox=local)

@@ -75,7 +75,12 @@ def klass(teacher):
 
 
 def table(html: str) -> list[dict]:
-    """The class table as the page shows it: one dict per learner row, cells from their data attributes."""
+    """The class table as the page shows it: one dict per learner row, cells from their data attributes. A class
+    nobody has submitted to shows no table, only the learners who joined: each is a row without cells."""
+    joined = re.search(r'<ul class="joined" id="joined-learners">(.*?)</ul>', html, re.S)
+    if joined:
+        return [{"learner": unescape(name), "cells": {}} for name in re.findall(r"<li><a [^>]*>(.*?)</a></li>",
+                                                                                 joined.group(1), re.S)]
     rows = []
     for row in re.findall(r'<tr data-learner="([^"]*)">(.*?)</tr>', html, re.S):
         name, body = row
