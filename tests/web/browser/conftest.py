@@ -99,6 +99,19 @@ def open_page(browser, page_errors, width=1280, height=800):
 
 
 @pytest.fixture
+def book_live(tmp_path):
+    """A live server of the book's exercise graded for real, in fresh unsandboxed processes."""
+    from tests.web.real_course import book_course
+    from web.app import create_app
+    from web.settings import Settings
+
+    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), sandbox="none",
+                        allow_unsandboxed=True, workers=1, secret_key="browser")
+    with LiveServer(create_app(settings)) as server:
+        yield server
+
+
+@pytest.fixture
 def database_url(tmp_path) -> str:
     """SQLite only: what the browser sees does not depend on the database (tests/web runs on both)."""
     from web import db

@@ -8,23 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.browser.conftest import LiveServer, open_page
-from tests.web.real_course import BOOK_EXERCISE, book_course, item_line
-from web.app import create_app
-from web.settings import Settings
+from tests.web.browser.conftest import open_page
+from tests.web.real_course import BOOK_EXERCISE, item_line
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 GRADING_MS = 300_000  # a cold torch import plus compiles on a busy 2-core machine
 FIX = "h = torch.where(h.sum() > 0, h * 2, h)"
 DRAFT_KEY = f"torch-practice:draft:{BOOK_EXERCISE}"
-
-
-@pytest.fixture
-def live(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), sandbox="none",
-                        allow_unsandboxed=True, workers=1, secret_key="browser")
-    with LiveServer(create_app(settings)) as server:
-        yield server
 
 
 def draft(page) -> str:
@@ -37,10 +27,10 @@ def go_to_line(page, line: int) -> None:
         page.keyboard.press("ArrowDown")
 
 
-def test_solve_then_break_then_english_then_reload(browser, live, shots, page_errors):
+def test_solve_then_break_then_english_then_reload(browser, book_live, shots, page_errors):
     context, page = open_page(browser, page_errors)
     page.on("dialog", lambda dialog: dialog.accept())
-    page.goto(f"{live.url}/exercises/{BOOK_EXERCISE}")
+    page.goto(f"{book_live.url}/exercises/{BOOK_EXERCISE}")
     page.wait_for_selector(".cm-content")
     starter = page.evaluate("() => JSON.parse(document.getElementById('boot').textContent).starter")
     line = item_line(starter)

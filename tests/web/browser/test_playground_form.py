@@ -11,32 +11,21 @@ import json
 
 import pytest
 
-from tests.web.browser.conftest import SCREENSHOTS, LiveServer, open_page
-from tests.web.real_course import book_course
-from web.app import create_app
-from web.settings import Settings
+from tests.web.browser.conftest import SCREENSHOTS, open_page
 
 pytestmark = [pytest.mark.browser]
 NO_BLOCK = "import torch\n\n\ndef step(x, n):\n    return x * n\n"
-
-
-@pytest.fixture
-def live(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), sandbox="none",
-                        allow_unsandboxed=True, workers=1, secret_key="browser")
-    with LiveServer(create_app(settings)) as server:
-        yield server
 
 
 @pytest.mark.parametrize("lang, told, all_clear", [
     ("en", "no __practice__ block", ["No graph break", "No recompile", "Graph breaks"]),
     ("zh", "没有 __practice__ 块", ["没有 graph break", "没有重新编译", "Graph break", "图中断"]),
 ])
-def test_a_file_without_the_form_is_told_what_to_add_and_nothing_more(browser, live, page_errors, lang, told,
+def test_a_file_without_the_form_is_told_what_to_add_and_nothing_more(browser, book_live, page_errors, lang, told,
                                                                        all_clear):
     context, page = open_page(browser, page_errors, width=1400, height=900)
     page.add_init_script(f"localStorage.setItem('torch-practice:draft:playground', {json.dumps(NO_BLOCK)});")
-    page.goto(f"{live.url}/playground?lang={lang}")
+    page.goto(f"{book_live.url}/playground?lang={lang}")
     page.locator("#run").click()
     page.locator("#report .summary").wait_for(timeout=60_000)
     shown = page.locator("#report").inner_text()

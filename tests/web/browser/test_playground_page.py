@@ -11,30 +11,19 @@ import re
 
 import pytest
 
-from tests.web.browser.conftest import SCREENSHOTS, LiveServer, open_page
-from tests.web.real_course import BOOK_EXERCISE, book_course
-from web.app import create_app
-from web.settings import Settings
+from tests.web.browser.conftest import SCREENSHOTS, open_page
+from tests.web.real_course import BOOK_EXERCISE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 RUN_MS = 300_000  # a cold torch import plus compiles on a busy 2-core machine
 
 
-@pytest.fixture
-def live(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), sandbox="none",
-                        allow_unsandboxed=True, workers=1, secret_key="browser")
-    app = create_app(settings)
-    with LiveServer(app) as server:
-        yield server
-
-
 @pytest.fixture(autouse=True)
-def warm_playground(live, local):
+def warm_playground(book_live, local):
     """The playground's runs fork from the session's warm local sandbox (a cold torch import per run is slow)."""
     from web.playground import PlaygroundRuns
 
-    app = live.server.config.app
+    app = book_live.server.config.app
     app.state.playground = PlaygroundRuns()
     app.state.playground.sandbox = local
     yield
@@ -45,13 +34,13 @@ def warm_playground(live, local):
     ("en", "Try this in the playground", "Graph breaks", "PyTorch says:"),
     ("zh", "在试验场里试试", "图中断", "PyTorch 的说法："),
 ])
-def test_run_the_example_from_an_exercise_page(browser, live, page_errors, lang, link, breaks, pytorch):
+def test_run_the_example_from_an_exercise_page(browser, book_live, page_errors, lang, link, breaks, pytorch):
     context, page = open_page(browser, page_errors, width=1400, height=1000)
-    page.goto(f"{live.url}/exercises/{BOOK_EXERCISE}?lang={lang}")
+    page.goto(f"{book_live.url}/exercises/{BOOK_EXERCISE}?lang={lang}")
     page.get_by_role("link", name=link).click()
     page.wait_for_url(f"**/playground?exercise={BOOK_EXERCISE}")
     assert "__practice__" in page.locator(".cm-content").inner_text()
-    page.goto(f"{live.url}/playground?lang={lang}")  # the example: a data-dependent branch in a loop
+    page.goto(f"{book_live.url}/playground?lang={lang}")  # the example: a data-dependent branch in a loop
     page.locator("#run").click()
     page.locator(".pg-section h3", has_text=breaks).first.wait_for(timeout=RUN_MS)
     shown = page.locator("#report").inner_text()

@@ -22,10 +22,7 @@ from judge.report import (
     mark_repeats,
 )
 from tests.core.test_findings_once import four_checks_one_break
-from tests.web.browser.conftest import SCREENSHOTS, LiveServer, open_page
-from tests.web.real_course import book_course
-from web.app import create_app
-from web.settings import Settings
+from tests.web.browser.conftest import SCREENSHOTS, open_page
 
 pytestmark = [pytest.mark.browser]
 DRAW = """(report) => {
@@ -37,17 +34,9 @@ DRAW = """(report) => {
 }"""
 
 
-@pytest.fixture
-def live(tmp_path):
-    settings = Settings(data_dir=tmp_path / "data", exercises_dir=book_course(tmp_path), sandbox="none",
-                        allow_unsandboxed=True, workers=1, secret_key="browser")
-    with LiveServer(create_app(settings)) as server:
-        yield server
-
-
 @pytest.mark.parametrize("lang, same, times", [("en", "(the same failure as test_one_graph)", "×3"),
                                                ("zh", "（与 test_one_graph 的失败相同）", "×3")])
-def test_one_break_is_explained_once_and_a_repeated_guard_counted(browser, live, page_errors, lang, same, times):
+def test_one_break_is_explained_once_and_a_repeated_guard_counted(browser, book_live, page_errors, lang, same, times):
     checks = four_checks_one_break()
     guard = GuardOrigin(guard="n == 2", kind="value", count=3, explanation="a constant",
                         location=SourceLocation(file="solution.py", line=5, text="h = x * n"))
@@ -57,7 +46,7 @@ def test_one_break_is_explained_once_and_a_repeated_guard_counted(browser, live,
     report = Report(exercise_id="graph-break-step", verdict=Verdict.GRAPH_BREAK, checks=checks,
                     summary=f"test_one_graph: {checks[0].message}")
     context, page = open_page(browser, page_errors, width=1100, height=800)
-    page.goto(f"{live.url}/playground?lang={lang}")  # a page that loads report.js and the UI strings
+    page.goto(f"{book_live.url}/playground?lang={lang}")  # a page that loads report.js and the UI strings
     page.evaluate(DRAW, json.loads(localized(report, lang).model_dump_json()))
     shown = page.locator("#report").inner_text()
     assert shown.count("unknown while compiling") == 1, shown
