@@ -104,12 +104,17 @@ SPIN = ("import time\n\n\ndef test_spin():\n    end = time.process_time() + 0.3\
         "    while time.process_time() < end:\n        pass\n")
 
 
-def test_a_lane_over_its_budget_fails_the_run_naming_lane_cpu_and_budget(pytester):
+def run_spin(pytester, budget: str):
+    """The spinning test run with the lane plugin and `inprocess = budget`."""
     pytester.makeini("[pytest]\n")
     pytester.makepyfile(**{"tests/core/test_spin": SPIN})
     budgets = pytester.path / "budgets.toml"
-    budgets.write_text("inprocess = 0.1\n", encoding="utf-8")
-    result = pytester.runpytest("-p", "tests.lane_plugin", "--lane-budgets", str(budgets))
+    budgets.write_text(f"inprocess = {budget}\n", encoding="utf-8")
+    return pytester.runpytest("-p", "tests.lane_plugin", "--lane-budgets", str(budgets))
+
+
+def test_a_lane_over_its_budget_fails_the_run_naming_lane_cpu_and_budget(pytester):
+    result = run_spin(pytester, "0.1")
     result.assert_outcomes(passed=1)  # the test passed; the run did not
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     over = next(line for line in result.outlines if line.startswith("LANE OVER BUDGET"))
@@ -118,11 +123,7 @@ def test_a_lane_over_its_budget_fails_the_run_naming_lane_cpu_and_budget(pyteste
 
 
 def test_a_lane_within_its_budget_passes_and_says_so(pytester):
-    pytester.makeini("[pytest]\n")
-    pytester.makepyfile(**{"tests/core/test_spin": SPIN})
-    budgets = pytester.path / "budgets.toml"
-    budgets.write_text("inprocess = 30\n", encoding="utf-8")
-    result = pytester.runpytest("-p", "tests.lane_plugin", "--lane-budgets", str(budgets))
+    result = run_spin(pytester, "30")
     assert result.ret == pytest.ExitCode.OK
     line = next(line for line in result.outlines if line.startswith("inprocess "))
     assert "1 tests" in line and "budget     30   ok" in line
