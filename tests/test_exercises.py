@@ -2,9 +2,14 @@
 wrong solution get exactly the verdict (and failing check) they are pinned to, and each report reads entirely
 in Chinese and entirely in English.
 
+Each CPU exercise's solutions are graded through the background judge (cli/daemon*.py), as `python
+practice/judge.py` grades them for a learner: one proof shows both that the pinned verdict holds and that the daemon
+gives it (its warm `local` forks run the one `grade()`), so the course is graded once per run, not once in this
+process and again through a daemon. Exercises that need a CUDA GPU are graded in fresh processes (never forked)
+and skipped, with that reason, where torch sees none.
+
 One test per solution, so pytest-xdist spreads them; the file is the proofs lane (tests/lanes.py), and all but the
-book exercise's reference and starter are also marked slow (`pytest -m "not slow"` keeps those two). Exercises
-that need a CUDA GPU are skipped, with that reason, where torch sees none.
+book exercise's reference and starter are also marked slow (`pytest -m "not slow"` keeps those two).
 """
 
 from pathlib import Path
@@ -12,10 +17,12 @@ from pathlib import Path
 import pytest
 import torch
 
+from cli import daemon
 from judge import draw
-from judge.exercise import load_course
+from judge.exercise import load_course, load_exercise
 from judge.grading import grade, make_sandbox
 from judge.proving import Proof, cases, expected_break, seed_for
+from tests.daemons import running_daemon
 from web.requirements import backend_for
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -34,17 +41,32 @@ def _params():
     return params
 
 
+@pytest.fixture(scope="module")
+def course_daemon(tmp_path_factory):
+    with running_daemon(tmp_path_factory.mktemp("daemon")) as settings:
+        yield settings
+
+
+def _graded(exercise, kind, path, course_daemon):
+    """The report of `path` as its proof grades it: through the daemon, or fresh for a GPU exercise."""
+    stop = kind in ("starter", "wrong")  # as `practice prove` proves it
+    if backend_for(exercise, "local") != "local":  # a GPU exercise: fresh processes, never forks
+        return grade(exercise, exercise.read(path), filename=Path(path).name, sandbox=make_sandbox("none"),
+                     stop_after_first_failure=stop, seed=seed_for(exercise, path))
+    # The daemon loads the exercise from its folder and draws under the suite's secret, which is the proofs' one
+    # (tests/conftest.py): the same seed as seed_for(exercise, path).
+    report = daemon.grade(daemon.connect(course_daemon), load_exercise(exercise.root), exercise.read(path),
+                          Path(path).name, None, course_daemon, stop_after_first_failure=stop)
+    assert report.sandbox.startswith("local") and report.seed == seed_for(exercise, path)
+    return report
+
+
 @pytest.mark.parametrize("exercise, kind, path, verdict, check", _params())
-def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, local):
-    fresh = backend_for(exercise, "local") != "local"  # a GPU exercise: fresh processes, never forks
-    report = grade(exercise, exercise.read(path), filename=Path(path).name,
-                   sandbox=make_sandbox("none") if fresh else local,
-                   stop_after_first_failure=kind in ("starter", "wrong"),  # as `practice prove` proves it
-                   seed=seed_for(exercise, path))
+def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, course_daemon):
+    report = _graded(exercise, kind, path, course_daemon)
     proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), not exercise.needs_cuda)
     # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and
-    # in English (a failing
-    # proof's first failure; an accepted one's every check title).
+    # in English (a failing proof's first failure; an accepted one's every check title).
     assert proof.ok, proof.problem()
 
 

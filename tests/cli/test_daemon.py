@@ -16,45 +16,18 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
 from cli import daemon
 from cli.daemon_protocol import LOG_NAME, SOCKET_NAME, DaemonSettings, alive, lock_held
-from judge.exercise import load_course, load_exercise
 from judge.grading import MAX_SOURCE_BYTES
-from judge.proving import Proof, cases, expected_break
+from tests.daemons import stop_all, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 OVERSIZE = "x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1)  # refused before any process runs
 STARTING = "A background judge is starting"
-
-
-def wait_until(condition, timeout: float, what: str):
-    """Poll `condition` until it returns something true (returned), failing after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            pytest.fail(f"not within {timeout:g} s: {what}")
-        time.sleep(0.05)
-
-
-def stop_all(settings: DaemonSettings) -> None:
-    """Stop the daemon of this folder, also one still starting (it holds the lock before it binds its socket)."""
-    folder = settings.folder()
-    if folder.is_dir():
-        folder.chmod(0o700)  # private again where a test opened it
-    deadline = time.monotonic() + 30
-    while folder.is_dir() and time.monotonic() < deadline:
-        if daemon.stop(settings) is None and not lock_held(folder):
-            return
-        time.sleep(0.1)
-    assert not lock_held(folder), f"a daemon of {folder} did not stop"
 
 
 class Practice:
@@ -293,35 +266,3 @@ def test_a_failing_daemon_costs_a_note_and_a_fresh_grading(practice, mode, reaso
     finally:
         fake.kill()
         fake.wait()
-
-
-# ------------------------------------------------------------------ every exercise's pinned verdicts
-
-EXERCISES = ROOT / "exercises"
-
-
-def _pinned():
-    return [pytest.param(exercise, kind, path, verdict, check, id=f"{exercise.id}:{path}")
-            for exercise in load_course(EXERCISES) if not exercise.needs_cuda  # never graded in forks
-            for kind, path, verdict, check in cases(exercise)]
-
-
-@pytest.fixture(scope="module")
-def course_daemon(tmp_path_factory):
-    settings = DaemonSettings(dir=tmp_path_factory.mktemp("daemon"))
-    daemon.start(settings)
-    wait_until(lambda: daemon.status(settings), 60, "the daemon answers")
-    yield settings
-    stop_all(settings)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("exercise, kind, path, verdict, check", _pinned())
-def test_the_daemon_gives_every_pinned_solution_its_verdict(exercise, kind, path, verdict, check, course_daemon):
-    """As tests/test_exercises.py proves them in this process's warm sandbox (fresh exercise, same grade())."""
-    exercise = load_exercise(exercise.root)
-    report = daemon.grade(daemon.connect(course_daemon), exercise, exercise.read(path), Path(path).name, None,
-                          course_daemon, stop_after_first_failure=kind in ("starter", "wrong"))
-    assert report.sandbox.startswith("local")
-    proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), not exercise.needs_cuda)
-    assert proof.ok, proof.problem()
