@@ -42,9 +42,10 @@ from sandbox import Sandbox
 EXERCISE = "graph-break-step"
 INDUCTOR_EXERCISE = "fuse-rmsnorm-silu"
 OTHER_SOLUTION = "solutions/functional_rms_norm.py"  # correct, written differently: its kernels are not cached
-# Targets on a 2-core machine (issue 9; the book exercise's web median 0.5 s: issue 24); the Inductor figures were
-# 16 s before the compile cache layers.
-TARGETS = {"book_web": 0.5, "inductor_reference": 3.0, "inductor_other": 4.0, "watch": 1.0}
+# Targets on a 2-core machine: the book exercise's web median 0.5 s (issues 24 and 33), the Inductor exercise's
+# reference and a solution written differently 2 s each (issue 33; they were 16 s before the compile cache layers,
+# then 3 s and 4 s), a --watch re-grade 1 s (issue 9).
+TARGETS = {"book_web": 0.5, "inductor_reference": 2.0, "inductor_other": 2.0, "watch": 1.0}
 COST_TARGET = 0.15  # the cost section adds at most this fraction to a grading of the Inductor exercise (CPU)
 # The single-process grader (learner code and hidden tests in one process), warm bwrap median measured on
 # this 2-core machine at commit 114bc1b; the runner/verifier split replaced it.
