@@ -62,3 +62,9 @@ def exercise_content(exercise: Exercise) -> str:
     """The exercise's own part of its version, without the judge's: what a grading's draw is keyed on
     (judge/draw.py), so that a new judge alone draws the same inputs for the same file."""
     return _digest(_exercise_decides(exercise))
+
+
+def exercise_versions(exercise: Exercise) -> tuple[str, str]:
+    """(exercise_fingerprint, exercise_content) from one reading of the exercise's files, as a grading needs both."""
+    decides = _exercise_decides(exercise)
+    return _digest({**decides, "judge": judge_version()}), _digest(decides)

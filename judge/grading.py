@@ -67,10 +67,10 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     `seed`: the grading's draw (judge/draw.py; default: this installation's secret, the exercise version and the
     source), recorded in the report; pass a report's seed to replay its grading.
     """
-    from judge.fingerprint import exercise_content, exercise_fingerprint
+    from judge.fingerprint import exercise_versions
 
     sandbox = sandbox or make_sandbox("none")
-    fingerprint = exercise_fingerprint(exercise)
+    fingerprint, content = exercise_versions(exercise)
     emit = _stamped(fingerprint, on_event or (lambda event: None))
     if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
         report = _rejected(exercise, T("Your file is larger than {kib} KiB; shorten it.",
@@ -78,7 +78,7 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
         emit(ProgressEvent(type="done", report=report))
         return report
     emit(ProgressEvent(type="running"))
-    seed = draw.grading_seed(exercise_content(exercise), source) if seed is None else seed
+    seed = draw.grading_seed(content, source) if seed is None else seed
     started = time.monotonic()
     try:
         try:
