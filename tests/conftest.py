@@ -5,8 +5,6 @@ from pathlib import Path
 
 import pytest
 
-# Every test in a lane with a CPU budget (tests/lanes.py); pytester tests the lanes themselves (tests/test_lanes.py).
-pytest_plugins = ("tests.lane_plugin", "pytester")
 # FastAPI's TestClient sends `Host: testserver`; the web app answers only the names it is configured with.
 os.environ.setdefault("PRACTICE_ALLOWED_HOSTS", '["testserver"]')
 # One grading secret for every run of the suite (judge/draw.py): a pinned proof draws the same inputs on every

@@ -189,3 +189,12 @@ def test_tree_cpu_counts_a_child_s_cpu_while_it_runs_and_after_it_is_reaped():
         child.kill()
         child.wait()
     assert 0.35 <= tree_cpu() - start < 0.7  # reaped: RUSAGE_CHILDREN took over what /proc showed, counted once
+
+
+@pytest.mark.parametrize("lane", ["sandbox", "deploy"])
+def test_a_lane_named_like_a_folder_of_the_checkout_is_still_a_lane(lane):
+    """`pytest --lane sandbox` from the checkout: "sandbox" is also a folder there, and pytest must still know
+    `--lane` (the plugin is declared in the root conftest.py, loaded whatever the arguments)."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "--lane", lane, "--markers"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
