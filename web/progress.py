@@ -242,7 +242,8 @@ class FailingCheck:
     name: str  # NO_CHECK for failures without a failing check
     title: str
     verdict: str
-    submissions: int = 0
+    first: int = 0  # submissions where this check was the first to fail: the root cause, what the ranking counts
+    submissions: int = 0  # every submission that failed it, also after an earlier failing check
     learners: set[str] = field(default_factory=set)
     samples: list[Sample] = field(default_factory=list)
 
@@ -251,7 +252,7 @@ class FailingCheck:
 class ExerciseStats:
     verdicts: list[tuple[str, int]]  # most frequent first
     finished: int
-    failing: list[FailingCheck]  # most frequent first
+    failing: list[FailingCheck]  # most often the first to fail first (root causes before their symptoms)
     learners_solved: int
     learners_tried: int
 
@@ -278,13 +279,19 @@ def exercise_stats(engine: Engine, class_id: str, exercise_id: str, members: lis
         report = localized(Report.model_validate_json(report_json), lang) if report_json else None
         failed = [c for c in report.checks if not c.passed] if report else []
         keys = [(c.name, c.title or c.name, (c.verdict.value if c.verdict else verdict), c.message) for c in failed]
-        for name, title, check_verdict, message in keys or [(NO_CHECK, "", verdict, report.summary if report else "")]:
+        keys = keys or [(NO_CHECK, "", verdict, report.summary if report else "")]
+        for position, (name, title, check_verdict, message) in enumerate(keys):
             entry = failing.setdefault(name, FailingCheck(name, title, check_verdict))
             entry.submissions += 1
             entry.learners.add(learner_id)
-            if len(entry.samples) < SAMPLES_PER_CHECK:
-                entry.samples.append(Sample(learner_id, names.get(learner_id, "?"), sid, _aware(created_at), message))
+            # Samples only where the check failed first, each message once: a later check that fails for the same
+            # reason would repeat the same sentence under every symptom.
+            if position == 0:
+                entry.first += 1
+                if len(entry.samples) < SAMPLES_PER_CHECK and all(x.message != message for x in entry.samples):
+                    entry.samples.append(Sample(learner_id, names.get(learner_id, "?"), sid, _aware(created_at),
+                                                message))
     return ExerciseStats(
         verdicts=sorted(verdicts.items(), key=lambda kv: (-kv[1], kv[0])), finished=sum(verdicts.values()),
-        failing=sorted(failing.values(), key=lambda f: (-f.submissions, -len(f.learners), f.name)),
+        failing=sorted(failing.values(), key=lambda f: (-f.first, -f.submissions, -len(f.learners), f.name)),
         learners_solved=len(solved), learners_tried=len(tried))

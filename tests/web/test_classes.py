@@ -356,12 +356,16 @@ def test_an_exercise_shows_its_verdicts_and_the_checks_that_fail(client, teacher
     verdicts = dict(re.findall(r'<tr data-verdict="(\w+)">.*?<td class="num">(\d+)</td>', html, re.S))
     assert verdicts == {"WRONG_ANSWER": "3", "RUNTIME_ERROR": "1", "ACCEPTED": "1"}
     assert "1 of 2 learners solved it; 2 tried it." in html
-    checks = re.findall(r'<tr data-check="([^"]*)">.*?<td class="num">(\d+)</td>\s*<td class="num">(\d+)</td>', html,
-                        re.S)
-    assert checks == [("test_add_one_-5", "4", "2"), ("test_add_one_1", "4", "2")]
-    samples = html.split('data-check="test_add_one_-5"', 1)[1].split("</ul>", 1)[0]
-    assert samples.count("<li>") == 3  # a sample, newest first
-    assert "division by zero" in samples and "add_one(-5) returned -5, expected -4" in samples
+    checks = re.findall(r'<tr data-check="([^"]*)">.*?<td class="num">(\d+)</td>\s*<td class="num">(\d+)</td>\s*'
+                        r'<td class="num">(\d+)</td>', html, re.S)
+    # (check, failed first, failed at all, learners): every failing submission failed test_add_one_1 first, and
+    # test_add_one_-5 after it, so 1 is the cause to look at and -5 only its symptom.
+    assert checks == [("test_add_one_1", "4", "4", "2"), ("test_add_one_-5", "0", "4", "2")]
+    samples = html.split('data-check="test_add_one_1"', 1)[1].split("</ul>", 1)[0]
+    assert samples.count("<li>") == 2  # one sample per message (Ann's three wrong answers say the same), newest first
+    assert "division by zero" in samples and "add_one(1) returned 1, expected 2" in samples
+    symptom = html.split('data-check="test_add_one_-5"', 1)[1].split("</ul>", 1)[0]
+    assert "<li>" not in symptom  # its failures are shown under the check that failed first
 
 
 def test_a_learners_submissions_show_source_and_report(client, teacher, klass):

@@ -93,7 +93,9 @@
       if (d.kind === "graph_break") {
         if (d.location && marks && (!d.location.file || d.location.file.endsWith(learnerFile)) &&
             !marks.some((m) => m.line === d.location.line)) {
-          marks.push({line: d.location.line, reason: (d.explanation ? d.explanation + "\n\n" : "") + d.reason});
+          // The tooltip in the page's language: the explanation (Dynamo's own English stays in the report's details)
+          const said = d.explanation || T.graph_break_at + (d.gb_id ? " " + d.gb_id : "") + "\n\n" + d.reason;
+          marks.push({line: d.location.line, reason: (d.explanation && d.gb_id ? d.gb_id + ": " : "") + said});
         }
         const explain = d.explanation && !(shown || "").includes(d.explanation) ? el("p", {}, prose(d.explanation)) : null;
         return el("div", {class: "diag graph-break"}, el("strong", {}, T.graph_break_at),

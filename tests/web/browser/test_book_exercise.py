@@ -6,6 +6,8 @@ graph break marked on the `.item()` line; switch to English; reload and find the
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.web.browser.conftest import open_page
@@ -73,7 +75,9 @@ def test_solve_then_break_then_english_then_reload(browser, book_live, shots, pa
     assert marked.count() == 1 and ".item()" in marked.inner_text()
     marker = page.locator(".cm-break-marker")
     assert marker.count() == 1
-    assert marker.get_attribute("title")  # the reason, on hover
+    tooltip = marker.get_attribute("title")  # the reason, on hover, in the page's language
+    dynamo_said = page.locator(".diag.graph-break p.reason").first.text_content()  # PyTorch's English, in details
+    assert tooltip.startswith("GB") and re.search("[\u4e00-\u9fff]", tooltip) and dynamo_said not in tooltip
     gutter_row = marker.bounding_box()["y"]
     line_row = marked.bounding_box()["y"]
     assert abs(gutter_row - line_row) < 8  # the marker sits on that line
