@@ -21,6 +21,10 @@ from starlette.requests import cookie_parser
 LEARNER_COOKIE = "practice_learner"
 INSTRUCTOR_COOKIE = "practice_instructor"
 RENEW_AFTER_S = 24 * 3600  # a learner's cookie older than this is signed again on the next visit
+# Cookies of the older format (no signing time, before 2026-12-01) are taken, and signed anew, until this moment
+# (the release's date plus the default 90 days a cookie lasts): after it they are refused, so a copied one cannot
+# live for ever. 2027-03-01T00:00:00Z.
+LEGACY_COOKIES_UNTIL = 1803859200
 LINK_RESET_S = 15 * 60  # after a sign-in link, a new password may be set without the current one this long
 
 
@@ -67,6 +71,8 @@ class Cookies:
             return LearnerSession(learner_id, int(epoch), int(reset_until), signed_at.timestamp())
         except (BadSignature, UnicodeDecodeError, ValueError):
             pass
+        if time.time() >= LEGACY_COOKIES_UNTIL:
+            return None
         try:
             return LearnerSession(self.legacy_learner_signer.unsign(value).decode("ascii"))
         except (BadSignature, UnicodeDecodeError):

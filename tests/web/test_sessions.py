@@ -162,6 +162,20 @@ def test_a_cookie_of_the_older_format_is_kept_and_signed_anew(server):
     assert server.server.config.app.state.cookies.learner({LEARNER_COOKIE: value}).learner_id == "a" * 32
 
 
+def test_a_cookie_of_the_older_format_is_refused_after_its_last_day(monkeypatch):
+    """An older cookie has no signing time, so only a date can end it: a copied one does not live for ever."""
+    from itsdangerous import Signer
+
+    from web import sessions
+
+    cookies = sessions.Cookies("test-secret")
+    legacy = {LEARNER_COOKIE: Signer("test-secret", salt="practice-learner").sign("a" * 32).decode()}
+    monkeypatch.setattr(sessions.time, "time", lambda: sessions.LEGACY_COOKIES_UNTIL - 1)
+    assert cookies.learner(legacy).learner_id == "a" * 32
+    monkeypatch.setattr(sessions.time, "time", lambda: sessions.LEGACY_COOKIES_UNTIL)
+    assert cookies.learner(legacy) is None
+
+
 @pytest.mark.parametrize("who", ["instructor", "learner"])
 def test_password_guessing_backs_off_per_name_without_telling_which_names_exist(server, who):
     teacher = signed_in_teacher(server)
