@@ -1,11 +1,11 @@
 """How the web app is served: uvicorn's options from the settings, a read deadline per request, a clean access log.
 
-- uvicorn bounds idle keep-alive connections (`keep_alive_seconds`), connections and requests served at once
-  (`max_connections`: past it, 503) and the size of a request's head (`max_header_bytes`), but it has no deadline
-  for reading a request: a client that sends its headers or body a byte at a time holds its connection forever.
-  `ReadDeadline`, uvicorn's h11 protocol plus two timers, gives the headers `header_seconds` (from the
-  connection's start or the previous response) and the body `body_seconds` (after the headers); past either,
-  the client gets 408 and the connection is closed.
+- uvicorn bounds idle keep-alive connections (`keep_alive_seconds`) and connections and requests served at once
+  (`max_connections`: past it, 503), but it has no deadline for reading a request (a client that sends its headers
+  or body a byte at a time holds its connection forever), and h11 bounds a request's head only while it is
+  incomplete. `ReadDeadline`, uvicorn's h11 protocol plus two timers, gives the headers `header_seconds` (from the
+  connection's start or the previous response) and the body `body_seconds` (after the headers), past either 408;
+  and it answers 431 to a head over `max_header_bytes` however it arrives; the connection is then closed.
 - The access log names each request's path; a sign-in link's path is a credential (`/signin/link/TOKEN`), so
   `RedactSecrets` writes it as `/signin/link/<redacted>` (and any `token` query value likewise).
 - A load balancer or a container runtime polls `/healthz` every few seconds: `QuietHealthz` leaves its answered
@@ -30,6 +30,7 @@ REDACTED = "<redacted>"
 SECRET_PATHS = re.compile(r"(/signin/link/)[^/?#\s]+")
 SECRET_QUERY = re.compile(r"([?&](?:token|id_token)=)[^&#\s]*")
 TIMEOUT_BODY = b"the request was not received in time: send the headers and body without pausing\n"
+HEAD_TOO_LARGE = b"the request's line and headers are too large: send fewer or shorter headers\n"
 
 
 def redact(path: str) -> str:
@@ -68,10 +69,22 @@ def log_config() -> dict:
 
 
 class ReadDeadline(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request's headers and one for its body."""
+    """uvicorn's h11 protocol with a deadline for each request's headers and one for its body, and a limit on the
+    size of a request's head however it arrives (h11's own limit holds only while the head is incomplete, so a
+    head that came in one read was taken whatever its size)."""
 
     header_seconds = 10.0
     body_seconds = 60.0
+    max_head_bytes = 16 * 1024
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():  # reading a request's head
+            buffered = self.conn.trailing_data[0] + data
+            end = buffered.find(b"\r\n\r\n")
+            if (end if end >= 0 else len(buffered)) > self.max_head_bytes:
+                self._refuse(431, HEAD_TOO_LARGE)
+                return
+        super().data_received(data)
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None
@@ -117,16 +130,22 @@ class ReadDeadline(H11Protocol):
             self.cycle.disconnected = True  # the app reading the body is told the client went away
             self.cycle.message_event.set()
         if not started:
-            self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
-                                 b"connection: close\r\ncontent-length: " + str(len(TIMEOUT_BODY)).encode()
-                                 + b"\r\n\r\n" + TIMEOUT_BODY)
+            self._refuse(408, TIMEOUT_BODY)
+        self.transport.close()
+
+    def _refuse(self, status: int, body: bytes) -> None:
+        """Answer `status` with `body` (text) and close the connection."""
+        reason = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}[status]
+        self.transport.write(b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+                             b"content-length: %d\r\n\r\n%s" % (status, reason, len(body), body))
         self.transport.close()
 
 
 def protocol(settings: Settings) -> type[ReadDeadline]:
     """`ReadDeadline` with the settings' deadlines."""
     return type("ReadDeadline", (ReadDeadline,), {"header_seconds": settings.header_seconds,
-                                                  "body_seconds": settings.body_seconds})
+                                                  "body_seconds": settings.body_seconds,
+                                                  "max_head_bytes": settings.max_header_bytes})
 
 
 def server_options(settings: Settings) -> dict[str, Any]:

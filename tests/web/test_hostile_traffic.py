@@ -200,6 +200,28 @@ def test_the_deadlines_never_cut_a_slow_answer(quick_deadlines, grader):
                 assert "event: done" in list(lines)
 
 
+@pytest.mark.parametrize("pieces", [1, 16], ids=["whole", "in pieces"])
+def test_a_head_over_the_limit_is_431_however_it_arrives(settings, grader, pieces):
+    """h11 limits a head only while it is incomplete: one that arrived in a single read was taken at any size."""
+    settings.max_header_bytes = 4096
+    head = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 8000 + b"\r\n\r\n"
+    with LiveServer(create_app(settings, grade=grader), settings) as server, server.raw() as sock:
+        step = -(-len(head) // pieces)
+        for start in range(0, len(head), step):
+            sock.sendall(head[start:start + step])
+        assert read_all(sock).startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_body_larger_than_the_head_limit_is_no_head(settings, grader):
+    """Only the head counts: a submission whose body arrives in the same read as its head is taken."""
+    settings.max_header_bytes = 4096
+    body = json.dumps({"source": CORRECT + "#" * 8000}).encode()
+    with LiveServer(create_app(settings, grade=grader), settings) as server, server.raw() as sock:
+        sock.sendall(b"POST " + SUBMIT.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                     b"\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        assert read_all(sock).startswith(b"HTTP/1.1 20")
+
+
 def test_connections_past_the_limit_get_503(settings, grader):
     """Nothing limited connections; past `max_connections`, a request is answered 503 at once."""
     settings.max_connections = 3
