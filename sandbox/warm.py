@@ -52,7 +52,9 @@ class ProcessWorker:
         self.log = tempfile.TemporaryFile(prefix="practice-worker-")
 
     def startup_log(self) -> str:
-        """The last of what the worker printed (shown when it fails to start)."""
+        """The last of what the worker printed (shown when it fails to start); empty once the worker is ended."""
+        if self.log.closed:
+            return ""
         self.log.seek(0)
         return self.log.read()[-3000:].decode("utf-8", "replace")
 
@@ -100,11 +102,13 @@ class Worker(abc.ABC):
         try:
             msg, _ = channel.recv(self.ctl, limit=1 << 20)
         except (channel.ChannelClosed, TimeoutError) as exc:
+            said = self.startup_log()  # before terminate(), which closes the log
             self.terminate()
-            raise SandboxError(f"worker did not start: {exc}; {self.startup_log()}") from None
+            raise SandboxError(f"worker did not start: {exc}; {said}") from None
         if msg.get("op") != "ready":
+            said = self.startup_log()
             self.terminate()
-            raise SandboxError(f"worker failed to start: {msg.get('error', msg)}; {self.startup_log()}")
+            raise SandboxError(f"worker failed to start: {msg.get('error', msg)}; {said}")
         self.ctl.settimeout(None)
         self.info = msg
 

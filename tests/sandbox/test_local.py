@@ -3,8 +3,13 @@ limits included: tests/core/test_verdicts.py)."""
 
 import os
 
+import pytest
+
 from judge.grading import grade
 from judge.report import Verdict
+from sandbox.base import SandboxError
+from sandbox.limits import Program
+from sandbox.local_backend import LocalSandbox
 
 ORPHAN_LEFT_BEHIND = ("import torch\nimport os, time\nif os.fork() == 0:\n    time.sleep(3600)\n"
                       "\ndef f(x):\n    return x + 2\n")
@@ -27,3 +32,13 @@ def test_a_run_leaves_no_process_behind(local, add_one):
         if int(parts[1]) in workers:  # a child of a worker still alive after its run ended
             mine.append(status)
     assert mine == []
+
+
+def test_a_worker_that_cannot_start_says_why():
+    """Its start-up log is read before the worker is ended: it said "seek of closed file" instead of the reason."""
+    sandbox = LocalSandbox(Program(module="judge.no_such_module_here"))
+    try:
+        with pytest.raises(SandboxError, match="no_such_module_here"):
+            sandbox.warm_up(timeout=60)
+    finally:
+        sandbox.close()
