@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.requests import ClientDisconnect
 
@@ -106,17 +106,21 @@ def state_of(states: dict[str, str], exercise_id: str) -> str:
     return states.get(exercise_id, "not_started")
 
 
-@router.get("/healthz", response_model=Health, tags=["meta"])
-def healthz(request: Request) -> Health:
+@router.get("/healthz", response_model=Health, tags=["meta"], responses={503: {"model": Health}})
+def healthz(request: Request, response: Response) -> Health:
     """Liveness, the queue depth, the graders seen in the last minute, the compile cache layers' builds and
-    whether the server is still warming up (web/warmup.py: its warm pools starting, or a base layer being built)."""
+    whether the server is still warming up (web/warmup.py: its warm pools starting, or a base layer being built);
+    503 and "failing" while this process's warm graders cannot start (until a grading shows they can)."""
     from web.warmup import warming_up
 
     state = request.app.state
     depths = state.queue.depth()
     snapshots = {name: p.snapshot() for name, p in state.layers.items()}
     pools = state.warm_pools.state
-    return Health(status="ok", exercises=len(state.course.all()), sandbox=state.sandbox_name, queue=state.queue_kind,
+    if pools == "failed":
+        response.status_code = 503
+    return Health(status="failing" if pools == "failed" else "ok", exercises=len(state.course.all()),
+                  sandbox=state.sandbox_name, queue=state.queue_kind,
                   queue_depth=sum(depths.values()), queues=depths,
                   workers=[GraderSeen(**g) for g in state.queue.graders()],
                   layers={name: LayerState(**s) for name, s in snapshots.items()}, pools=pools,

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
-from judge.report import ProgressEvent, Report
+from judge.report import ProgressEvent, Report, Verdict
 from sandbox import Sandbox
 from sandbox.backends import UNISOLATED, unavailable_reason
 from web.course import Course
@@ -63,6 +63,12 @@ class WarmPools:
         self._state = value
         for listener in list(self.listeners):
             listener()
+
+    def graded(self, verdict: Verdict) -> None:
+        """A grading ended with `verdict`: one that is not the grader's own failure shows that workers start after
+        all (a pool starts them again on demand), so pools that had failed are ready now."""
+        if self._state == "failed" and verdict is not Verdict.INTERNAL_ERROR:
+            self.state = "ready"
 
 
 class Grading(NamedTuple):
@@ -133,7 +139,9 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
             if event.type != "done":  # the queue publishes done after the report is stored
                 publish(event)
 
-        return grade(exercise, submission.source, sandbox=sandbox(exercise), on_event=on_event)
+        report = grade(exercise, submission.source, sandbox=sandbox(exercise), on_event=on_event)
+        pools.graded(report.verdict)
+        return report
 
     def warm() -> None:
         """Start warm workers before the first submission (backends without them do nothing), and build the

@@ -114,7 +114,9 @@ class LayerState(BaseModel):
 
 
 class Health(BaseModel):
-    status: Literal["ok"]
+    status: Literal["ok", "failing"] = Field(
+        description="ok; failing (with HTTP 503, so that a load balancer stops sending work) while this process's "
+                    "warm graders cannot start.")
     exercises: int
     sandbox: str = Field(description="The web process's sandbox; 'workers' when practice worker processes grade.")
     queue: Literal["embedded", "procrastinate"]

@@ -130,3 +130,22 @@ def test_warm_says_when_the_local_pools_are_ready(tmp_path):
     finally:
         grading.close()
         course.close()
+
+
+def test_healthz_says_failing_with_503_while_the_warm_graders_cannot_start(tmp_path, grader):
+    """A worker that could not start left /healthz at "ok": a load balancer kept sending work to a server whose
+    gradings all ended INTERNAL_ERROR. A grading that is not the grader's own failure shows they start after all."""
+    from judge.report import Verdict
+
+    app = create_app(_settings(tmp_path, FIXTURE_COURSE), grade=grader)
+    with TestClient(app) as client:
+        pools = app.state.warm_pools
+        pools.state = "failed"
+        health = client.get("/healthz")
+        assert health.status_code == 503 and health.json()["status"] == "failing"
+        assert health.json()["pools"] == "failed"
+        pools.graded(Verdict.INTERNAL_ERROR)
+        assert client.get("/healthz").status_code == 503
+        pools.graded(Verdict.WRONG_ANSWER)
+        health = client.get("/healthz")
+        assert health.status_code == 200 and health.json()["status"] == "ok" and health.json()["pools"] == "ready"
