@@ -4,6 +4,7 @@ A name is stored as typed (NFC, runs of spaces made one) and compared by its key
 again (Unicode's "compatibility caseless match"), so `Ｂｏｂ`, `BOB` and a `José` typed with a combining
 accent all sign in as the same member. Refused, each with a message that says what to change:
 
+- letters with more than three combining marks stacked on them (text that spills over the rows around it);
 - invisible, control, format and bidi characters (zero-width spaces and joiners, RLO/LRI, soft hyphen,
   Hangul fillers, private-use and unassigned code points): a name that reads the same as another;
 - letters of several scripts that are not a usual mix (UTS #39 "highly restrictive": one script, or Latin
@@ -26,6 +27,9 @@ from web.errors import InputError
 from web.i18n import N_
 
 MAX_DISPLAY_NAME = 40
+# Combining marks in a row on one letter, after NFC: Vietnamese needs two, Thai and Devanagari up to three; more is
+# text stacked to spill over the rows above and below it in every table that shows the name.
+MAX_MARKS_PER_LETTER = 3
 # Invisible or blank-looking characters whose general category is a letter or a symbol.
 INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u2800\u034f\u17b4\u17b5\u180e")
 REFUSED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
@@ -44,6 +48,9 @@ def display_name_of(text: str) -> str:
     if any(_invisible(ch) for ch in name):
         raise InputError(N_("The display name contains invisible or control characters (such as zero-width "
                             "spaces or text-direction marks): type it again with letters, digits and spaces."))
+    if _most_marks_in_a_row(name) > MAX_MARKS_PER_LETTER:
+        raise InputError(N_("The display name stacks accents or other marks on a letter: type it with at most "
+                            "{n} marks on each letter."), n=MAX_MARKS_PER_LETTER)
     if not _usual_scripts(name):
         raise InputError(N_("The display name mixes letters of different scripts that look alike (such as Latin "
                             "and Cyrillic): type it in one script."))
@@ -73,6 +80,14 @@ def look_alike(name: str, others: list[str]) -> str | None:
 def _invisible(ch: str) -> bool:
     return ch in INVISIBLE or unicodedata.category(ch) in REFUSED_CATEGORIES or (
         unicodedata.category(ch) == "Zs" and ch != " ")
+
+
+def _most_marks_in_a_row(name: str) -> int:
+    most = run = 0
+    for ch in name:
+        run = run + 1 if unicodedata.category(ch).startswith("M") else 0
+        most = max(most, run)
+    return most
 
 
 def _usual_scripts(name: str) -> bool:

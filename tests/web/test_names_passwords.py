@@ -40,13 +40,14 @@ def test_one_key_for_every_typed_form_of_a_name(a, b):
 
 
 @pytest.mark.parametrize("name", ["王小明", "王小明 Tom", "Émile Zoë", "Ελένη", "Иван", "山田 たろう", "김민수 Kim",
-                                  "O'Neil-2"])
+                                  "O'Neil-2", "Nguyễn Thị Ánh", "q\u0323\u0302", "สมชาย", "देवेन्द्र"])
 def test_names_of_one_script_or_a_usual_mix_are_kept(name):
     assert display_name_of(name) == " ".join(name.split())
 
 
 @pytest.mark.parametrize("name", ["B\u043eb", "Ivan Иван", "Bo\u200bb", "Bob\u200d", "\u2066Bob", "Bo\u00adb",
-                                  "Bob\u3164", "Bob\ue000", "\x07Bob"])
+                                  "Bob\u3164", "Bob\ue000", "\x07Bob",
+                                  "Bo" + "\u0336\u0317\u0328\u0301\u035c" * 4 + "b"])  # stacked marks
 def test_mixed_script_and_invisible_names_are_refused(name):
     with pytest.raises(InputError):
         display_name_of(name)
