@@ -188,6 +188,23 @@ class Mismatch(BaseModel):
     actual: float | int | bool | str
 
 
+class StageFinding(Localized):
+    """Your code or the compiler? The captured graph run again under each compiler stage on the failing input, and
+    the first stage whose result differs from the expected one (judge/stages.py; shown, never a verdict)."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("explanation",)
+    stage: Literal["eager", "aot_eager", "aot_eager_decomp_partition", "inductor"] = Field(
+        description="The first stage that disagrees: 'eager' (the graph Dynamo captured from the learner's code, "
+                    "run op by op: the learner's code computes this), 'aot_eager' (AOTAutograd's tracing), "
+                    "'aot_eager_decomp_partition' (its decompositions and partitioning), 'inductor'.")
+    agreed: list[str] = Field([], description="The earlier stages, each run here and found to agree.")
+    subsystem: str = Field("", description="Where torch._inductor.compiler_bisector narrowed it within the stage "
+                                           "(e.g. 'lowerings', 'decomposition', 'post_grad_passes'), if it did.")
+    detail: str = Field("", description="What the bisector named within that subsystem: the operator whose "
+                                        "lowering or decomposition, or the pass, changes the numbers.")
+    explanation: str = Field("", description="The finding in words, for the learner.")
+
+
 class MismatchDiagnostic(Localized):
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("case", "what")
     kind: Literal["mismatch"] = "mismatch"
@@ -204,6 +221,9 @@ class MismatchDiagnostic(Localized):
     first_mismatches: list[Mismatch] = []
     rtol: float | None = None
     atol: float | None = None
+    stage: StageFinding | None = Field(None, description="Your code or the compiler: the first compiler stage whose "
+                                                         "result differs (set by the verifier on a compiled "
+                                                         "graph's mismatch).")
 
 
 class GuardOrigin(Localized):
