@@ -118,6 +118,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "playground_stopped": N_("The run stopped early"),
     "playground_running": N_("Compiling your function on its example calls…"),
     "playground_notes": N_("Notes"),
+    "playground_stages": N_("Inductor's result differs from the graph run op by op"),
     "playground_cost": N_("Cost"),
     "same_failure_as": N_("(the same failure as {check})"),
     "times_n": N_("×{n}"),

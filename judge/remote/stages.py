@@ -11,6 +11,7 @@ further. Only the verifier's own rebuilt graph and inputs are used: the runner i
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import torch
 import torch.fx
@@ -40,10 +41,20 @@ def explain(exc: BaseException) -> StageFinding | None:
     if failed is None or all(p is None for p in at):
         return None
 
-    def agrees(stage: str) -> bool:
-        flat = _rerun(run, stage)
+    def agrees_output(flat: tuple) -> bool:
         return compared.agrees(pytree.tree_unflatten([flat[p] if p is not None else leaf
                                                       for p, leaf in zip(at, leaves)], spec))
+
+    return locate(run, agrees_output, failed)
+
+
+def locate(run: LastRun, agrees_output: Callable[[tuple], bool], failed: str) -> StageFinding | None:
+    """The first stage (up to `failed`, known to disagree) whose outputs for `run`'s graph and inputs do not pass
+    `agrees_output`, narrowed by compiler_bisector (once per grading); None where a stage could not run here."""
+    context = current()
+
+    def agrees(stage: str) -> bool:
+        return agrees_output(rerun(run, stage))
 
     try:
         with phases.span("verifier.stages"):
@@ -57,7 +68,7 @@ def explain(exc: BaseException) -> StageFinding | None:
     return stages.finding(stage, agreed, subsystem, detail)
 
 
-def _rerun(run: LastRun, stage: str) -> tuple:
+def rerun(run: LastRun, stage: str) -> tuple:
     """The graph of `run` under `stage` (compiled afresh, sealed) on copies of its inputs: its outputs."""
     compiled = run.compiled
     gm = compiled.graphs[run.index].gm

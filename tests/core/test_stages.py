@@ -92,7 +92,7 @@ def test_a_graph_that_changes_process_state_under_a_stage_gets_no_finding(monkey
         torch._C._set_grad_enabled(False)
         return (torch.zeros(1),)
 
-    monkeypatch.setattr(remote_stages, "_rerun", lambda run, stage: remote_stages.run_sealed(hostile, [], what="g"))
+    monkeypatch.setattr(remote_stages, "rerun", lambda run, stage: remote_stages.run_sealed(hostile, [], what="g"))
     x = torch.randn(4, 8)
     with graded(lambda x: (x.sin(),)):
         diag = mismatch(remote.entry_ref().compile(fullgraph=True, local_backend="aot_eager"), x, x.sin() + 1)
@@ -108,11 +108,10 @@ def test_the_explanation_names_the_operator_and_the_setting():
     assert "emulate_precision_casts" in str(setting) and setting.render("zh") is not None
 
 
-@pytest.mark.slow
-def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_languages():
-    """Inductor's lowering of `sin` patched for this test to add 0.5: the graph run op by op, under aot_eager and
-    under aot_eager_decomp_partition agrees with the original; Inductor's does not; compiler_bisector names the
-    lowering of `sin`."""
+@pytest.fixture
+def sin_lowered_off_by_half():
+    """Inductor's lowering of `sin` patched, for this test only, to add 0.5 (the FX-graph cache off: an entry of
+    the real lowering must not answer)."""
     from unittest import mock
 
     import torch._inductor.config as inductor_config
@@ -123,9 +122,17 @@ def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_langu
     def off_by_half(x):
         return lowering.lowerings[aten.add.Tensor](real(x), 0.5)
 
+    with mock.patch.dict(lowering.lowerings, {aten.sin.default: off_by_half}), \
+            inductor_config.patch(fx_graph_cache=False):
+        yield
+
+
+@pytest.mark.slow
+def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_languages(sin_lowered_off_by_half):
+    """The graph run op by op, under aot_eager and under aot_eager_decomp_partition agrees with the original;
+    Inductor's does not; compiler_bisector names the lowering of `sin`."""
     x = torch.randn(4, 8)
-    with (mock.patch.dict(lowering.lowerings, {aten.sin.default: off_by_half}),
-          inductor_config.patch(fx_graph_cache=False), graded(lambda x: (torch.sin(x) * 2,))):
+    with graded(lambda x: (torch.sin(x) * 2,)):
         diag = mismatch(remote.entry_ref().compile(fullgraph=True, local_backend="inductor"), x, torch.sin(x) * 2)
     finding = diag.stage
     assert finding is not None and finding.stage == "inductor"
@@ -133,4 +140,39 @@ def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_langu
     assert (finding.subsystem, finding.detail.split("_")[0]) == ("lowerings", "sin")
     assert "Inductor's lowering of `sin` changes the numbers here" in localized(diag, "en").stage.explanation
     zh = localized(diag, "zh").stage.explanation
-    assert "Inductor" in zh and "`sin`" in zh and "编译器" in zh
+    assert "Inductor 对 `sin` 的 lowering 在这里改变了数值" in zh and "是编译器" in zh
+
+
+@pytest.mark.slow
+def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin_lowered_off_by_half):
+    """`practice doctor` and the web playground: the verifier's own Inductor compile of each graph is compared with
+    the graph run op by op; where they differ, the report names the stage and the lowering (judge.doctor)."""
+    from judge import doctor_checks
+    from judge.doctor import DoctorReport
+
+    x = torch.randn(4, 8)
+    findings: dict = {"notes": []}
+    with graded(lambda x: (torch.sin(x) + 1,)):
+        session = remote.entry_ref().compile()
+        session.take_graphs(remote.current().runner.request("compile")["graphs"])
+        assert doctor_checks._inductor(session, 0, (x,), findings) is not None  # its cost figures, as before
+    report = DoctorReport(summary="", stages=findings["stages"])
+    [finding] = report.stages
+    assert (finding.stage, finding.subsystem, finding.detail.split("_")[0]) == ("inductor", "lowerings", "sin")
+    assert "Inductor's lowering of `sin`" in localized(report, "en").stages[0].explanation
+    assert "Inductor 对 `sin` 的 lowering" in localized(report, "zh").stages[0].explanation
+
+
+def test_the_playground_says_nothing_where_inductor_agrees_with_eager():
+    """No stage is looked for where the compiled result agrees (every playground run without a compiler bug)."""
+    from judge import doctor_checks
+    from judge.remote.compiled import LastRun
+
+    x = torch.randn(4, 8)
+    findings: dict = {}
+    with graded(lambda x: (x * 2,)):
+        session = remote.entry_ref().compile()
+        session.take_graphs(remote.current().runner.request("compile")["graphs"])
+        out = (x * 2,)
+        doctor_checks._compare_with_eager(LastRun(session, 0, [x], out), (x * 2,), findings)
+    assert "stages" not in findings
