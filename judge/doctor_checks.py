@@ -159,7 +159,7 @@ def _cost_section(args: tuple, measured: list):
     """The playground's cost section: the first example call's graphs, eager against compiled, summed (after a
     graph break the code between the graphs ran in the user's process and is not counted). No reference."""
     from judge.installed import torch_version
-    from judge.report import CompiledCost, CostFigures, CostSection, EagerCost
+    from judge.report import CompileCost, CompiledCost, CostFigures, CostSection, EagerCost
 
     eager = EagerCost(ops=sum(e.ops for e, _ in measured), views=sum(e.views for e, _ in measured),
                       bytes_read=sum(e.bytes_read for e, _ in measured),
@@ -167,7 +167,9 @@ def _cost_section(args: tuple, measured: list):
     compiled = CompiledCost(graphs=sum(c.graphs for _, c in measured),
                             kernels=[k for _, c in measured for k in c.kernels],
                             extern_calls=[k for _, c in measured for k in c.extern_calls],
-                            bytes_estimate=sum(c.bytes_estimate for _, c in measured))
+                            bytes_estimate=sum(c.bytes_estimate for _, c in measured),
+                            compile=CompileCost(inductor_s=round(sum(c.compile.inductor_s for _, c in measured
+                                                                     if c.compile), 3)))
     device = next((a.device.type for a in args if isinstance(a, torch.Tensor)), "cpu")
     return CostSection(inputs=describe_inputs(args), device=device, torch_version=torch_version(),
                        figures=[CostFigures(who="learner", eager=eager, compiled=compiled)])

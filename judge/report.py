@@ -325,6 +325,24 @@ class EagerCost(BaseModel):
         return self.bytes_read + self.bytes_written
 
 
+class CompileCost(BaseModel):
+    """What compiling cost, counted where it ran, in the verifier (judge/cost.py): Dynamo's frames and guards, and the
+    seconds, shown and never deciding (they depend on the machine, its load and the compile caches)."""
+
+    frames: int | None = Field(None, description="Frames Dynamo traced (a graph break adds the frame that resumes "
+                                                 "after it; CompilationMetrics, one per frame). None for the "
+                                                 "learner's function: Dynamo traced it in the learner's own process, "
+                                                 "whose figures are never taken (the compiler view shows its guards).")
+    guards: int | None = Field(None, description="Guards Dynamo installed on those frames (CompilationMetrics."
+                                                 "guard_count, summed): what every later call checks before it may "
+                                                 "reuse the compiled code. None for the learner's function.")
+    dynamo_s: float | None = Field(None, description="Seconds Dynamo spent on those frames besides the backend's "
+                                                     "compile (shown, never deciding). None for the learner's "
+                                                     "function.")
+    inductor_s: float = Field(0.0, description="Seconds Inductor spent compiling the graphs here (shown, never "
+                                               "deciding; an FX-graph cache hit takes almost none).")
+
+
 class CompiledCost(BaseModel):
     """What Inductor made of the graphs, compiled by the verifier (judge/cost.py)."""
 
@@ -338,6 +356,8 @@ class CompiledCost(BaseModel):
     eager_ops_outside: int = Field(0, description="Operators that ran eagerly outside every compiled graph (after a "
                                                   "graph break).")
     eager_bytes_outside: int = Field(0, description="Bytes those eager operators read and wrote.")
+    compile: CompileCost | None = Field(None, description="What compiling cost: frames, guards and seconds (beside "
+                                                          "`graphs`).")
 
     @property
     def bytes(self) -> int:
