@@ -13,7 +13,7 @@ from judge.report import CostSection
 COST_TITLE = T("What compiling bought (kernels, bytes moved, time)")
 NO_COST = T("This grading has no cost section: the exercise declares no [cost] inputs.")
 COLUMNS = (T("function"), T("eager ops"), T("eager bytes"), T("kernels + extern"), T("compiled bytes"),
-           T("saved"))
+           T("saved"), T("compiling: frames · graphs · guards · s"))
 GPU_COLUMNS = (T("GPU µs per call (eager → compiled)"), T("CPU µs per step"))
 
 
@@ -41,7 +41,7 @@ def print_cost(console: Console, section: CostSection | None, lang: str) -> None
             table.add_row(escape(text(row.label, lang)), *["—"] * (len(COLUMNS) - 1 + (2 if timed else 0)))
             missing.append(row)
             continue
-        cells = [row.eager_ops, row.eager_bytes, row.kernels, row.compiled_bytes, row.saving]
+        cells = [row.eager_ops, row.eager_bytes, row.kernels, row.compiled_bytes, row.saving, row.compiling]
         table.add_row(escape(text(row.label, lang)), *map(escape, cells + ([row.gpu_time, row.cpu_per_step]
                                                                             if timed else [])))
     console.print(table)
@@ -52,3 +52,5 @@ def print_cost(console: Console, section: CostSection | None, lang: str) -> None
         if row.kernel_names:
             console.print(f"  [bold]{escape(text(row.label, lang))}[/]: {escape(row.kernel_names)}", soft_wrap=True)
     console.print(f"[dim]{escape(text(cost_view.note(section), lang))}[/]", soft_wrap=True)
+    if any(row.compiling for row in rows):
+        console.print(f"[dim]{escape(text(cost_view.compile_note(), lang))}[/]", soft_wrap=True)

@@ -25,6 +25,7 @@ TIMELINE = T("The compiles, call by call")
 PYTORCH = T("PyTorch says")
 MORE = T("more:")
 PROBLEM = T("The run stopped:")
+STAGES = T("Inductor's result differs from the graph run op by op")
 
 
 def where(location, lang: str) -> str:
@@ -67,6 +68,10 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
         times = f"  [dim]×{origin.count}[/]" if origin.count > 1 else ""  # the same finding, said once
         console.print(f"[bold]{n}. [{CODE_STYLE}]{escape(origin.guard)}[/][/] ← {where(origin.location, lang)}{times}")
         console.print(f"   {inline_code(origin.explanation)}")
+    if report.stages:  # your code or the compiler: which stage changes the numbers (judge/stages.py)
+        console.rule(say(STAGES, lang))
+        for finding in report.stages:
+            console.print(f"[yellow]•[/] {inline_code(finding.explanation)}")
     timeline = report.compiler.timeline if report.compiler else []
     if timeline:
         console.rule(say(TIMELINE, lang))

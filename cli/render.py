@@ -147,6 +147,8 @@ def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | 
                           actual=m.actual), lang) for m in diag.first_mismatches[:3]]
             label = T("first mismatches of {what}:", what=diag.what) if diag.what else T("first mismatches:")
             console.print(f"     [yellow]{say(label, lang)}[/] {say(LIST_SEPARATOR, lang).join(rows)}")
+        if diag.kind == "mismatch" and diag.stage is not None:  # your code or the compiler (judge/stages.py)
+            console.print(f"     {inline_code(diag.stage.explanation)}")
         if diag.kind == "recompile" and diag.guard_failures:
             console.print(f"     [yellow]{say(GUARD_FAILURES, lang)}[/] "
                           f"{escape('; '.join(diag.guard_failures[:3]))}")

@@ -31,7 +31,7 @@ from judge import torch_patches
 from judge.checks.inductor import cpp_kernel_names, triton_kernel_names
 from judge.checks.logs import enable_artifact
 from judge.checks.wrapper import opaque_calls
-from judge.report import CompiledCost, EagerCost, TimedCost
+from judge.report import CompileCost, CompiledCost, EagerCost, TimedCost
 
 # Operators that only allocate: no element is read or written.
 _ALLOCATING = {"aten::empty", "aten::empty_strided", "aten::empty_like", "aten::new_empty",
@@ -117,6 +117,7 @@ class _GraphRecorder:
         self.inside = EagerCost(ops=0, views=0, bytes_read=0, bytes_written=0)
         self.codes: list[str] = []
         self.estimate = 0
+        self.inductor_s = 0.0  # shown, never deciding
 
     def _compile(self, gm: torch.fx.GraphModule, example_inputs):
         from torch._inductor import metrics
@@ -133,7 +134,7 @@ class _GraphRecorder:
                 previous(code)
 
         options = {"triton.cudagraphs": True} if self.mode == "reduce-overhead" else None
-        before = metrics.num_bytes_accessed
+        before, started = metrics.num_bytes_accessed, time.perf_counter()
         GraphLowering.save_output_code = save
         try:
             return self.compile_fx(gm, example_inputs, config_patches=options) if options else \
@@ -141,6 +142,7 @@ class _GraphRecorder:
         finally:
             GraphLowering.save_output_code = previous
             self.estimate += metrics.num_bytes_accessed - before
+            self.inductor_s += time.perf_counter() - started
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs):
         self.graphs += 1
@@ -160,14 +162,28 @@ class _GraphRecorder:
             return compiled(*values)
         return run
 
-    def figures(self, eager: EagerCost, breaks: int) -> CompiledCost:
+    def figures(self, eager: EagerCost, breaks: int, traced: CompileCost | None = None) -> CompiledCost:
         """The compiled figures of what went through this backend; `eager`: the whole function's eager cost (the
-        operators outside compiled graphs are that minus what the graphs hold, after a graph break)."""
+        operators outside compiled graphs are that minus what the graphs hold, after a graph break); `traced`:
+        Dynamo's figures of the frames it traced here (`dynamo_figures`), where they are the function's own."""
         outside = breaks or not self.graphs
+        compiling = (traced or CompileCost()).model_copy(update={"inductor_s": round(self.inductor_s, 3)})
         return CompiledCost(graphs=self.graphs, kernels=cpp_kernel_names(self.codes) + triton_kernel_names(self.codes),
                             extern_calls=sorted(opaque_calls(self.codes)), bytes_estimate=self.estimate,
                             eager_ops_outside=max(eager.ops - self.inside.ops, 0) if outside else 0,
-                            eager_bytes_outside=max(eager.bytes - self.inside.bytes, 0) if outside else 0)
+                            eager_bytes_outside=max(eager.bytes - self.inside.bytes, 0) if outside else 0,
+                            compile=compiling)
+
+
+def dynamo_figures() -> CompileCost:
+    """Dynamo's frames, guards and seconds since compilation metrics were last cleared in this process (torch 2.13:
+    `torch._dynamo.utils.get_compilation_metrics`, one record per frame traced)."""
+    from torch._dynamo.utils import get_compilation_metrics
+
+    frames = get_compilation_metrics()
+    return CompileCost(frames=len(frames), guards=sum(m.guard_count or 0 for m in frames),
+                       dynamo_s=round(sum(max((m.entire_frame_compile_time_s or 0.0)
+                                              - (m.backend_compile_time_s or 0.0), 0.0) for m in frames), 3))
 
 
 def count_bytes_here() -> None:
@@ -181,15 +197,20 @@ def compiled_cost(fn: Callable, args, *, mode: str = "default", eager: EagerCost
     """`fn(*args)` compiled with Inductor here and called once (on copies of `args`); `eager`: its eager cost when
     already measured (the operators outside compiled graphs are that minus what the graphs hold)."""
     eager = eager or eager_cost(fn, args)
+    from torch._dynamo.utils import clear_compilation_metrics
+
     recorder = _GraphRecorder(mode)
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
+    clear_compilation_metrics()
     count_bytes_here()
     with torch.no_grad():
         torch.compile(fn, backend=recorder)(*_fresh(list(args)))
     breaks = sum(torch._dynamo.utils.counters["graph_break"].values())
+    # a rebuilt graph (the learner's) was traced by Dynamo in the learner's process: its retrace here is not that
+    traced = None if isinstance(fn, torch.fx.GraphModule) else dynamo_figures()
     torch._dynamo.reset()
-    return recorder.figures(eager, breaks)
+    return recorder.figures(eager, breaks, traced)
 
 
 _MEASURED: dict[tuple, tuple[EagerCost, CompiledCost]] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from judge.i18n import T
-from judge.report import CostFigures, CostSection
+from judge.report import CompiledCost, CostFigures, CostSection
 
 WHO = {"learner": T("yours"), "reference": T("reference"), "starter": T("original")}
 
@@ -46,6 +46,7 @@ class Row:
     gpu_time: str = ""
     cpu_per_step: str = ""
     kernel_names: str = ""
+    compiling: str = ""  # frames · graphs · guards · seconds ("—" where not counted here): compile_text
     unavailable: T | None = None
 
 
@@ -74,6 +75,7 @@ def rows(section: CostSection) -> list[Row]:
         row.compiled_bytes = human_bytes(c.bytes)
         row.saving = f"{e.bytes / c.bytes:.1f}×" if c.bytes else ""
         row.kernel_names = ", ".join(c.kernels + c.extern_calls)
+        row.compiling = compile_text(c)
         if figures.compiled_time is not None:
             t = figures.compiled_time
             eager_t = figures.eager_time
@@ -83,6 +85,24 @@ def rows(section: CostSection) -> list[Row]:
                                     else "") + f"{t.cpu_us_per_step:.1f}"
         made.append(row)
     return made
+
+
+def compile_text(c: CompiledCost) -> str:
+    """What compiling cost, e.g. '2 · 1 · 25 · 0.2 s' (frames · graphs · guards · Dynamo's and Inductor's seconds);
+    '—' for what was not counted here (the learner's frames and guards: Dynamo traced them in its own process)."""
+    if c.compile is None:
+        return ""
+    k = c.compile
+    seconds = (k.dynamo_s or 0.0) + k.inductor_s
+    shown = ["—" if k.frames is None else str(k.frames), str(c.graphs), "—" if k.guards is None else str(k.guards)]
+    return " · ".join(shown + [f"{seconds:.1f} s"])
+
+
+def compile_note() -> T:
+    """What the compiling column is, and who counted it."""
+    return T("Compiling: frames Dynamo traced · graphs · guards · seconds, counted by the judge; your function was "
+             "traced in your own process, so its frames and guards are not counted here (the compiler view shows "
+             "its guards). Seconds are shown, never graded.")
 
 
 def bars(section: CostSection) -> list[Bar]:

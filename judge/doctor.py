@@ -51,6 +51,7 @@ from judge.report import (
     GuardOrigin,
     Localized,
     Report,
+    StageFinding,
     Verdict,
 )
 from sandbox.base import SandboxError
@@ -60,6 +61,7 @@ PLAYGROUND_ID = "_playground"  # not an exercise id (those have no "_"): what th
 DOCTOR_SCHEMA_VERSION = 1
 LIMITS = Limits()  # the limits of a grading of an exercise that declares none
 MAX_SOURCE_BYTES = 64 * 1024
+MAX_STAGES = 4  # stage findings shown (one per graph Inductor compiled: judge.doctor_checks.MAX_INDUCTOR_GRAPHS)
 FORM_KEYS = {"function", "calls", "dynamic", "inductor"}
 CHECK = '''"""The playground's one check (judge/doctor_checks.py); written by judge/doctor.py."""
 import json
@@ -104,6 +106,9 @@ class DoctorReport(Localized):
                                                               "in the code, a limit), if it did.")
     compiler: CompilerView | None = None
     notes: list[str] = []
+    stages: list[StageFinding] = Field([], description="Where Inductor's result of a graph differs from the same graph "
+                                                       "run op by op: the compiler stage that first changes it "
+                                                       "(judge/stages.py), one per such graph.")
     cost: dict | None = Field(None, description="The first example call's cost section (judge.report.CostSection: "
                                                 "eager ops and bytes against Inductor's kernels and estimate, measured "
                                                 "by the verifier), where Inductor compiled its graphs.")
@@ -248,6 +253,7 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
                           calls=findings.get("calls") if isinstance(findings.get("calls"), int) else 0,
                           notes=[str(n)[:300] for n in findings.get("notes", [])[:10]]
                           if isinstance(findings.get("notes"), list) else [],
+                          stages=valid(StageFinding, findings.get("stages"))[:MAX_STAGES],
                           stdout=graded.stdout, stderr=graded.stderr)
     try:  # the verifier's figures of the first call's graphs (judge.doctor_checks), checked for form
         cost = CostSection.model_validate(findings["cost"]) if isinstance(findings.get("cost"), dict) else None

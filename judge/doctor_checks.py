@@ -112,19 +112,27 @@ def _inductor(session: remote.RemoteCompiled, index: int, args: tuple, findings:
     (eager, compiled), or None where there are none."""
     from judge.checks.sealed import run_sealed
     from judge.cost import cost_of, recording_inductor
+    from judge.remote.compiled import LastRun
+    from judge.remote.stages import rerun
 
     try:
         values = session.bind(index, args, {})
     except CheckFailure:
         return None  # a graph that reads a module's state or a later graph's inputs: shown without generated code
     gm = session.graphs[index].gm
+    compiled: list = []
 
     def compile_and_measure(*copies):
-        torch.compile(gm, backend=recording_inductor(gm, list(copies)))(*copies)
+        output = torch.compile(gm, backend=recording_inductor(gm, list(copies)))(*copies)
+        compiled.append(tuple(output) if isinstance(output, (list, tuple)) else (output,))
         return cost_of(gm, list(copies))  # recorded by that compile: nothing is compiled twice
 
     try:
-        return run_sealed(compile_and_measure, list(values), what=remote.YOUR_FUNCTION, mutable=range(len(values)))
+        eager = rerun(LastRun(session, index, values, ()), "eager")  # before Inductor's run updates any input
+        figures = run_sealed(compile_and_measure, list(values), what=remote.YOUR_FUNCTION,
+                             mutable=range(len(values)))
+        _compare_with_eager(LastRun(session, index, values, compiled[0]), eager, findings)
+        return figures
     except CheckFailure as exc:  # the graph changed the verifier's state: said, never judged
         message = exc.message if isinstance(exc.message, T) else T.same(str(exc.message))
         findings["notes"].append(message.render("en")[:300])
@@ -133,11 +141,25 @@ def _inductor(session: remote.RemoteCompiled, index: int, args: tuple, findings:
     return None
 
 
+def _compare_with_eager(run, eager: tuple, findings: dict) -> None:
+    """Where Inductor's result of a graph differs from the same graph run op by op (the dtype's default
+    tolerances), the compiler stage that changes it (judge/stages.py), into `findings["stages"]`."""
+    from judge.checks.numerics import Compared
+    from judge.remote.stages import locate
+
+    same = Compared(actual=run.flat, expected=eager, rtol=None, atol=None, equal_nan=True)
+    if same.agrees(run.flat):
+        return
+    found = locate(run, same.agrees, "inductor")
+    if found is not None and found.stage != "eager":  # eager against itself differs: a graph that draws randomness
+        findings.setdefault("stages", []).append({"graph": run.index, **found.model_dump(mode="json")})
+
+
 def _cost_section(args: tuple, measured: list):
     """The playground's cost section: the first example call's graphs, eager against compiled, summed (after a
     graph break the code between the graphs ran in the user's process and is not counted). No reference."""
     from judge.installed import torch_version
-    from judge.report import CompiledCost, CostFigures, CostSection, EagerCost
+    from judge.report import CompileCost, CompiledCost, CostFigures, CostSection, EagerCost
 
     eager = EagerCost(ops=sum(e.ops for e, _ in measured), views=sum(e.views for e, _ in measured),
                       bytes_read=sum(e.bytes_read for e, _ in measured),
@@ -145,7 +167,9 @@ def _cost_section(args: tuple, measured: list):
     compiled = CompiledCost(graphs=sum(c.graphs for _, c in measured),
                             kernels=[k for _, c in measured for k in c.kernels],
                             extern_calls=[k for _, c in measured for k in c.extern_calls],
-                            bytes_estimate=sum(c.bytes_estimate for _, c in measured))
+                            bytes_estimate=sum(c.bytes_estimate for _, c in measured),
+                            compile=CompileCost(inductor_s=round(sum(c.compile.inductor_s for _, c in measured
+                                                                     if c.compile), 3)))
     device = next((a.device.type for a in args if isinstance(a, torch.Tensor)), "cpu")
     return CostSection(inputs=describe_inputs(args), device=device, torch_version=torch_version(),
                        figures=[CostFigures(who="learner", eager=eager, compiled=compiled)])

@@ -64,6 +64,18 @@ def explained(diagnostics: list) -> list:
     return guard_origin.enrich(break_registry.enrich(list(diagnostics)), remote.current().view)
 
 
+def with_stage(exc: BaseException | None, diagnostics: list) -> None:
+    """A mismatch of a compiled graph's result: the compiler stage that first changes it (your code or the compiler?),
+    set on its MismatchDiagnostic. Only a failed comparison asks: a passing grading runs none of it."""
+    from judge.remote.stages import explain
+    from judge.report import MismatchDiagnostic
+
+    mismatch = next((d for d in diagnostics if isinstance(d, MismatchDiagnostic)), None)
+    if mismatch is None or getattr(exc, "compared", None) is None:
+        return
+    mismatch.stage = explain(exc)
+
+
 def with_guard_origin(message, diagnostics: list):
     """A RECOMPILE's message, followed by the learner's line that added its failing guard where that is known."""
     from judge.report import RecompileDiagnostic
@@ -183,6 +195,8 @@ class Collector:
                 Verdict.INTERNAL_ERROR, T("the check failed without an exception"), [])
             if call.when == "teardown" and verdict is Verdict.WRONG_ANSWER:
                 verdict = Verdict.RUNTIME_ERROR
+            if verdict is Verdict.WRONG_ANSWER:
+                with_stage(exc, diagnostics)
             result.passed, result.verdict, result.diagnostics = False, verdict, explained(diagnostics)
             result.set_text("message", with_guard_origin(message, result.diagnostics))
             if isinstance(exc, CheckFailure) and exc.runner_end is not None:

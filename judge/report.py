@@ -188,6 +188,23 @@ class Mismatch(BaseModel):
     actual: float | int | bool | str
 
 
+class StageFinding(Localized):
+    """Your code or the compiler? The captured graph run again under each compiler stage on the failing input, and
+    the first stage whose result differs from the expected one (judge/stages.py; shown, never a verdict)."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("explanation",)
+    stage: Literal["eager", "aot_eager", "aot_eager_decomp_partition", "inductor"] = Field(
+        description="The first stage that disagrees: 'eager' (the graph Dynamo captured from the learner's code, "
+                    "run op by op: the learner's code computes this), 'aot_eager' (AOTAutograd's tracing), "
+                    "'aot_eager_decomp_partition' (its decompositions and partitioning), 'inductor'.")
+    agreed: list[str] = Field([], description="The earlier stages, each run here and found to agree.")
+    subsystem: str = Field("", description="Where torch._inductor.compiler_bisector narrowed it within the stage "
+                                           "(e.g. 'lowerings', 'decomposition', 'post_grad_passes'), if it did.")
+    detail: str = Field("", description="What the bisector named within that subsystem: the operator whose "
+                                        "lowering or decomposition, or the pass, changes the numbers.")
+    explanation: str = Field("", description="The finding in words, for the learner.")
+
+
 class MismatchDiagnostic(Localized):
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("case", "what")
     kind: Literal["mismatch"] = "mismatch"
@@ -204,6 +221,9 @@ class MismatchDiagnostic(Localized):
     first_mismatches: list[Mismatch] = []
     rtol: float | None = None
     atol: float | None = None
+    stage: StageFinding | None = Field(None, description="Your code or the compiler: the first compiler stage whose "
+                                                         "result differs (set by the verifier on a compiled "
+                                                         "graph's mismatch).")
 
 
 class GuardOrigin(Localized):
@@ -305,6 +325,24 @@ class EagerCost(BaseModel):
         return self.bytes_read + self.bytes_written
 
 
+class CompileCost(BaseModel):
+    """What compiling cost, counted where it ran, in the verifier (judge/cost.py): Dynamo's frames and guards, and the
+    seconds, shown and never deciding (they depend on the machine, its load and the compile caches)."""
+
+    frames: int | None = Field(None, description="Frames Dynamo traced (a graph break adds the frame that resumes "
+                                                 "after it; CompilationMetrics, one per frame). None for the "
+                                                 "learner's function: Dynamo traced it in the learner's own process, "
+                                                 "whose figures are never taken (the compiler view shows its guards).")
+    guards: int | None = Field(None, description="Guards Dynamo installed on those frames (CompilationMetrics."
+                                                 "guard_count, summed): what every later call checks before it may "
+                                                 "reuse the compiled code. None for the learner's function.")
+    dynamo_s: float | None = Field(None, description="Seconds Dynamo spent on those frames besides the backend's "
+                                                     "compile (shown, never deciding). None for the learner's "
+                                                     "function.")
+    inductor_s: float = Field(0.0, description="Seconds Inductor spent compiling the graphs here (shown, never "
+                                               "deciding; an FX-graph cache hit takes almost none).")
+
+
 class CompiledCost(BaseModel):
     """What Inductor made of the graphs, compiled by the verifier (judge/cost.py)."""
 
@@ -318,6 +356,8 @@ class CompiledCost(BaseModel):
     eager_ops_outside: int = Field(0, description="Operators that ran eagerly outside every compiled graph (after a "
                                                   "graph break).")
     eager_bytes_outside: int = Field(0, description="Bytes those eager operators read and wrote.")
+    compile: CompileCost | None = Field(None, description="What compiling cost: frames, guards and seconds (beside "
+                                                          "`graphs`).")
 
     @property
     def bytes(self) -> int:

@@ -76,13 +76,15 @@ def _cost_html(report: Report, lang: str) -> Markup:
             cells = [text(row.label, lang), text(row.unavailable, lang)] + [""] * (len(columns) - 2)
         else:
             cells = [text(row.label, lang), row.eager_ops, row.eager_bytes, row.kernels, row.compiled_bytes,
-                     row.saving] + ([row.gpu_time, row.cpu_per_step] if timed else [])
+                     row.saving, row.compiling] + ([row.gpu_time, row.cpu_per_step] if timed else [])
         body.append(Markup("<tr data-who=\"{}\">{}</tr>").format(
             row.who, Markup("").join(Markup("<td>{}</td>").format(c) for c in cells)))
     names = Markup("").join(Markup("<p class=\"tp-muted\"><b>{}</b>: {}</p>").format(text(r.label, lang),
                                                                                     r.kernel_names)
                             for r in rows if r.kernel_names)
     note = Markup("<p class=\"tp-muted\">{}</p>").format(text(cost_view.note(report.cost), lang))
+    if any(r.compiling for r in rows):
+        note += Markup("<p class=\"tp-muted\">{}</p>").format(text(cost_view.compile_note(), lang))
     return Markup("<table class=\"tp-cost\"><tr>{}</tr>{}</table>{}{}").format(head, Markup("").join(body), names,
                                                                                note)
 

@@ -103,7 +103,8 @@ RULES: tuple[Rule, ...] = (
     # Heavy in a quick lane's clothes: real exercises, Inductor's C++ compiles.
     Rule("proofs", ("tests/core/test_cost.py::test_one_fused_kernel_*",
                     "tests/core/test_cost.py::test_after_a_graph_break_*",
-                    "tests/core/test_cost.py::test_an_extern_call_*"),
+                    "tests/core/test_cost.py::test_an_extern_call_*",
+                    "tests/core/test_cost.py::test_a_rebuilt_graph_has_no_dynamo_figures_*"),
          why="real Inductor compiles in the test's process: 3-13 CPU-s each (measured 2026-12-02)"),
     Rule("proofs", marker="slow", why="marked slow: real exercises or Inductor compiles"),
     Rule("warm", ("tests/core/test_verdicts.py::*",), why="the fake course's verdicts, graded by warm forks"),

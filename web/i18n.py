@@ -94,6 +94,10 @@ SCRIPT_STRINGS: dict[str, str] = {
     "cost_note": N_("Compiled bytes are Inductor's estimate (torch._inductor.metrics), not a hardware counter; eager "
                     "bytes count each ATen operator's inputs and outputs (views move nothing). Measured by the judge "
                     "on torch {torch}, inputs {inputs}."),
+    "cost_compiling": N_("compiling: frames · graphs · guards · s"),
+    "cost_compile_note": N_("Compiling: frames Dynamo traced · graphs · guards · seconds, counted by the judge; your "
+                            "function was traced in your own process, so its frames and guards are not counted here "
+                            "(the compiler view shows its guards). Seconds are shown, never graded."),
     "cost_offer": N_("What would Inductor make of my graph?"),
     "cost_measuring": N_("Compiling your graph with Inductor…"),
     "cost_none": N_("No cost figures could be made for this submission."),
@@ -118,6 +122,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "playground_stopped": N_("The run stopped early"),
     "playground_running": N_("Compiling your function on its example calls…"),
     "playground_notes": N_("Notes"),
+    "playground_stages": N_("Inductor's result differs from the graph run op by op"),
     "playground_cost": N_("Cost"),
     "same_failure_as": N_("(the same failure as {check})"),
     "times_n": N_("×{n}"),

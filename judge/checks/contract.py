@@ -305,9 +305,12 @@ def search(run: ContractRun, spec: dict) -> dict:
     try:
         holds()
     except CheckFailure as exc:
-        raise type(exc)(T("{message} [counterexample found by search, seed {seed}, budget {budget}]",
-                          message=exc.message, seed=seed, budget=budget),
-                        exc.diagnostics, verdict=exc.verdict) from None
+        found = type(exc)(T("{message} [counterexample found by search, seed {seed}, budget {budget}]",
+                            message=exc.message, seed=seed, budget=budget),
+                          exc.diagnostics, verdict=exc.verdict)
+        if isinstance(exc, WrongAnswer):  # what it compared: the counterexample's stages (judge/remote/stages.py)
+            found.compared = exc.compared
+        raise found from None
     finally:
         stats["round_trips"], stats["seconds"] = run.round_trips, time.monotonic() - started
     return stats

@@ -28,6 +28,7 @@ class CheckFailure(AssertionError):
 
 class WrongAnswer(CheckFailure):
     verdict = Verdict.WRONG_ANSWER
+    compared = None  # what a failed comparison compared (judge.checks.numerics.Compared), where one raised it
 
 
 class GraphBreak(CheckFailure):

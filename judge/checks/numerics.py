@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 
 from judge.checks.failures import WrongAnswer
@@ -30,13 +32,44 @@ def _text(value: T | str) -> T:
     return value if isinstance(value, T) else T.same(str(value))
 
 
+@dataclass(frozen=True)
+class Compared:
+    """What a failed `assert_same` compared, kept on its WrongAnswer (`compared`): a mismatch of a compiled graph's
+    result is run again under each compiler stage with the same comparison (judge/remote/stages.py)."""
+
+    actual: object
+    expected: object
+    rtol: float | None
+    atol: float | None
+    equal_nan: bool
+
+    def agrees(self, actual) -> bool:
+        """Whether `actual` in place of the compared one passes the same comparison."""
+        try:
+            _compare(actual, self.expected, case=T.same(""), rtol=self.rtol, atol=self.atol, what=T.same(""),
+                     equal_nan=self.equal_nan)
+        except WrongAnswer:
+            return False
+        return True
+
+
 def assert_same(actual, expected, *, case: T | str, rtol: float | None = None, atol: float | None = None,
                 what: T | str = T("output"), equal_nan: bool = True) -> None:
     """Fail with WrongAnswer unless `actual` matches `expected` (tensors, numbers, tuples/lists of them).
 
     Shapes and dtypes must match exactly; values within rtol/atol (defaults depend on the dtype). `case` and
     `what` name the input case and the value in messages: a `judge.i18n.T` (both languages) or plain text.
+    The WrongAnswer keeps what was compared (`compared`: a `Compared`).
     """
+    try:
+        _compare(actual, expected, case=case, rtol=rtol, atol=atol, what=what, equal_nan=equal_nan)
+    except WrongAnswer as exc:
+        exc.compared = Compared(actual, expected, rtol, atol, equal_nan)
+        raise
+
+
+def _compare(actual, expected, *, case: T | str, rtol: float | None, atol: float | None, what: T | str,
+             equal_nan: bool) -> None:
     case, what = _text(case), _text(what)
     if isinstance(expected, (tuple, list)):
         if not isinstance(actual, (tuple, list)) or len(actual) != len(expected):
@@ -44,8 +77,8 @@ def assert_same(actual, expected, *, case: T | str, rtol: float | None = None, a
                                 what=what, count=len(expected), type=type(actual).__name__),
                               [MismatchDiagnostic(case=case, what=what)])
         for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_same(a, e, case=case, rtol=rtol, atol=atol, what=T.join([what, f"[{i}]"], sep=""),
-                        equal_nan=equal_nan)
+            _compare(a, e, case=case, rtol=rtol, atol=atol, what=T.join([what, f"[{i}]"], sep=""),
+                     equal_nan=equal_nan)
         return
     if not isinstance(expected, torch.Tensor):
         if isinstance(actual, torch.Tensor) and actual.numel() == 1:

@@ -11,6 +11,7 @@ its own inputs. One module per job:
     values.py     example inputs, arguments encoded, results decoded
     eager.py      eager calls, a module's state, graph breaks explained
     compiled.py   RemoteCompiled: the runner's graphs run here, sealed
+    stages.py     your code or the compiler: a mismatching graph run again under each compiler stage
     refs.py       Ref and Ref.compile, the documented API
 
 Each imports only modules above it in this list (tests/core/test_layers.py).

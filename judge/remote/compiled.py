@@ -43,6 +43,18 @@ class Call:
     printed: str = ""
 
 
+@dataclass
+class LastRun:
+    """The last graph run here, kept until the next (judge/remote/stages.py runs it again on a mismatch): the
+    session, the graph's index, its inputs as bound for the call (those it may update in place as they were before
+    it, where a compiler stage ran it) and its outputs here."""
+
+    compiled: RemoteCompiled
+    index: int
+    values: list
+    flat: tuple
+
+
 class RemoteCompiled:
     """`torch.compile(target, ...)` in the runner; calls run the captured graph here on real inputs.
 
@@ -257,10 +269,18 @@ class RemoteCompiled:
         names, mutable = self.input_names(index)
         first = self.local_backend is not None and index not in self._ran_local
         self._ran_local.add(index)
+        # a compiler stage's result may be questioned (judge/remote/stages.py): what it may update, as it was
+        before = values if self.local_backend is None else _as_before(values, mutable)
         with phases.span(f"verifier.{self.local_backend or 'graph'}_{'compile_and_run' if first else 'run'}"):
             flat = run_sealed(plain, values, what=self.what, mutable=mutable, names=names)
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
+        self.context.last_run = LastRun(self, index, before, tuple(self._last_flat))
         return _assemble(output_spec, flat, args, self.what, self.target)
+
+
+def _as_before(values: list, mutable) -> list:
+    """`values` with a clone of each tensor the graph may update in place (the others are left as they are)."""
+    return [v.detach().clone() if i in mutable and isinstance(v, torch.Tensor) else v for i, v in enumerate(values)]
 
 
 def _record_call(view, args, kwargs, answer: dict, reasons: list[str]) -> None:

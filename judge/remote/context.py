@@ -39,6 +39,8 @@ class GradingContext:
     doctor: dict | None = None  # a playground run's findings (judge/doctor_checks.py)
     sessions: int = 0  # compile sessions opened so far (each names its own in the runner)
     seed: int = 0  # the grading's draw (judge/draw.py): each test's inputs and the runner's examples come from it
+    last_run: object = None  # the last captured graph run here (judge.remote.compiled.LastRun): a mismatch's stages
+    narrowed: bool = False  # compiler_bisector ran in this grading already (judge/remote/stages.py: once at most)
     _examples: torch.Generator | None = field(default=None, repr=False)
 
     def examples(self) -> torch.Generator:

@@ -53,6 +53,26 @@ def test_rows_and_bars():
     assert cost_view.summary(None) is None
 
 
+@pytest.mark.parametrize("lang, words", [
+    ("en", ["compiling: frames · graphs · guards · s", "— · 1 · — · 1.5 s", "2 · 1 · 25 · 0.7 s",
+            "its frames and guards are not counted here"]),
+    ("zh", ["编译：帧 · 图 · guard · 秒", "— · 1 · — · 1.5 s", "2 · 1 · 25 · 0.7 s", "秒数只作展示，从不计分"])])
+def test_the_table_says_what_compiling_cost_and_who_counted_it(lang, words):
+    """Frames and guards counted by the verifier for the original; the learner's are not counted ("—"): Dynamo traced
+    its function in its own process. Seconds are shown."""
+    from cli.cost_render import print_cost
+    from judge.report import CompileCost
+
+    cost = section()
+    cost.figures[0].compiled = cost.figures[0].compiled.model_copy(update={"compile": CompileCost(inductor_s=1.46)})
+    cost.figures[2].compiled = cost.figures[2].compiled.model_copy(
+        update={"compile": CompileCost(frames=2, guards=25, dynamo_s=0.16, inductor_s=0.53)})
+    console = Console(width=400, record=True)
+    print_cost(console, cost, lang)
+    shown = console.export_text()
+    assert all(w in shown for w in words), shown
+
+
 @pytest.mark.parametrize("lang, words", [("en", ["What compiling bought", "yours", "original", "1 + 0 + 6",
                                                  "cpp_fused_silu_0", "Inductor's estimate"]),
                                          ("zh", ["编译的收益", "你的", "原函数", "参考答案", "不是硬件计数"])])

@@ -95,6 +95,26 @@ def test_after_a_graph_break_the_eager_part_is_counted():
     assert compiled.eager_ops_outside == 2  # pow and mean ran eagerly inside the disabled function
     assert compiled.eager_bytes_outside == (512 + 512) * F32 + (512 + 8) * F32
     assert compiled.bytes == compiled.bytes_estimate + compiled.eager_bytes_outside
+    # What compiling cost, counted here: the frame broken by the disabled call and the frame that resumes after it
+    # (the one graph), each with its guards; the seconds are shown and never compared.
+    assert compiled.graphs == 1 and compiled.compile is not None and compiled.compile.frames == 2
+    assert compiled.compile.guards and compiled.compile.guards >= 2
+    assert compiled.compile.dynamo_s is not None and compiled.compile.dynamo_s >= 0 and compiled.compile.inductor_s > 0
+
+
+def test_a_rebuilt_graph_has_no_dynamo_figures_of_its_own():
+    """The learner's graph was traced by Dynamo in the learner's process: the verifier's retrace of the rebuilt graph
+    is not that, so its frames, guards and Dynamo seconds stay empty; its graphs and Inductor's seconds are counted."""
+    x, w = torch.randn(8, 64), torch.randn(64)
+    gm = torch.fx.symbolic_trace(lambda x, w: (torch.nn.functional.silu(x * w),))
+    compiled = compiled_cost(gm, [x, w])
+    assert compiled.graphs == 1 and compiled.compile is not None
+    assert (compiled.compile.frames, compiled.compile.guards, compiled.compile.dynamo_s) == (None, None, None)
+
+
+def counts(compiled) -> dict:
+    """The compiled figures without the seconds (shown, never compared)."""
+    return compiled.model_dump(exclude={"compile": {"dynamo_s", "inductor_s"}})
 
 
 def test_relative_standard_error():
@@ -143,7 +163,7 @@ def test_a_checks_own_inductor_compile_gives_the_cost_section_its_figures(monkey
     real = compile_fx_module.compile_fx
     monkeypatch.setattr(compile_fx_module, "compile_fx", lambda *a, **k: compiles.append(1) or real(*a, **k))
     eager, compiled = cost_of(gm, [torch.zeros(8, 64), torch.zeros(64)])
-    assert compiles == [] and compiled == fresh and eager == eager_cost(gm, values)
+    assert compiles == [] and counts(compiled) == counts(fresh) and eager == eager_cost(gm, values)
 
 
 def test_the_reference_and_starter_figures_travel_to_the_next_job():

@@ -177,7 +177,7 @@ def test_the_cycle_check_finds_a_planted_cycle_through_a_function_level_import(t
     assert cycles(graph) == [["judge.a", "judge.sub.b", "judge.c", "judge.a"]]
 
 
-REMOTE_LAYERS = ["failures", "transport", "context", "graphs", "values", "eager", "compiled", "refs"]
+REMOTE_LAYERS = ["failures", "transport", "context", "graphs", "values", "eager", "compiled", "stages", "refs"]
 
 
 def test_the_remote_package_modules_each_import_only_those_below():

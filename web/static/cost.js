@@ -27,14 +27,22 @@
     const figures = WHO.map((who) => cost.figures.find((f) => f.who === who)).filter(Boolean);
     const timed = figures.some((f) => f.compiled_time);
     const head = [T.cost_function, T.cost_eager_ops, T.cost_eager_bytes, T.cost_kernels, T.cost_compiled_bytes,
-                  T.cost_saved].concat(timed ? [T.cost_gpu_time, T.cost_cpu_step] : []);
+                  T.cost_saved, T.cost_compiling].concat(timed ? [T.cost_gpu_time, T.cost_cpu_step] : []);
+    // What compiling cost (judge.cost_view.compile_text): frames · graphs · guards · seconds, "—" where not counted
+    const compiling = (c) => {
+      const k = c.compile;
+      if (!k) return "";
+      const seconds = (k.dynamo_s || 0) + k.inductor_s;
+      return [k.frames == null ? "\u2014" : k.frames, c.graphs, k.guards == null ? "\u2014" : k.guards,
+              seconds.toFixed(1) + " s"].join(" \u00b7 ");
+    };
     const rows = figures.map((f) => {
       if (!ok(f)) return el("tr", {"data-who": f.who}, el("th", {scope: "row"}, label(f.who)),
                             el("td", {colspan: head.length - 1, class: "muted"}, f.unavailable || ""));
       const c = f.compiled, e = f.eager;
       const n = c.kernels.length + " + " + c.extern_calls.length + (c.eager_ops_outside ? " + " + c.eager_ops_outside : "");
       const saved = compiledBytes(c) ? (e.bytes_read + e.bytes_written) / compiledBytes(c) : 0;
-      const cells = [e.ops, size(e.bytes_read + e.bytes_written), n, size(compiledBytes(c)), saved.toFixed(1) + "\u00d7"];
+      const cells = [e.ops, size(e.bytes_read + e.bytes_written), n, size(compiledBytes(c)), saved.toFixed(1) + "\u00d7", compiling(c)];
       if (timed) {
         const t = f.compiled_time, et = f.eager_time;
         cells.push(t ? (et ? et.median_us.toFixed(1) + " \u2192 " : "") + t.median_us.toFixed(1) + " \u00b1 " + t.spread_us.toFixed(1) : "");
@@ -66,7 +74,8 @@
     return el("section", {class: "cost-view", "aria-label": T.cost_title},
       el("h3", {}, T.cost_title), chart, table,
       el("details", {}, el("summary", {}, T.cost_kernel_names), el("ul", {}, kernels)),
-      el("p", {class: "muted small"}, fmt(T.cost_note, {torch: cost.torch_version, inputs: cost.inputs})));
+      el("p", {class: "muted small"}, fmt(T.cost_note, {torch: cost.torch_version, inputs: cost.inputs})),
+      figures.some((f) => ok(f) && f.compiled.compile) ? el("p", {class: "muted small"}, T.cost_compile_note) : null);
   }
 
   // "What would Inductor make of my graph?": asks the server to measure a graded submission on demand.

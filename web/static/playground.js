@@ -62,6 +62,9 @@
       parts.push(section(T.playground_recompiles, report.recompiles.map((o) => R.origin(o)),
                          T.playground_no_recompiles));
     }
+    if (report.stages && report.stages.length) {  // your code or the compiler: the stage that changes the numbers
+      parts.push(section(T.playground_stages, report.stages.map((f) => el("p", {class: "stage"}, prose(f.explanation))), ""));
+    }
     if (report.notes.length) parts.push(section(T.playground_notes, [el("ul", {}, report.notes.map((n) => el("li", {}, n)))], ""));
     if (report.compiler && (report.complete || report.compiler.graphs.length)) {
       const view = R.compilerView(report.compiler);

@@ -112,6 +112,7 @@
         return el("div", {class: "diag mismatch"},
           el("p", {}, el("strong", {}, T.case + ": "), prose(d.case), " (", prose(d.what), ")"),
           stats.length ? el("p", {class: "small"}, stats.join(" · ")) : null,
+          d.stage ? el("p", {class: "stage"}, prose(d.stage.explanation)) : null,
           rows.length ? el("table", {class: "mismatches"}, el("thead", {}, el("tr", {},
             el("th", {}, T.index), el("th", {}, T.expected), el("th", {}, T.actual))), el("tbody", {}, rows)) : null);
       }
