@@ -59,12 +59,17 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
 
 
 def _grade_here(settings, engine, regrade_ids: list[str]) -> None:
+    """Grade the regrades in this process, through the graders' one loop (`web.grading_loop`): a regrade the
+    grader fails is graded again after the others, until its attempts run out."""
+    from collections import deque
+
     from web.course import Course
     from web.errors import StartupError
+    from web.events import EventHub
     from web.graders import choose_sandbox, make_grade_fn
+    from web.grading_loop import GradingLoop
     from web.lti.grades import GradeSender
-    from web.queue import grade_regrade, notify
-    from web.regrade import Regrades
+    from web.store import Store
 
     try:
         sandbox = choose_sandbox(settings)
@@ -72,20 +77,22 @@ def _grade_here(settings, engine, regrade_ids: list[str]) -> None:
         raise click.ClickException(str(exc)) from None
     course = Course(settings.exercises_dir)
     grading = make_grade_fn(course, sandbox)
-    grade, close = grading.grade, grading.close
-    regrades, listeners = Regrades(engine), [GradeSender(engine)]
+    pending = deque(regrade_ids)
+    store = Store(engine)
+    loop = GradingLoop(store, EventHub(), grading.grade, "cli", [GradeSender(engine)],
+                       requeue_regrade=pending.append)
     try:
-        for regrade_id in regrade_ids:
-            submission = grade_regrade(regrades, grade, regrade_id)
-            if submission is None:
+        while pending:
+            regrade_id = pending.popleft()
+            if loop.regrade(regrade_id) is None:
                 continue
-            notify(listeners, submission.learner_id, submission.exercise_id)
-            after = regrades.get(regrade_id).verdict
-            change = "unchanged" if after == submission.verdict else "CHANGED"
-            click.echo(f"  {submission.id} {submission.created_at:%Y-%m-%d %H:%M} {submission.verdict} -> {after} "
-                       f"({change})")
+            regrade = loop.regrades.get(regrade_id)
+            submission = store.get(regrade.submission_id)
+            change = "unchanged" if regrade.verdict == submission.verdict else "CHANGED"
+            click.echo(f"  {submission.id} {submission.created_at:%Y-%m-%d %H:%M} {submission.verdict} -> "
+                       f"{regrade.verdict} ({change})")
     finally:
-        close()
+        grading.close()
         course.close()
 
 
