@@ -179,7 +179,7 @@ def bundle(report, source: str, lang: str, form: str = "all", *, hints=(), origi
 
 
 def _default_lang() -> str:
-    from cli.main import default_lang
+    from cli.options import default_lang
 
     return default_lang()
 
