@@ -40,8 +40,8 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
         fingerprint = exercise_fingerprint(exercise)
         options = dict(class_id=class_id, latest=latest, reason=reason, requested_by="cli")
         if db.is_postgres(settings.resolved_database_url()):
+            from judge.requirements import queue_for
             from web.pg_queue import defer_regrade, procrastinate_app
-            from web.requirements import queue_for
 
             app = procrastinate_app(engine)
             made = Regrades(engine).request(exercise.id, fingerprint, **options, also=lambda conn, r: defer_regrade(

@@ -25,7 +25,7 @@ from cli.options import (
 from judge.exercise import ExerciseError, load_course
 from judge.i18n import T, text
 
-NEEDS_CUDA = T("needs a CUDA GPU")  # web.requirements.NEEDS_CUDA, in the learner's language
+NEEDS_CUDA = T("needs a CUDA GPU")  # judge.requirements.NEEDS_CUDA, in the learner's language
 GRADE_ONE = T("Grade one:")
 
 
@@ -53,7 +53,7 @@ def list_exercises(exercises_dir, workspace, lang, topics):
             table.add_row(*(escape(cell) for cell in row))
         console.print(table)
         return
-    from web.requirements import needs_cuda
+    from judge.requirements import needs_cuda
 
     ws = Workspace(workspace)
     print_exercise_list(console, [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e),
@@ -88,7 +88,7 @@ def grade(exercise_id, file, as_json, watch, no_daemon, exercises_dir, workspace
             show_exercise(console, exercise, file, lang, ws)
     elif not file.is_file():
         fail(T("{path}: no such file", path=str(file)), lang)
-    from web.requirements import backend_for, cannot_grade_here, cuda_missing
+    from judge.requirements import backend_for, cannot_grade_here, cuda_missing
 
     if cannot_grade_here(exercise):
         fail(T("{exercise} needs a CUDA GPU ({reason}): grade it on a machine with one (the web app sends it "

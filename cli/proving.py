@@ -30,7 +30,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         console.print(f"[red]malformed exercise:[/] {escape(str(exc))}", soft_wrap=True)  # paths stay whole
         return 2
     sandbox = make_sandbox(sandbox_name, **_compile_cache(console, sandbox_name, exercises))
-    from web.requirements import NEEDS_CUDA, backend_for, cannot_grade_here
+    from judge.requirements import NEEDS_CUDA, backend_for, cannot_grade_here
 
     failed = skipped = 0
     others: dict = {}  # backends besides `sandbox` that some exercises need (a GPU exercise never runs in forks)

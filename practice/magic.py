@@ -133,8 +133,8 @@ class PracticeMagics(Magics):
         from cli.workspace import Workspace
         from judge.exercise import ExerciseError, load_course
         from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
+        from judge.requirements import NEEDS_CUDA, needs_cuda
         from practice.html import exercises_html
-        from web.requirements import NEEDS_CUDA, needs_cuda
 
         try:
             course = load_course(EXERCISES_DIR)

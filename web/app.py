@@ -10,6 +10,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from judge.requirements import needs_cuda
 from web import db
 from web.admission import Admission
 from web.api import router as api_router
@@ -34,7 +35,6 @@ from web.pages import router as pages_router
 from web.playground import close as close_playground, router as playground_router
 from web.queue import EmbeddedQueue, GradingQueue
 from web.regrade import Regrades
-from web.requirements import needs_cuda
 from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store

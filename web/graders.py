@@ -86,7 +86,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         cache_layers,
         grade,  # imported late: the core pulls in torch-related modules
     )
-    from web.requirements import cuda_missing, needs_cuda
+    from judge.requirements import cuda_missing, needs_cuda
 
     local = threading.local()
     pools = WarmPools()

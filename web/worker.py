@@ -66,7 +66,7 @@ class Worker:
                                "postgresql://USER:PASSWORD@HOST:5432/DB (SQLite serves only the graders inside "
                                "`practice serve`)")
         if "gpu" in settings.worker_queues:
-            from web.requirements import cuda_missing
+            from judge.requirements import cuda_missing
 
             reason = cuda_missing()
             if reason:
@@ -212,7 +212,7 @@ class Worker:
 
     def _needs_gpu(self, exercise_id: str) -> bool:
         from judge.exercise import ExerciseError, find_exercise
-        from web.requirements import needs_cuda
+        from judge.requirements import needs_cuda
 
         try:
             return needs_cuda(find_exercise(self.settings.exercises_dir, exercise_id))

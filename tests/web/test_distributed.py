@@ -134,7 +134,7 @@ def test_a_late_or_duplicate_result_changes_nothing(pg_settings):
 def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, tmp_path):
     import shutil
 
-    from web.requirements import queue_for
+    from judge.requirements import queue_for
 
     course = tmp_path / "gpu-course"
     shutil.copytree(FIXTURE_COURSE, course)
@@ -152,7 +152,7 @@ def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, tmp
 
 
 def test_a_gpu_worker_refuses_to_start_without_cuda(pg_settings, monkeypatch):
-    monkeypatch.setattr("web.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
     with pytest.raises(StartupError, match="--queue gpu needs a CUDA device: torch sees no CUDA"):
         Worker(pg_settings.model_copy(update={"worker_queues": ["gpu"]}), grade=FakeGrader())
 
