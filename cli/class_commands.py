@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from cli.options import (
-    data_dir_option,
-    database_url_option,
-)
-from sandbox.backends import BACKENDS
+from cli.setting_options import data_dir_option, database_url_option, setting_option
 
 
 @click.command("regrade")
@@ -22,12 +16,11 @@ from sandbox.backends import BACKENDS
 @click.option("--reason", default="", help="Why (learners whose verdict changes read it).")
 @database_url_option
 @data_dir_option
-@click.option("--exercises", "exercises_dir", type=click.Path(path_type=Path), default=None,
-              envvar="PRACTICE_EXERCISES_DIR", help="Folder of exercises (the course the web serves).")
-@click.option("--sandbox", type=click.Choice(["auto", *BACKENDS]), default=None, envvar="PRACTICE_SANDBOX",
-              help="SQLite only, where this command grades: how submissions run (default auto: bwrap).")
+@setting_option("exercises_dir", "--exercises")
+@setting_option("sandbox")
 def regrade_command(exercise_id, class_id, scope, reason, database_url, data_dir, exercises_dir, sandbox):
-    """Grade EXERCISE's stored submissions again under its current version (those graded under it are skipped)."""
+    """Grade EXERCISE's stored submissions again under its current version (those graded under it are skipped).
+    On PostgreSQL `practice worker`s grade them; on SQLite this command does, in the --sandbox given."""
     from cli.course import regrade
 
     regrade(exercise_id, class_id, scope == "latest", reason, database_url, data_dir, exercises_dir, sandbox)
@@ -68,8 +61,7 @@ def lti_add_deployment(issuer, client_id, deployment_id, class_id, database_url,
 
 
 @lti.command("show")
-@click.option("--base-url", default="http://127.0.0.1:8000", show_default=True,
-              help="Where `practice serve` is reached from browsers.")
+@setting_option("base_url")
 @database_url_option
 @data_dir_option
 def lti_show(base_url, database_url, data_dir):

@@ -137,11 +137,15 @@ def add_deployment(issuer, client_id, deployment_id, class_id, database_url, dat
         engine.dispose()
 
 
-def show(base_url: str, database_url, data_dir) -> None:
-    """What to enter in the LMS, and the platforms registered here."""
-    engine, registry = _registry(database_url, data_dir)
+def show(base_url: str | None, database_url, data_dir) -> None:
+    """What to enter in the LMS, and the platforms registered here: the URLs under `base_url` (else the setting's,
+    else the address `practice serve` listens on)."""
+    from web.lti.registry import LtiRegistry
+
+    settings, engine = _engine(database_url, data_dir)
+    registry = LtiRegistry(engine)
     try:
-        base = base_url.rstrip("/")
+        base = (base_url or settings.base_url or f"http://{settings.host}:{settings.port}").rstrip("/")
         click.echo(f"OIDC login initiation URL: {base}/lti/login")
         click.echo(f"redirect (launch) URL:     {base}/lti/launch")
         click.echo(f"public keyset (JWKS) URL:  {base}/lti/jwks")

@@ -25,7 +25,6 @@ from cli.options import (
 from judge.exercise import ExerciseError, load_course
 from judge.i18n import T, text
 
-NEEDS_CUDA = T("needs a CUDA GPU")  # judge.requirements.NEEDS_CUDA, in the learner's language
 GRADE_ONE = T("Grade one:")
 
 
@@ -53,7 +52,7 @@ def list_exercises(exercises_dir, workspace, lang, topics):
             table.add_row(*(escape(cell) for cell in row))
         console.print(table)
         return
-    from judge.requirements import needs_cuda
+    from judge.requirements import NEEDS_CUDA, needs_cuda
 
     ws = Workspace(workspace)
     print_exercise_list(console, [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e),

@@ -21,10 +21,16 @@ Exit codes: 0 accepted (or success), 1 not accepted, 2 usage or exercise error.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
+from rich.markup import escape
 
 from cli import author_commands, class_commands, daemon_commands, learner_commands, server_commands, submit_commands
 from cli.group import ExerciseGroup
+from cli.options import args_lang, err_console
+from judge.i18n import T, text
 
 
 @click.group(cls=ExerciseGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,7 +49,17 @@ for command in (learner_commands.list_exercises, learner_commands.grade, learner
     cli.add_command(command)
 
 
+WARNING = T("warning:")
+
+
 def main() -> None:
+    """The `practice` command: a warning per unknown `PRACTICE_*` variable first (cli/environment.py), then the
+    command."""
+    from cli.environment import unknown
+
+    lang = args_lang(sys.argv[1:])
+    for warning in unknown(os.environ):
+        err_console.print(f"[yellow]{escape(text(WARNING, lang))}[/] {escape(text(warning, lang))}", soft_wrap=True)
     cli(prog_name="practice")
 
 

@@ -13,7 +13,7 @@ from rich.markup import escape
 from judge.exercise import ExerciseError, find_exercise
 from judge.i18n import LANGS, T, text
 from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
-from sandbox.backends import BACKENDS
+from sandbox.backends import SANDBOXES
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -24,9 +24,10 @@ exercises_option = click.option("--exercises", "exercises_dir", type=click.Path(
 workspace_option = click.option("--workspace", type=click.Path(path_type=Path), default=WORKSPACE_DIR,
                                 envvar="PRACTICE_WORKSPACE", show_default=True,
                                 help="Where your own copies of the exercises live.")
-sandbox_option = click.option("--sandbox", type=click.Choice(BACKENDS), default=None, envvar="PRACTICE_SANDBOX",
+sandbox_option = click.option("--sandbox", type=click.Choice(SANDBOXES), default=None, envvar="PRACTICE_SANDBOX",
+                              callback=lambda ctx, param, name: None if name == "auto" else name,
                               help="How submissions run (none: fresh processes, no isolation; local: warm forked "
-                              "processes, no isolation; bwrap/docker: isolated). Default for one grading: the "
+                              "processes, no isolation; bwrap/docker: isolated). Default (auto) for one grading: the "
                               "background judge's warm local processes, none before it runs or with --no-daemon; "
                               "local for --watch and prove.")
 # One grading needs no warm workers of its own (starting them costs ~2 s of CPU more than two fresh processes): it
@@ -66,12 +67,6 @@ def args_lang(args: list[str]) -> str:
             return args[i + 1]
     return default_lang()
 
-
-database_url_option = click.option("--database-url", default=None, envvar="PRACTICE_DATABASE_URL",
-                                   help="sqlite:///PATH or postgresql://USER:PASSWORD@HOST:5432/DB "
-                                        "(default: SQLite in the data dir).")
-data_dir_option = click.option("--data-dir", type=click.Path(path_type=Path), default=None,
-                               envvar="PRACTICE_DATA_DIR", help="Where the SQLite database lives (default: ./data).")
 
 
 

@@ -59,7 +59,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         sandbox.close()
         for other in others.values():
             other.close()
-    left_out = f", {skipped} skipped ({escape(NEEDS_CUDA)})" if skipped else ""
+    left_out = f", {skipped} skipped ({escape(NEEDS_CUDA.en)})" if skipped else ""
     console.print(f"[{'red' if failed else 'green'}]{failed} failing proof(s) across {len(exercises)} exercise(s)"
                   f"{left_out}[/]")
     return 1 if failed else 0

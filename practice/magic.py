@@ -142,7 +142,7 @@ class PracticeMagics(Magics):
             raise UsageError(str(exc)) from None
         ws = Workspace(WORKSPACE_DIR)
         rows = [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e),
-                 T(NEEDS_CUDA) if needs_cuda(e) else "") for e in course]
+                 NEEDS_CUDA if needs_cuda(e) else "") for e in course]
         plain = "\n".join(f"{o:>2}  {i:<28} {t}  {'*' * d}  {s}" for o, i, t, d, s, _ in rows)
         display({"text/html": exercises_html(rows, lang), "text/plain": plain}, raw=True)
 

@@ -24,7 +24,7 @@ import pytest
 from cli import daemon
 from cli.daemon_protocol import LOG_NAME, SOCKET_NAME, DaemonSettings, alive, lock_held
 from judge.exercise import load_course, load_exercise
-from judge.grading import MAX_SOURCE_BYTES
+from judge.job import MAX_SOURCE_BYTES
 from judge.proving import Proof, cases, expected_break
 
 ROOT = Path(__file__).resolve().parents[2]
