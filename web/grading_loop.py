@@ -55,9 +55,9 @@ class GradingLoop:
 
     `hub` publishes progress events (`publish(id, event)`); a hub whose events live in the database
     (`shares_database`) also has `publish_in(connection, id, event)`, and `done` goes there in the report's own
-    transaction. `requeue_regrade(id)` queues a failed regrade again (None: the worker's reaper finds it).
-    `stopping`, when set while a grading runs, leaves its report unstored (the item is re-queued at the next
-    start)."""
+    transaction. `requeue_regrade(id)` queues a failed regrade again (None: it waits, queued, for the next start
+    or the reaper). `stopping`, when set while a grading runs, leaves its report unstored (the item is re-queued
+    at the next start)."""
 
     def __init__(self, store: Store, hub, grade: GradeFn, name: str, listeners: list[Listener] | None = None,
                  requeue_regrade: Callable[[str], None] | None = None, stopping: threading.Event | None = None):

@@ -178,3 +178,17 @@ def test_a_regrade_the_grader_fails_is_tried_again_then_kept_aside(graders):
     assert regrades.newest_done([sid]) == {}  # never counts: the first verdict stands
     assert len(graders.told) == 1  # the live verdict only
 
+
+
+def test_a_regrade_claimed_too_often_is_kept_aside_without_grading(graders):
+    sid = graders.submit(CORRECT)
+    wait_done(graders.web, sid)
+    regrades = graders.web.app.state.regrades
+    (made,) = regrades.request("add-one", "a-newer-version")  # stored only: no queue has it yet
+    with graders.store.engine.begin() as conn:
+        conn.execute(text("UPDATE regrades SET attempts = :n WHERE id = :r"), {"n": MAX_ATTEMPTS, "r": made.id})
+    graders.web.app.state.queue.submit_regrade(made.id)
+    wait_until(lambda: regrades.get(made.id).status == "done", what="the regrade kept aside")
+    kept = regrades.get(made.id)
+    assert (kept.verdict, graders.grader.graded) == ("INTERNAL_ERROR", [sid])
+    assert f"in {MAX_ATTEMPTS} attempts" in kept.report().stderr and regrades.newest_done([sid]) == {}
