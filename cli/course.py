@@ -40,8 +40,8 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
         fingerprint = exercise_fingerprint(exercise)
         options = dict(class_id=class_id, latest=latest, reason=reason, requested_by="cli")
         if db.is_postgres(settings.resolved_database_url()):
+            from judge.requirements import queue_for
             from web.pg_queue import defer_regrade, procrastinate_app
-            from web.requirements import queue_for
 
             app = procrastinate_app(engine)
             made = Regrades(engine).request(exercise.id, fingerprint, **options, also=lambda conn, r: defer_regrade(
@@ -59,12 +59,17 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
 
 
 def _grade_here(settings, engine, regrade_ids: list[str]) -> None:
+    """Grade the regrades in this process, through the graders' one loop (`web.grading_loop`): a regrade the
+    grader fails is graded again after the others, until its attempts run out."""
+    from collections import deque
+
     from web.course import Course
     from web.errors import StartupError
+    from web.events import EventHub
     from web.graders import choose_sandbox, make_grade_fn
+    from web.grading_loop import GradingLoop
     from web.lti.grades import GradeSender
-    from web.queue import grade_regrade, notify
-    from web.regrade import Regrades
+    from web.store import Store
 
     try:
         sandbox = choose_sandbox(settings)
@@ -72,20 +77,22 @@ def _grade_here(settings, engine, regrade_ids: list[str]) -> None:
         raise click.ClickException(str(exc)) from None
     course = Course(settings.exercises_dir)
     grading = make_grade_fn(course, sandbox)
-    grade, close = grading.grade, grading.close
-    regrades, listeners = Regrades(engine), [GradeSender(engine)]
+    pending = deque(regrade_ids)
+    store = Store(engine)
+    loop = GradingLoop(store, EventHub(), grading.grade, "cli", [GradeSender(engine)],
+                       requeue_regrade=pending.append)
     try:
-        for regrade_id in regrade_ids:
-            submission = grade_regrade(regrades, grade, regrade_id)
-            if submission is None:
+        while pending:
+            regrade_id = pending.popleft()
+            if loop.regrade(regrade_id) is None:
                 continue
-            notify(listeners, submission.learner_id, submission.exercise_id)
-            after = regrades.get(regrade_id).verdict
-            change = "unchanged" if after == submission.verdict else "CHANGED"
-            click.echo(f"  {submission.id} {submission.created_at:%Y-%m-%d %H:%M} {submission.verdict} -> {after} "
-                       f"({change})")
+            regrade = loop.regrades.get(regrade_id)
+            submission = store.get(regrade.submission_id)
+            change = "unchanged" if regrade.verdict == submission.verdict else "CHANGED"
+            click.echo(f"  {submission.id} {submission.created_at:%Y-%m-%d %H:%M} {submission.verdict} -> "
+                       f"{regrade.verdict} ({change})")
     finally:
-        close()
+        grading.close()
         course.close()
 
 
@@ -130,11 +137,15 @@ def add_deployment(issuer, client_id, deployment_id, class_id, database_url, dat
         engine.dispose()
 
 
-def show(base_url: str, database_url, data_dir) -> None:
-    """What to enter in the LMS, and the platforms registered here."""
-    engine, registry = _registry(database_url, data_dir)
+def show(base_url: str | None, database_url, data_dir) -> None:
+    """What to enter in the LMS, and the platforms registered here: the URLs under `base_url` (else the setting's,
+    else the address `practice serve` listens on)."""
+    from web.lti.registry import LtiRegistry
+
+    settings, engine = _engine(database_url, data_dir)
+    registry = LtiRegistry(engine)
     try:
-        base = base_url.rstrip("/")
+        base = (base_url or settings.base_url or f"http://{settings.host}:{settings.port}").rstrip("/")
         click.echo(f"OIDC login initiation URL: {base}/lti/login")
         click.echo(f"redirect (launch) URL:     {base}/lti/launch")
         click.echo(f"public keyset (JWKS) URL:  {base}/lti/jwks")

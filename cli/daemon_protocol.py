@@ -30,7 +30,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 VERSION = 1  # bump when a message changes meaning
-MAX_REQUEST_BYTES = 1 << 20  # a grade request: the source (at most 64 KiB, judge.grading) JSON-escaped, and paths
+MAX_REQUEST_BYTES = 1 << 20  # a grade request: the source (at most 64 KiB, judge.job) JSON-escaped, and paths
 MAX_REPLY_BYTES = 64 << 20  # one reply line: a report with its compiler view (generated code included)
 HEARTBEAT_S = 5.0
 SOCKET_NAME, LOCK_NAME, LOG_NAME = "daemon.sock", "daemon.lock", "daemon.log"

@@ -30,7 +30,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         console.print(f"[red]malformed exercise:[/] {escape(str(exc))}", soft_wrap=True)  # paths stay whole
         return 2
     sandbox = make_sandbox(sandbox_name, **_compile_cache(console, sandbox_name, exercises))
-    from web.requirements import NEEDS_CUDA, backend_for, cannot_grade_here
+    from judge.requirements import NEEDS_CUDA, backend_for, cannot_grade_here
 
     failed = skipped = 0
     others: dict = {}  # backends besides `sandbox` that some exercises need (a GPU exercise never runs in forks)
@@ -59,7 +59,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         sandbox.close()
         for other in others.values():
             other.close()
-    left_out = f", {skipped} skipped ({escape(NEEDS_CUDA)})" if skipped else ""
+    left_out = f", {skipped} skipped ({escape(NEEDS_CUDA.en)})" if skipped else ""
     console.print(f"[{'red' if failed else 'green'}]{failed} failing proof(s) across {len(exercises)} exercise(s)"
                   f"{left_out}[/]")
     return 1 if failed else 0

@@ -8,7 +8,7 @@ import click
 
 
 def serve(host: str | None = None, port: int | None = None, data_dir: Path | str | None = None,
-          sandbox: str | None = None, reload_exercises: bool = False, database_url: str | None = None,
+          sandbox: str | None = None, reload_exercises: bool | None = None, database_url: str | None = None,
           queue: str | None = None) -> None:
     """Start the web UI; options left as None fall back to `web.settings.Settings` (env `PRACTICE_*`)."""
     import uvicorn
@@ -20,9 +20,7 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     from web.errors import StartupError
 
     settings = settings_from(host=host, port=port, data_dir=data_dir, sandbox=sandbox, database_url=database_url,
-                             queue=queue)
-    if reload_exercises:
-        settings.reload_exercises = True
+                             queue=queue, reload_exercises=reload_exercises or None)
     try:
         app = create_app(settings)
     except (StartupError, ExerciseError) as exc:

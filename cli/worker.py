@@ -15,7 +15,7 @@ def settings_from(**options):
 
     from web.settings import Settings
 
-    given = {k: v for k, v in options.items() if v not in (None, ())}
+    given = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items() if v not in (None, ())}
     try:
         return Settings(**given)
     except ValidationError as exc:
@@ -24,22 +24,22 @@ def settings_from(**options):
 
 def _setting_problem(error: dict, given: dict) -> str:
     name = str(error["loc"][0]) if error.get("loc") else "?"
-    source = f"--{name.replace('_', '-')}" if name in given else f"PRACTICE_{name.upper()}"
+    from cli.setting_options import FLAGS
+
+    source = FLAGS.get(name, f"--{name.replace('_', '-')}") if name in given else f"PRACTICE_{name.upper()}"
     message = error.get("msg", "").removeprefix("Value error, ")
     return f"{source}={error.get('input')!r}: {message}"
 
 
-def run_worker(database_url: str | None, queues: tuple[str, ...], concurrency: int | None, sandbox: str | None,
-               name: str | None, exercises_dir: Path | None, stalled_after: float | None) -> None:
-    """Start a worker: print what it serves, then grade until stopped."""
+def run_worker(**options) -> None:
+    """Start a worker with these settings (`web.settings.Settings` fields; None: not given), print what it serves,
+    then grade until stopped."""
     from judge.exercise import ExerciseError
     from web.errors import StartupError
     from web.worker import Worker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    settings = settings_from(database_url=database_url, worker_queues=list(queues) or None, workers=concurrency,
-                             sandbox=sandbox, worker_name=name, exercises_dir=exercises_dir,
-                             stalled_after_seconds=stalled_after)
+    settings = settings_from(**options)
     if settings.database_url is None:
         raise click.ClickException("practice worker needs --database-url postgresql://USER:PASSWORD@HOST:5432/DB "
                                    "(or PRACTICE_DATABASE_URL): the database that `practice serve` uses")

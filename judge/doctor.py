@@ -41,7 +41,7 @@ from pydantic import Field, ValidationError
 
 from judge.i18n import T
 from judge.installed import torch_version
-from judge.job import RunnerJob, VerifierJob
+from judge.job import RunnerJob, VerifierJob, source_too_large
 from judge.outcome import build_report
 from judge.report import (
     CompilerView,
@@ -60,7 +60,6 @@ from sandbox.limits import Limits
 PLAYGROUND_ID = "_playground"  # not an exercise id (those have no "_"): what the web stores a run under
 DOCTOR_SCHEMA_VERSION = 1
 LIMITS = Limits()  # the limits of a grading of an exercise that declares none
-MAX_SOURCE_BYTES = 64 * 1024
 MAX_STAGES = 4  # stage findings shown (one per graph Inductor compiled: judge.doctor_checks.MAX_INDUCTOR_GRAPHS)
 FORM_KEYS = {"function", "calls", "dynamic", "inductor"}
 CHECK = '''"""The playground's one check (judge/doctor_checks.py); written by judge/doctor.py."""
@@ -207,8 +206,9 @@ def doctor(source: str, *, sandbox=None, filename: str = "playground.py", limits
     from judge.grading import make_sandbox, run_jobs
 
     started = time.monotonic()
-    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        return _stopped(T("Your file is larger than {kib} KiB; shorten it.", kib=MAX_SOURCE_BYTES // 1024))
+    too_large = source_too_large(source)
+    if too_large is not None:
+        return _stopped(too_large)
     try:
         form = read_form(source)
     except FormError as exc:

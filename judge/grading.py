@@ -16,14 +16,13 @@ from judge.child import PROGRAM
 from judge.exercise import Exercise
 from judge.i18n import T
 from judge.installed import torch_version, version_warning
-from judge.job import make_jobs, verifier_limits
+from judge.job import make_jobs, source_too_large, verifier_limits
 from judge.outcome import build_report, parse_check
 from judge.protocol import RunnerEnd, RunnerSays, TrustedSays, VerifierSays
 from judge.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
 from sandbox.backends import UNISOLATED, get_sandbox
 from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError
 
-MAX_SOURCE_BYTES = 64 * 1024
 OnEvent = Callable[[ProgressEvent], None]
 
 
@@ -72,9 +71,9 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     sandbox = sandbox or make_sandbox("none")
     fingerprint, content = exercise_versions(exercise)
     emit = _stamped(fingerprint, on_event or (lambda event: None))
-    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
-        report = _rejected(exercise, T("Your file is larger than {kib} KiB; shorten it.",
-                                       kib=MAX_SOURCE_BYTES // 1024))
+    too_large = source_too_large(source)
+    if too_large is not None:
+        report = _rejected(exercise, too_large)
         emit(ProgressEvent(type="done", report=report))
         return report
     emit(ProgressEvent(type="running"))
@@ -198,4 +197,4 @@ def _rejected(exercise: Exercise, message: T) -> Report:
                   diagnostics=[ErrorDiagnostic(exc_type="LOAD_ERROR", message=message)])
 
 
-__all__ = ["grade", "make_sandbox", "MAX_SOURCE_BYTES"]
+__all__ = ["grade", "make_sandbox"]

@@ -13,11 +13,22 @@ from pydantic import BaseModel, Field
 
 from judge.cost_spec import spec_for as cost_spec_for
 from judge.exercise import Exercise
+from judge.i18n import T
 from sandbox.limits import Limits
 
 # The verifier waits on the runner: it gets the runner's time plus this much, and more CPU and memory.
+# The largest learner file graded or run, in UTF-8 bytes: grade(), the playground and every front-end's own check
+# (the web's request bodies) read it here, so that nothing accepts a file that grading then refuses.
+MAX_SOURCE_BYTES = 64 * 1024
 VERIFIER_EXTRA_SECONDS = 60.0
 VERIFIER_TIME_FACTOR = 1.5
+
+
+def source_too_large(source: str):
+    """Why `source` is refused before anything runs (a `T`: it is larger than `MAX_SOURCE_BYTES`), or None."""
+    if len(source.encode("utf-8", "surrogatepass")) > MAX_SOURCE_BYTES:
+        return T("Your file is larger than {kib} KiB; shorten it.", kib=MAX_SOURCE_BYTES // 1024)
+    return None
 
 
 class RunnerJob(BaseModel):

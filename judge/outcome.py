@@ -187,3 +187,11 @@ def _verdict(limit, verified: Verified, verifier, runner, report) -> tuple[Verdi
                                          "failed at exit.")
     return Verdict.ACCEPTED, ""
 
+
+
+def grader_failed(exercise_id: str, detail: str) -> Report:
+    """The report of a grading that the grader itself failed (an exception, graders that kept dying on it): an
+    INTERNAL_ERROR in every language, `detail` kept for the operator in stderr."""
+    return Report(exercise_id=exercise_id, verdict=Verdict.INTERNAL_ERROR,
+                  summary=T("The judge failed on this submission; this is not your fault. Please submit again."),
+                  stderr=detail[:2000])

@@ -78,7 +78,7 @@ def _main() -> None:
     from judge.exercise import ExerciseError, find_exercise
     from judge.grading import grade, make_sandbox
     from judge.paths import EXERCISES_DIR
-    from web.requirements import cannot_grade_here
+    from judge.requirements import cannot_grade_here
 
     with os.fdopen(args.fd, "w", encoding="utf-8") as out:
         def send(message: dict) -> None:

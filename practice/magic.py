@@ -133,8 +133,8 @@ class PracticeMagics(Magics):
         from cli.workspace import Workspace
         from judge.exercise import ExerciseError, load_course
         from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
+        from judge.requirements import NEEDS_CUDA, needs_cuda
         from practice.html import exercises_html
-        from web.requirements import NEEDS_CUDA, needs_cuda
 
         try:
             course = load_course(EXERCISES_DIR)
@@ -142,7 +142,7 @@ class PracticeMagics(Magics):
             raise UsageError(str(exc)) from None
         ws = Workspace(WORKSPACE_DIR)
         rows = [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e),
-                 T(NEEDS_CUDA) if needs_cuda(e) else "") for e in course]
+                 NEEDS_CUDA if needs_cuda(e) else "") for e in course]
         plain = "\n".join(f"{o:>2}  {i:<28} {t}  {'*' * d}  {s}" for o, i, t, d, s, _ in rows)
         display({"text/html": exercises_html(rows, lang), "text/plain": plain}, raw=True)
 
@@ -179,7 +179,7 @@ def bundle(report, source: str, lang: str, form: str = "all", *, hints=(), origi
 
 
 def _default_lang() -> str:
-    from cli.main import default_lang
+    from cli.options import default_lang
 
     return default_lang()
 

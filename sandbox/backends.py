@@ -8,7 +8,9 @@ from sandbox.limits import Program
 BACKENDS = ("none", "local", "bwrap", "docker", "prestarted")
 # Plain processes (of the caller's user, or of a uid of their own): a server runs them only when told it may.
 UNISOLATED = ("none", "local", "prestarted")
-SERVER_SANDBOXES = ("auto", *BACKENDS)  # what `practice serve` and `practice worker` accept (auto: bwrap if it runs)
+# What every command and PRACTICE_SANDBOX accept: a backend, or auto, the command's own default (a server's and
+# a worker's: bwrap where it runs; one grading's: the background judge's warm local processes, else none).
+SANDBOXES = ("auto", *BACKENDS)
 
 
 def unavailable_reason(name: str) -> str | None:

@@ -22,8 +22,8 @@ from judge import draw
 from judge.exercise import load_course, load_exercise
 from judge.grading import grade, make_sandbox
 from judge.proving import Proof, cases, expected_break, seed_for
+from judge.requirements import backend_for
 from tests.daemons import running_daemon
-from web.requirements import backend_for
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
 QUICK = {("graph-break-step", "reference"), ("graph-break-step", "starter")}

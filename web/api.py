@@ -13,6 +13,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.requests import ClientDisconnect
 
+import judge.job
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
 from web.admission import address_key
@@ -171,10 +172,9 @@ _BODY_DOC = {"requestBody": {"required": True, "content": {
 async def create_submission(request: Request, exercise_id: str) -> SubmissionCreated:
     """Store a submission and queue it for grading; follow `events_url` for live progress."""
     exercise = await in_thread(exercise_or_404, request, exercise_id)
-    settings = request.app.state.settings
     who = await in_thread(api_learner, request)  # a wrong token is refused before the body is read
-    body = await read_body(request, settings.max_source_bytes * 6 + 4096)
-    source = parse_source(body, settings.max_source_bytes)
+    body = await read_body(request, source_body_bytes())
+    source = parse_source(body)
     state = request.app.state
     address = address_key(request.client.host) if request.client else ""
 
@@ -203,8 +203,15 @@ async def read_body(request: Request, cap: int) -> bytes:
     return bytes(body)
 
 
-def parse_source(body: bytes, max_bytes: int) -> str:
-    """The `source` string of a JSON body; 422 unless UTF-8 JSON with a string, 413 when too long."""
+def source_body_bytes() -> int:
+    """The largest request body that can carry a source the judge grades (every byte JSON-escaped, and room)."""
+    return judge.job.MAX_SOURCE_BYTES * 6 + 4096
+
+
+def parse_source(body: bytes) -> str:
+    """The `source` string of a JSON body; 422 unless UTF-8 JSON with a string, 413 when larger than the judge
+    grades (`judge.job.MAX_SOURCE_BYTES`, read at each request: the one declaration of the limit)."""
+    max_bytes = judge.job.MAX_SOURCE_BYTES
     data = parse_json(body)
     if not isinstance(data, dict) or "source" not in data:
         raise HTTPException(422, 'expected a JSON object {"source": "..."}')

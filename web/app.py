@@ -10,6 +10,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from judge.requirements import needs_cuda
 from web import db
 from web.admission import Admission
 from web.api import router as api_router
@@ -21,6 +22,7 @@ from web.deadlines import Deadlines
 from web.events import EventHub
 from web.forms import PageRefused
 from web.graders import WarmPools, choose_sandbox, make_grade_fn
+from web.grading_loop import GradeFn
 from web.hosts import HostAllowlist, allowed as allowed_hosts
 from web.join import router as join_router
 from web.lti.grades import GradeSender
@@ -31,9 +33,8 @@ from web.lti.routes import router as lti_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
 from web.playground import close as close_playground, router as playground_router
-from web.queue import EmbeddedQueue, GradeFn, GradingQueue
+from web.queue import EmbeddedQueue, GradingQueue
 from web.regrade import Regrades
-from web.requirements import needs_cuda
 from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store

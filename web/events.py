@@ -28,6 +28,8 @@ class _Live:
 class EventHub:
     """Thread-safe fan-out of progress events to asyncio subscribers."""
 
+    shares_database = False  # events live in this process only: `done` is published after the report is stored
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._live: dict[str, _Live] = {}

@@ -7,12 +7,13 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from judge.outcome import grader_failed
 from judge.report import ProgressEvent, Report, Verdict
 from sandbox import Sandbox
 from sandbox.backends import UNISOLATED, unavailable_reason
 from web.course import Course
 from web.errors import StartupError
-from web.queue import GradeFn, internal_error
+from web.grading_loop import GradeFn
 from web.settings import Settings
 from web.store import Submission
 
@@ -91,7 +92,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         cache_layers,
         grade,  # imported late: the core pulls in torch-related modules
     )
-    from web.requirements import cuda_missing, needs_cuda
+    from judge.requirements import cuda_missing, needs_cuda
 
     local = threading.local()
     pools = WarmPools()
@@ -133,7 +134,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
     def grade_submission(submission: Submission, publish: Callable[[ProgressEvent], None]) -> Report:
         exercise = course.get(submission.exercise_id)
         if exercise is None:
-            return internal_error(submission.exercise_id, "the exercise no longer exists")
+            return grader_failed(submission.exercise_id, "the exercise no longer exists")
 
         def on_event(event: ProgressEvent) -> None:
             if event.type != "done":  # the queue publishes done after the report is stored

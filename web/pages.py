@@ -87,7 +87,7 @@ def grader_notices(request: Request, exercise) -> dict:
     """What the exercise page says about the graders: `no_gpu_grader` (an exercise that needs CUDA, and no grader
     of the gpu queue was seen: submissions wait), `warming` (compile cache layers still being built, with how many
     exercises to go), both for the exercise's kind of grader."""
-    from web.requirements import needs_cuda
+    from judge.requirements import needs_cuda
 
     gpu = needs_cuda(exercise)
     graders = request.app.state.queue.graders()

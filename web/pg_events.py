@@ -44,6 +44,8 @@ class _Watched:
 class PgEventHub:
     """Publish from any process, subscribe from any web process (`listen=True` starts the listener)."""
 
+    shares_database = True  # events are rows: `done` is stored in the report's own transaction (`publish_in`)
+
     def __init__(self, engine: Engine, listen: bool = False):
         self._engine = engine
         self._lock = threading.Lock()

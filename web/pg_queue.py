@@ -15,9 +15,9 @@ from sqlalchemy import Connection, select, text
 from sqlalchemy.engine import Engine
 
 from judge.report import ProgressEvent
+from judge.requirements import queue_for
 from web import db
 from web.queue import GradingQueue
-from web.requirements import queue_for
 from web.store import Store, Submission
 from web.tables import BROWSER, GraderRow, now
 
@@ -63,7 +63,7 @@ def defer_regrade(app, connection: Connection, regrade_id: str, queue: str) -> b
 
 def queue_depths(engine: Engine) -> dict[str, int]:
     """Jobs waiting for a worker, per queue (every queue listed, 0 when empty)."""
-    from web.requirements import QUEUES
+    from judge.requirements import QUEUES
 
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT queue_name, count(*) FROM procrastinate_jobs "

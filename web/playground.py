@@ -16,7 +16,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from judge.report import localized
-from web.api import learner, parse_source, read_body
+from web.api import learner, parse_source, read_body, source_body_bytes
 from web.i18n import N_
 from web.offload import in_thread
 
@@ -118,8 +118,8 @@ async def run_playground(request: Request, lang: str | None = Query(None, patter
     view. No verdict."""
     from judge.doctor import doctor
 
-    settings, state = request.app.state.settings, request.app.state
-    source = parse_source(await read_body(request, settings.max_source_bytes * 6 + 4096), settings.max_source_bytes)
+    state = request.app.state
+    source = parse_source(await read_body(request, source_body_bytes()))
     if not runs_here(request):
         from web.i18n import gettext_for
         from web.pages import lang_of

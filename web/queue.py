@@ -3,77 +3,24 @@
 Routes only call `GradingQueue.add(...)` (store and queue a new submission) and `regrade(...)` (grade stored
 submissions again under the exercise's current version, after live submissions), and ask `depth()` and
 `graders()` for /healthz. `web.pg_queue.ProcrastinateQueue` implements the same interface with graders
-in other processes (`practice worker`). After a verdict is stored or regraded, each of `listeners` is called
-with the learner and the exercise (the LTI grade passback listens there).
+in other processes (`practice worker`). Both grade through `web.grading_loop.GradingLoop`: after a verdict
+that counts is stored or regraded, each of `listeners` is called with the learner and the exercise (the LTI grade
+passback listens there).
 """
 
 from __future__ import annotations
 
 import abc
-import logging
 import threading
 from collections.abc import Callable
 
-from judge.report import ProgressEvent, Report, Verdict
+from judge.report import ProgressEvent
 from web.events import EventHub
 from web.fair_queue import FairQueue
+from web.grading_loop import GradeFn, GradingLoop, Listener
 from web.regrade import Regrade, Regrades
 from web.store import QUEUED, Store, Submission
 from web.tables import BROWSER
-
-log = logging.getLogger(__name__)
-
-# Grades one stored submission; publishes running/check events through the callback.
-GradeFn = Callable[[Submission, Callable[[ProgressEvent], None]], Report]
-# Told (learner id, exercise id) after a verdict of theirs was stored or regraded.
-Listener = Callable[[str, str], None]
-
-
-def notify(listeners: list[Listener], learner_id: str, exercise_id: str) -> None:
-    """Call each listener; one that fails is logged and never undoes the stored verdict."""
-    for listener in listeners:
-        try:
-            listener(learner_id, exercise_id)
-        except Exception:
-            log.exception("a verdict listener failed for %s on %s", learner_id, exercise_id)
-
-
-REGRADE_TRIES = 3  # gradings of one regrade that the grader itself may fail before the regrade is kept aside
-
-
-def grade_regrade(regrades: Regrades, grade: GradeFn, regrade_id: str, max_attempts: int | None = None,
-                  requeue: Callable[[str], None] | None = None) -> Submission | None:
-    """Grade one regrade (its submission's source, the exercise as it is now); the submission when this call
-    stored a new report that counts (None: finished already, gone, or the grader failed).
-
-    A failure of the grader itself (INTERNAL_ERROR, an exception, a regrade started more than `max_attempts` times
-    because its workers kept dying) never becomes the submission's verdict: the regrade is queued again
-    (`requeue`, else the worker's sweep of regrades without a job takes it) up to `REGRADE_TRIES` gradings, then
-    kept aside (stored with its INTERNAL_ERROR, which `Regrades.newest_done` and so every verdict shown or sent to
-    an LMS ignore)."""
-    claimed = regrades.mark_running(regrade_id)
-    if claimed is None:
-        return None
-    regrade, submission = claimed
-    if max_attempts is not None and regrade.attempts > max_attempts:
-        report = internal_error(submission.exercise_id, f"no grader finished this regrade in {max_attempts} attempts")
-    else:
-        try:
-            report = grade(submission, lambda event: None)  # nobody watches a regrade live
-        except Exception as exc:
-            log.exception("regrading %s failed", regrade_id)
-            report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
-    if report.verdict == Verdict.INTERNAL_ERROR:
-        if regrade.attempts < REGRADE_TRIES and (max_attempts is None or regrade.attempts <= max_attempts):
-            log.warning("regrade %s: the grader failed (attempt %d); queued again", regrade_id, regrade.attempts)
-            if regrades.retry(regrade.id) and requeue is not None:
-                requeue(regrade.id)
-            return None
-        log.warning("regrade %s: the grader failed %d times; kept aside, the verdict stays", regrade_id,
-                    regrade.attempts)
-        regrades.finish(regrade.id, report)
-        return None
-    return submission if regrades.finish(regrade.id, report) else None
 
 
 class GradingQueue(abc.ABC):
@@ -141,7 +88,12 @@ class EmbeddedQueue(GradingQueue):
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._sandbox = sandbox
-        self.listeners = list(listeners or [])
+        self.loop = GradingLoop(store, hub, grade, "embedded", listeners, requeue_regrade=self.submit_regrade,
+                                stopping=self._stopping)
+
+    @property
+    def listeners(self) -> list[Listener]:  # type: ignore[override]
+        return self.loop.listeners
 
     def graders(self) -> list[dict]:
         import os
@@ -204,30 +156,8 @@ class EmbeddedQueue(GradingQueue):
 
     def run_regrade(self, regrade_id: str) -> None:
         """Grade one regrade and store its report beside the first one."""
-        submission = grade_regrade(self._regrades, self._grade, regrade_id, requeue=self.submit_regrade)
-        if submission is not None:
-            notify(self.listeners, submission.learner_id, submission.exercise_id)
+        self.loop.regrade(regrade_id)
 
     def run_one(self, submission_id: str) -> None:
-        """Grade one submission, store its report, then publish `done`."""
-        submission = self._store.mark_running(submission_id, "embedded")
-        if submission is None:  # finished already
-            return
-        publish = lambda event: self._hub.publish(submission_id, event)  # noqa: E731
-        try:
-            report = self._grade(submission, publish)
-        except Exception as exc:  # infrastructure failure: an error verdict, never a crash of the worker
-            log.exception("grading %s failed", submission_id)
-            report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
-        if self._stopping.is_set():
-            return  # stopped mid-grading: the submission stays unfinished and is re-queued at start
-        if self._store.finish(submission_id, report, "embedded"):
-            # Told before `done`: a grade sent to the LMS is never behind what the learner's page shows.
-            notify(self.listeners, submission.learner_id, submission.exercise_id)
-            publish(ProgressEvent(type="done", report=report))
-
-
-def internal_error(exercise_id: str, detail: str) -> Report:
-    return Report(exercise_id=exercise_id, verdict=Verdict.INTERNAL_ERROR,
-                  summary="The judge failed on this submission; this is not your fault. Please submit again.",
-                  stderr=detail[:2000])
+        """Grade one submission, store its report, publish `done`, tell the listeners."""
+        self.loop.submission(submission_id)

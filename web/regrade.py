@@ -2,7 +2,7 @@
 
 A regrade row is made per (submission, fingerprint) and the unique index makes asking twice for the same
 version a no-op: nothing is graded twice. A submission's verdict is its newest finished regrade's that counts
-(a regrade the grader itself failed, INTERNAL_ERROR, is retried and then kept aside: web.queue.grade_regrade),
+(a regrade the grader itself failed, INTERNAL_ERROR, is retried and then kept aside: web.grading_loop),
 else its own; "before" is always the first report's. Rows are made (and, with Procrastinate, their jobs deferred) in
 one transaction; graders take them after live submissions (`REGRADE_PRIORITY`).
 """

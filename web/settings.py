@@ -10,7 +10,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from judge.paths import EXERCISES_DIR
-from sandbox.backends import SERVER_SANDBOXES
+from sandbox.backends import SANDBOXES
 
 
 class Settings(BaseSettings):
@@ -29,7 +29,8 @@ class Settings(BaseSettings):
         "auto", description="Who grades: embedded (threads of the web process) | procrastinate (`practice worker` "
                             "processes, PostgreSQL only) | auto (procrastinate on PostgreSQL, else embedded).")
     worker_queues: list[Literal["cpu", "gpu"]] = Field(
-        ["cpu"], description="practice worker: the queues it serves (gpu needs a CUDA device).")
+        ["cpu"], description="practice worker: the queues it serves; repeat --queue for both (gpu needs a CUDA "
+                             "device).")
     worker_name: str | None = Field(None, description="practice worker: its name; default: HOST-PID.")
     heartbeat_seconds: float = Field(
         5.0, gt=0, description="practice worker: how often it says it is alive.")
@@ -38,14 +39,15 @@ class Settings(BaseSettings):
     exercises_dir: Path = Field(EXERCISES_DIR, description="The course: one folder per exercise.")
     reload_exercises: bool = Field(False, description="Pick up edits to the exercises folder without a restart.")
     sandbox: str = Field(
-        "auto", description=f"Sandbox backend: {' | '.join(SERVER_SANDBOXES)} (auto: bwrap when available; none "
-                            "and local need allow_unsandboxed).")
+        "auto", json_schema_extra={"enum": list(SANDBOXES)},
+        description="How submissions run (default auto: bwrap when it runs here; none and local need "
+                    "PRACTICE_ALLOW_UNSANDBOXED=1).")
     allow_unsandboxed: bool = Field(
         False, description="Allow sandbox 'none' or 'local' (runs submissions as this user); for tests and local "
                            "use only.")
     workers: int = Field(
-        default_factory=lambda: os.cpu_count() or 1, ge=0, description="Submissions graded at once.")
-    max_source_bytes: int = Field(64 * 1024, ge=1, description="Largest accepted source, in bytes (UTF-8).")
+        default_factory=lambda: os.cpu_count() or 1, ge=0,
+        description="Submissions graded at once (default: the number of CPUs).")
     submissions_per_minute: int = Field(6, ge=1, description="Submissions one learner may make per minute.")
     secret_key: str | None = Field(
         None, description="Signs learner cookies; default: a random key kept in <data_dir>/secret_key.")
@@ -101,8 +103,8 @@ class Settings(BaseSettings):
     @field_validator("sandbox")
     @classmethod
     def _known_sandbox(cls, name: str) -> str:
-        if name not in SERVER_SANDBOXES:
-            raise ValueError(f"unknown sandbox {name!r}; choose one of: {', '.join(SERVER_SANDBOXES)}")
+        if name not in SANDBOXES:
+            raise ValueError(f"unknown sandbox {name!r}; choose one of: {', '.join(SANDBOXES)}")
         return name
 
     def queued_per_address_limit(self) -> int:

@@ -9,8 +9,8 @@ Delivery is at least once, the database being the truth:
 - each worker's reaper hands a job whose worker has been silent `stalled_after_seconds` back to the queue
   (kill -9, machine gone), and re-queues a submission left unfinished without a live job, and a regrade left
   unfinished without one (its job lost with a worker, or a row stored without its job);
-- `Store.mark_running` skips a finished submission and `Store.finish` stores the first report only, so a
-  duplicate or late delivery changes nothing; a submission started `MAX_ATTEMPTS` times gets INTERNAL_ERROR.
+- each job runs `web.grading_loop.GradingLoop`, the embedded queue's loop: a finished submission is skipped and
+  only the first report is stored, so a duplicate or late delivery changes nothing; its retry rule is theirs.
 """
 
 from __future__ import annotations
@@ -25,19 +25,16 @@ from concurrent.futures import ThreadPoolExecutor
 from sqlalchemy import delete, text
 from sqlalchemy.dialects.postgresql import insert
 
-from judge.report import ProgressEvent
 from web import db
 from web.errors import StartupError
+from web.grading_loop import GradeFn, GradingLoop
 from web.pg_events import PgEventHub
 from web.pg_queue import REGRADE_TASK, TASK, defer, defer_regrade, procrastinate_app
-from web.queue import GradeFn, Listener, grade_regrade, internal_error, notify
-from web.regrade import Regrades
 from web.settings import Settings
 from web.store import Store
 from web.tables import GraderRow, now
 
 log = logging.getLogger(__name__)
-MAX_ATTEMPTS = 5
 ORPHANS = text("""
     SELECT s.id FROM submissions s
      WHERE s.status != 'done' AND s.created_at < now() - make_interval(secs => :grace)
@@ -51,42 +48,6 @@ ORPHAN_REGRADES = text("""
        AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs j
                         WHERE j.queueing_lock = 'regrade-' || r.id AND j.status IN ('todo', 'doing'))
      ORDER BY r.created_at LIMIT 100""")
-
-
-class Grader:
-    """Grades one submission per job: claim, grade with live events, store the first report only."""
-
-    def __init__(self, store: Store, hub: PgEventHub, grade: GradeFn, name: str,
-                 listeners: list[Listener] | None = None):
-        self.store, self.hub, self.grade, self.name = store, hub, grade, name
-        self.regrades = Regrades(store.engine)
-        self.listeners = list(listeners or [])
-
-    def regrade(self, regrade_id: str) -> None:
-        """A regrade job: grade the submission again, store the new report beside the first."""
-        submission = grade_regrade(self.regrades, self.grade, regrade_id, max_attempts=MAX_ATTEMPTS)
-        if submission is not None:
-            notify(self.listeners, submission.learner_id, submission.exercise_id)
-
-    def __call__(self, submission_id: str) -> None:
-        submission = self.store.mark_running(submission_id, self.name)
-        if submission is None:
-            return  # finished already: a duplicate delivery
-        publish: Callable[[ProgressEvent], None] = lambda event: self.hub.publish(submission_id, event)  # noqa: E731
-        if submission.attempts > MAX_ATTEMPTS:
-            report = internal_error(submission.exercise_id, f"no grader finished it in {MAX_ATTEMPTS} attempts")
-        else:
-            try:
-                report = self.grade(submission, publish)
-            except Exception as exc:  # infrastructure failure: an error verdict, never a lost job
-                log.exception("grading %s failed", submission_id)
-                report = internal_error(submission.exercise_id, f"{type(exc).__name__}: {exc}")
-        # The report and its `done` event in one transaction: a worker killed between the two would leave a finished
-        # submission whose streams never learn that it is done.
-        done = ProgressEvent(type="done", report=report)
-        if self.store.finish(submission_id, report, self.name,
-                             also=lambda conn: self.hub.publish_in(conn, submission_id, done)):
-            notify(self.listeners, submission.learner_id, submission.exercise_id)
 
 
 def describe(settings: Settings, name: str, sandbox: str) -> str:
@@ -105,7 +66,7 @@ class Worker:
                                "postgresql://USER:PASSWORD@HOST:5432/DB (SQLite serves only the graders inside "
                                "`practice serve`)")
         if "gpu" in settings.worker_queues:
-            from web.requirements import cuda_missing
+            from judge.requirements import cuda_missing
 
             reason = cuda_missing()
             if reason:
@@ -132,13 +93,22 @@ class Worker:
         self.sandbox = sandbox or "none"
         from web.lti.grades import GradeSender
 
-        self.grader = Grader(self.store, self.hub, grade, self.name, [GradeSender(self.engine)])
         self.app = procrastinate_app(self.engine, min_size=1, max_size=settings.workers + 3)
         # The reaper defers on its own SQLAlchemy transactions: through an app never opened async (once `app` is
         # open its connector only takes async connections, and a sync one passed to `defer` fails).
         self._deferrer = procrastinate_app(self.engine)
-        self.app.task(name=TASK, pass_context=False)(self.grader)
-        self.app.task(name=REGRADE_TASK, pass_context=False)(self.grader.regrade)
+        self.loop = GradingLoop(self.store, self.hub, grade, self.name, [GradeSender(self.engine)],
+                                requeue_regrade=self._requeue_regrade)
+        loop = self.loop
+
+        def grade_submission(submission_id: str) -> None:
+            loop.submission(submission_id)
+
+        def regrade_submission(regrade_id: str) -> None:
+            loop.regrade(regrade_id)
+
+        self.app.task(name=TASK, pass_context=False)(grade_submission)
+        self.app.task(name=REGRADE_TASK, pass_context=False)(regrade_submission)
 
     def describe(self) -> str:
         return describe(self.settings, self.name, self.sandbox)
@@ -228,13 +198,21 @@ class Worker:
                     log.warning("regrade %s had no job (its worker died): queued again", regrade_id)
         return count
 
+    def _requeue_regrade(self, regrade_id: str) -> None:
+        """A regrade the grader failed, deferred again at once (its own job is running, not waiting: no lock)."""
+        regrade = self.loop.regrades.get(regrade_id)
+        if regrade is not None:
+            queue = "gpu" if self._needs_gpu(regrade.exercise_id) else "cpu"
+            with self.engine.begin() as conn:
+                defer_regrade(self._deferrer, conn, regrade_id, queue)
+
     def _queue_of(self, submission_id: str) -> str:
         submission = self.store.get(submission_id)
         return "gpu" if submission is not None and self._needs_gpu(submission.exercise_id) else "cpu"
 
     def _needs_gpu(self, exercise_id: str) -> bool:
         from judge.exercise import ExerciseError, find_exercise
-        from web.requirements import needs_cuda
+        from judge.requirements import needs_cuda
 
         try:
             return needs_cuda(find_exercise(self.settings.exercises_dir, exercise_id))

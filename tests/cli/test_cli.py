@@ -193,7 +193,7 @@ def test_watch_grades_again_on_save(add_one, tmp_path):
 def test_an_exercise_that_needs_cuda_is_listed_skipped_and_refused_without_one(tmp_path, fake_course, monkeypatch):
     import shutil
 
-    monkeypatch.setattr("web.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
     course = tmp_path / "course"
     shutil.copytree(fake_course / "add-one", course / "add-one")
     toml = course / "add-one" / "exercise.toml"

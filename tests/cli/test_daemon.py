@@ -22,7 +22,7 @@ import pytest
 
 from cli import daemon
 from cli.daemon_protocol import LOG_NAME, SOCKET_NAME, DaemonSettings, alive, lock_held
-from judge.grading import MAX_SOURCE_BYTES
+from judge.job import MAX_SOURCE_BYTES
 from tests.daemons import stop_all, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from sandbox.backends import BACKENDS, SERVER_SANDBOXES
+from sandbox.backends import BACKENDS, SANDBOXES
 from tests.web.conftest import FIXTURE_COURSE
 from web.settings import Settings
 
@@ -35,13 +35,13 @@ def test_a_bad_environment_value_is_one_line_naming_the_variable(command):
 @pytest.mark.parametrize("command", [["serve"], ["worker", "--database-url", "postgresql://u@127.0.0.1:1/db"]])
 def test_an_unknown_sandbox_lists_the_choices(command):
     line = one_line_error(invoke(*command, "--sandbox", "chroot"))
-    assert all(f"'{name}'" in line for name in SERVER_SANDBOXES), line
+    assert all(f"'{name}'" in line for name in SANDBOXES), line
 
 
 @pytest.mark.parametrize("command", [["serve"], ["worker", "--database-url", "postgresql://u@127.0.0.1:1/db"]])
 def test_an_unknown_sandbox_in_the_environment_lists_the_choices(command, monkeypatch):
     line = one_line_error(invoke(*command, PRACTICE_SANDBOX="chroot"))
-    assert "chroot" in line and all(name in line for name in SERVER_SANDBOXES), line
+    assert "chroot" in line and all(name in line for name in SANDBOXES), line
 
 
 def test_local_without_permission_is_one_line_for_the_worker():
@@ -50,15 +50,15 @@ def test_local_without_permission_is_one_line_for_the_worker():
 
 
 def test_the_server_settings_accept_exactly_the_choices_the_cli_offers():
-    for name in SERVER_SANDBOXES:
+    for name in SANDBOXES:
         assert Settings(sandbox=name).sandbox == name
-    with pytest.raises(ValueError, match=f"choose one of: {', '.join(SERVER_SANDBOXES)} \\["):
+    with pytest.raises(ValueError, match=f"choose one of: {', '.join(SANDBOXES)} \\["):
         Settings(sandbox="chroot")
-    assert SERVER_SANDBOXES == ("auto", *BACKENDS)
+    assert SANDBOXES == ("auto", *BACKENDS)
 
 
 @pytest.mark.parametrize("command", ["serve", "worker"])
 def test_the_help_says_the_real_default(command):
     shown = " ".join(invoke(command, "--help").output.split())
-    assert f"[{'|'.join(SERVER_SANDBOXES)}]" in shown and "default auto: bwrap when it runs here" in shown
+    assert f"[{'|'.join(SANDBOXES)}]" in shown and "default auto: bwrap when it runs here" in shown
     assert "default: bwrap)" not in shown

@@ -61,7 +61,8 @@ def test_the_judge_version_is_part_of_it(folder, monkeypatch):
 
 def test_every_report_of_grade_carries_it(folder):
     """Even a report made before any code runs (a file over the size limit) says which version judged it."""
-    from judge.grading import MAX_SOURCE_BYTES, grade
+    from judge.grading import grade
+    from judge.job import MAX_SOURCE_BYTES
 
     exercise = load_exercise(folder)
     events = []

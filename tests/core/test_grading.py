@@ -1,6 +1,7 @@
 """grade() itself: oversized sources and a failing sandbox become reports, not exceptions."""
 
-from judge.grading import MAX_SOURCE_BYTES, grade
+from judge.grading import grade
+from judge.job import MAX_SOURCE_BYTES
 from judge.report import Report, Verdict
 from sandbox.base import RunOutcome, Sandbox, SandboxError
 

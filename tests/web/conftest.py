@@ -8,6 +8,7 @@ The fake grader runs the submitted `add_one` on two cases and reports like the r
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -137,8 +138,6 @@ WRONG = "def add_one(x):\n    return x\n"
 
 def wait_done(client: TestClient, submission_id: str, timeout: float = 10.0) -> dict:
     """Poll GET /api/submissions/{id} until it is done."""
-    import time
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         body = client.get(f"/api/submissions/{submission_id}").json()
@@ -146,3 +145,36 @@ def wait_done(client: TestClient, submission_id: str, timeout: float = 10.0) -> 
             return body
         time.sleep(0.02)
     raise AssertionError(f"submission {submission_id} not done after {timeout} s")
+
+
+def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
+    """Poll (the database, usually) until `predicate()` is truthy; its value, or an assertion error."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+class RunningWorker:
+    """A `Worker` in a thread of this process, with a fake grader."""
+
+    def __init__(self, settings: Settings, name: str, grader=None):
+        from web.worker import Worker  # imported late: Procrastinate is for the PostgreSQL tests
+
+        self.grader = grader or FakeGrader()
+        self.worker = Worker(settings.model_copy(update={"worker_name": name}), grade=self.grader, sandbox="fake")
+        self.thread = threading.Thread(target=self.worker.run, kwargs={"install_signal_handlers": False},
+                                       daemon=True)
+
+    def __enter__(self) -> RunningWorker:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.grader.gate.set()
+        self.worker.stop()
+        self.thread.join(20)
+        assert not self.thread.is_alive(), "the worker did not stop"

@@ -54,8 +54,17 @@ class FakePlatform:
         self.granted: dict[str, str] = {}  # access token -> its scope
         self.roster_reads: list[str] = []
         self.score_arrived = threading.Event()
+        self._scored = threading.Condition()
         self.tool_jwks: dict | None = None  # set by the test from the app's /lti/jwks
         self._server: ThreadingHTTPServer | None = None
+
+    def wait_scores(self, count: int, timeout: float = 10.0) -> list[float]:
+        """The scores given, once `count` have arrived (the tool tells the LMS after the learner's page learns the
+        verdict, so a test waits for them)."""
+        with self._scored:
+            assert self._scored.wait_for(lambda: len(self.scores) >= count, timeout), \
+                f"{count} score(s) expected, {len(self.scores)} arrived"
+            return [s["scoreGiven"] for s in self.scores]
 
     # ---- URLs -----------------------------------------------------------------------------------------
     @property
@@ -184,8 +193,10 @@ class FakePlatform:
                     return self._reply(401, {"error": "no token"})
                 if self.headers.get("Content-Type") != "application/vnd.ims.lis.v1.score+json":
                     return self._reply(415, {"error": "score content type"})
-                platform.scores.append({**json.loads(body), "_query": self.path.split("?", 1)[-1],
-                                        "_id": uuid.uuid4().hex})
+                with platform._scored:
+                    platform.scores.append({**json.loads(body), "_query": self.path.split("?", 1)[-1],
+                                            "_id": uuid.uuid4().hex})
+                    platform._scored.notify_all()
                 platform.score_arrived.set()
                 self._reply(200, {"resultUrl": platform.lineitem + "/results/1"})
 

@@ -7,13 +7,12 @@ test_cluster.py does the same with real processes, kill -9 included.
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader
+from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker, wait_until
 from web.app import create_app
 from web.errors import StartupError
 from web.settings import Settings
@@ -23,42 +22,11 @@ pytestmark = pytest.mark.postgres
 URL = "/api/exercises/add-one/submissions"
 
 
-def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
-    """Poll (the database, usually) until `predicate()` is truthy; its value, or an assertion error."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout} s")
-
-
 @pytest.fixture
 def pg_settings(postgres, tmp_path) -> Settings:
     return Settings(data_dir=tmp_path / "data", exercises_dir=FIXTURE_COURSE, database_url=postgres.create(),
                     sandbox="none", allow_unsandboxed=True, workers=1, secret_key="test-secret",
                     submissions_per_minute=50, heartbeat_seconds=0.2, stalled_after_seconds=1.0)
-
-
-class RunningWorker:
-    """A `Worker` in a thread of this process, with a fake grader."""
-
-    def __init__(self, settings: Settings, name: str, grader=None):
-        self.grader = grader or FakeGrader()
-        self.worker = Worker(settings.model_copy(update={"worker_name": name}), grade=self.grader, sandbox="fake")
-        self.thread = threading.Thread(target=self.worker.run, kwargs={"install_signal_handlers": False},
-                                       daemon=True)
-
-    def __enter__(self) -> RunningWorker:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.grader.gate.set()
-        self.worker.stop()
-        self.thread.join(20)
-        assert not self.thread.is_alive(), "the worker did not stop"
 
 
 def sse_events(client: TestClient, submission_id: str) -> list[tuple[str, str]]:
@@ -157,7 +125,7 @@ def test_a_late_or_duplicate_result_changes_nothing(pg_settings):
         store = web.app.state.store
         late = Report(exercise_id="add-one", verdict=Verdict.WRONG_ANSWER, summary="late")
         assert store.finish(sid, late, "late-worker") is False
-        worker.worker.grader(sid)  # a duplicate delivery of the finished job
+        worker.worker.loop.submission(sid)  # a duplicate delivery of the finished job
         row = store.get(sid)
         assert (row.verdict, row.graded_by, row.attempts) == ("ACCEPTED", "w1", 1)
         assert worker.grader.graded == [sid]
@@ -166,7 +134,7 @@ def test_a_late_or_duplicate_result_changes_nothing(pg_settings):
 def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, tmp_path):
     import shutil
 
-    from web.requirements import queue_for
+    from judge.requirements import queue_for
 
     course = tmp_path / "gpu-course"
     shutil.copytree(FIXTURE_COURSE, course)
@@ -184,7 +152,7 @@ def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, tmp
 
 
 def test_a_gpu_worker_refuses_to_start_without_cuda(pg_settings, monkeypatch):
-    monkeypatch.setattr("web.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
     with pytest.raises(StartupError, match="--queue gpu needs a CUDA device: torch sees no CUDA"):
         Worker(pg_settings.model_copy(update={"worker_queues": ["gpu"]}), grade=FakeGrader())
 
@@ -197,8 +165,8 @@ def test_a_worker_needs_postgresql(tmp_path):
 def test_a_result_and_its_done_event_are_stored_together(pg_settings):
     """A grader that dies while storing its result leaves the submission unfinished (graded again later), never
     finished with no `done` event for the streams that wait on it."""
+    from web.grading_loop import GradingLoop
     from web.pg_events import PgEventHub
-    from web.worker import Grader
 
     class DiesAfterTheDoneEvent(PgEventHub):
         def publish_in(self, conn, submission_id, event):
@@ -215,9 +183,9 @@ def test_a_result_and_its_done_event_are_stored_together(pg_settings):
         sid = web.post(URL, json={"source": CORRECT}).json()["id"]
         store = web.app.state.store
         with pytest.raises(RuntimeError, match="killed"):
-            Grader(store, DiesAfterTheDoneEvent(store.engine), FakeGrader(), "dies")(sid)
+            GradingLoop(store, DiesAfterTheDoneEvent(store.engine), FakeGrader(), "dies").submission(sid)
         assert (store.get(sid).status, stored_dones(store.engine, sid)) == ("running", 0)
-        Grader(store, PgEventHub(store.engine), FakeGrader(), "next")(sid)  # the job's retry
+        GradingLoop(store, PgEventHub(store.engine), FakeGrader(), "next").submission(sid)  # the job's retry
         row = store.get(sid)
         assert (row.status, row.verdict, row.graded_by) == ("done", "ACCEPTED", "next")
         assert stored_dones(store.engine, sid) == 1
@@ -291,21 +259,6 @@ def test_an_orphaned_regrade_row_is_queued_again_and_graded_once(pg_settings):
         with RunningWorker(pg_settings, "alive") as alive:
             wait_until(lambda: regrades.get(regrade_id).status == "done", what="the regrade done")
         assert (regrades.get(regrade_id).verdict, alive.grader.graded) == ("ACCEPTED", [sid])
-
-
-def test_a_regrade_started_too_often_gets_internal_error(pg_settings):
-    from web.worker import MAX_ATTEMPTS, Grader
-
-    with TestClient(create_app(pg_settings)) as web:
-        sid, regrade_id = _finished_with_a_regrade(web, regrade_job=False)
-        store = web.app.state.store
-        with store.engine.begin() as conn:
-            conn.execute(text("UPDATE regrades SET attempts = :n WHERE id = :r"), {"n": MAX_ATTEMPTS, "r": regrade_id})
-        grader = FakeGrader()
-        Grader(store, web.app.state.hub, grader, "w").regrade(regrade_id)
-        regrade = web.app.state.regrades.get(regrade_id)
-        assert (regrade.verdict, grader.graded) == ("INTERNAL_ERROR", [])
-        assert f"{MAX_ATTEMPTS} attempts" in regrade.report().stderr
 
 
 def test_an_orphaned_submission_is_queued_again(pg_settings):

@@ -102,12 +102,12 @@ def test_a_regrade_that_changes_the_verdict_sends_the_new_score_once(client, pla
     learner = browser(client)
     assert launch(learner, platform).status_code == 303
     assert submit_and_follow(learner, SMALL_ONLY)["verdict"] == "ACCEPTED"
-    assert [s["scoreGiven"] for s in platform.scores] == [1.0]
+    assert platform.wait_scores(1) == [1.0]
     tighten_hidden_test(course)
     for _ in range(2):  # the second regrade grades nothing and sends nothing
         teacher.post(class_path + "/regrade", data={"exercise": "add-one", "reason": "stricter test"})
         wait_regraded(teacher, class_path)
-    assert [s["scoreGiven"] for s in platform.scores] == [1.0, 0.0]
+    assert platform.wait_scores(2) == [1.0, 0.0]
     assert platform.scores[-1]["comment"] == "WRONG_ANSWER"
 
 
@@ -116,26 +116,27 @@ def test_a_regrade_the_grader_fails_keeps_the_verdict_and_sends_the_lms_nothing(
                                                                                 grader, monkeypatch, failure):
     """A regrade that failed for the grader's own reasons (a sandbox that did not start, a dead worker) replaced the
     stored verdict for good and sent the LMS a 0. It is now graded again, then kept aside: the verdict stays."""
-    from web.queue import REGRADE_TRIES, internal_error
+    from judge.outcome import grader_failed
+    from web.grading_loop import MAX_ATTEMPTS
 
     teacher, class_path = lms_class
     learner = browser(client)
     assert launch(learner, platform).status_code == 303
     assert submit_and_follow(learner, SMALL_ONLY)["verdict"] == "ACCEPTED"
-    assert [s["scoreGiven"] for s in platform.scores] == [1.0]
+    assert platform.wait_scores(1) == [1.0]
     tries = []
 
     def broken(self, submission, publish):
         tries.append(submission.id)
         if failure == "exception":
             raise RuntimeError("the sandbox's worker died")
-        return internal_error(submission.exercise_id, "the sandbox did not start")
+        return grader_failed(submission.exercise_id, "the sandbox did not start")
 
     monkeypatch.setattr(type(grader), "__call__", broken)
     tighten_hidden_test(course)  # SMALL_ONLY would now be WRONG_ANSWER, if the grader could say so
     teacher.post(class_path + "/regrade", data={"exercise": "add-one", "reason": "stricter test"})
     assert changes(wait_regraded(teacher, class_path)) == []
-    assert len(tries) == REGRADE_TRIES  # tried again before being kept aside
+    assert len(tries) == MAX_ATTEMPTS  # tried again before being kept aside
     assert [s["scoreGiven"] for s in platform.scores] == [1.0]
     assert learner.get("/api/exercises").json()[0]["state"] == "solved"
 

@@ -282,24 +282,3 @@ def test_practice_regrade_on_sqlite_grades_here_and_prints_each_change(tmp_path,
     unknown = CliRunner().invoke(cli, ["regrade", "add-one", "--database-url", url, "--class", "nope"])
     assert unknown.exit_code != 0 and "no class has the id nope" in unknown.output
     store.close()
-
-
-def test_a_regrade_the_grader_fails_on_a_worker_is_queued_again_then_kept_aside(client):
-    """`practice worker`'s path (no requeue callback: its sweep defers a job for a queued regrade): a regrade whose
-    grading is the grader's own failure goes back to queued, and after REGRADE_TRIES is kept aside, never counted."""
-    from web.queue import REGRADE_TRIES, grade_regrade, internal_error
-
-    regrades, learner = client.app.state.regrades, browser(client)
-    first = submit(learner, EXACT)
-    assert first["verdict"] == "ACCEPTED"
-    (regrade,) = regrades.request("add-one", "a-newer-version")  # stored only: no queue takes it here
-
-    def failing(submission, publish):
-        return internal_error(submission.exercise_id, "the sandbox did not start")
-
-    for attempt in range(1, REGRADE_TRIES + 1):
-        assert grade_regrade(regrades, failing, regrade.id, max_attempts=5) is None
-        assert regrades.get(regrade.id).status == ("done" if attempt == REGRADE_TRIES else "queued")
-    assert regrades.get(regrade.id).verdict == "INTERNAL_ERROR"  # kept, for whoever looks into it
-    assert regrades.newest_done([first["id"]]) == {} and regrades.changes() == []
-    assert learner.get("/api/exercises").json()[0]["state"] == "solved"

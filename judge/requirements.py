@@ -7,8 +7,10 @@ goes to `gpu`; read through `getattr` so that exercises of a format without the 
 
 from __future__ import annotations
 
+from judge.i18n import T
+
 QUEUES = ("cpu", "gpu")
-NEEDS_CUDA = "needs a CUDA GPU"  # how the lists (CLI and web) and `practice prove` say it
+NEEDS_CUDA = T("needs a CUDA GPU")  # how the lists (CLI, notebook) and `practice prove` say it
 
 
 def needs_cuda(exercise) -> bool:
@@ -37,7 +39,7 @@ def cannot_grade_here(exercise) -> str | None:
     if not needs_cuda(exercise):
         return None
     reason = cuda_missing()
-    return f"{NEEDS_CUDA} ({reason})" if reason else None
+    return f"{NEEDS_CUDA.en} ({reason})" if reason else None
 
 
 def backend_for(exercise, name: str) -> str:
