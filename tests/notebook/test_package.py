@@ -5,6 +5,7 @@ in the package, and `import practice.judge` (the script's module) changes nothin
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import zipfile
@@ -49,3 +50,13 @@ def test_installed_without_a_checkout_the_course_is_the_packaged_one(wheel, tmp_
     where, exercise, loaded = done.stdout.splitlines()
     assert where == str(target / "practice" / "course") and exercise == "graph-break-step"
     assert loaded.startswith("True ") and loaded.split(" ", 1)[1] in ("", str(tmp_path))  # sys.path untouched
+
+
+def test_the_notebook_extra_holds_what_a_headless_run_imports():
+    """`jupyter execute` (nbclient) needs nbformat and a kernel; the extra lacked what a headless run imports."""
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["notebook"]
+    names = {re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower() for requirement in extra}
+    assert {"ipython", "ipykernel", "nbclient", "nbformat"} <= names
+    assert "jupyter execute" in (ROOT / "docs" / "notebooks.md").read_text()
