@@ -34,6 +34,11 @@ class CostOut(BaseModel):
     status: Literal["none", "running", "done"]
     cost: CostSection | None = None
     message: str = ""
+    # While running: "waiting" for a grader slot (`ahead`: runs waiting before it was asked) or "grading"
+    # (`checks_done` so far), so that a page under load shows where its measurement is.
+    phase: Literal["", "waiting", "grading"] = ""
+    ahead: int = 0
+    checks_done: int = 0
 
 
 def offered(exercise: Exercise, queue_kind: str) -> bool:
@@ -66,7 +71,8 @@ class CostDemands:
             known = self.results.get(submission.id)
             mine = known is None  # not asked for meanwhile by another request
             if mine:
-                self.results[submission.id] = known = CostOut(status="running")
+                self.results[submission.id] = known = CostOut(status="running", phase="waiting",
+                                                             ahead=admission.waiting())
         if mine:
             task = asyncio.ensure_future(self._measure(admission, ticket, submission, exercise))
             self._tasks.add(task)
@@ -93,9 +99,22 @@ class CostDemands:
             if self._sandbox is None:
                 self._sandbox = make_sandbox(self.sandbox_name)
             sandbox = self._sandbox
-        report = grade(exercise, submission.source, sandbox=sandbox, measure_cost=True)
+        progress = CostOut(status="running", phase="grading")
+        self._say(submission.id, progress)
+
+        def on_event(event) -> None:
+            if event.type == "check":
+                progress.checks_done += 1
+                self._say(submission.id, progress.model_copy())
+
+        report = grade(exercise, submission.source, sandbox=sandbox, measure_cost=True, on_event=on_event)
         return CostOut(status="done", cost=report.cost,
                        message="" if report.cost else f"no cost figures ({report.verdict.value})")
+
+    def _say(self, submission_id: str, progress: CostOut) -> None:
+        with self.lock:
+            if self.results.get(submission_id, progress).status == "running":
+                self.results[submission_id] = progress
 
     def get(self, submission_id: str) -> CostOut:
         return self.results.get(submission_id, CostOut(status="none"))

@@ -100,6 +100,8 @@ SCRIPT_STRINGS: dict[str, str] = {
                             "(the compiler view shows its guards). Seconds are shown, never graded."),
     "cost_offer": N_("What would Inductor make of my graph?"),
     "cost_measuring": N_("Compiling your graph with Inductor…"),
+    "cost_waiting": N_("Waiting for a free grader ({ahead} runs ahead)…"),
+    "cost_checks_done": N_("Compiling your graph with Inductor: {n} checks done…"),
     "cost_none": N_("No cost figures could be made for this submission."),
     "passed": N_("passed"),
     "failed": N_("failed"),

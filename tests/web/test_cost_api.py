@@ -24,8 +24,8 @@ def test_offered_where_a_contract_gives_inputs_and_no_cost_section_is_made():
 def test_an_exercise_without_inputs_refuses(client):
     created = client.post("/api/exercises/add-one/submissions", json={"source": CORRECT}).json()
     wait_done(client, created["id"])
-    assert client.get(f"/api/submissions/{created['id']}/cost").json() == {"status": "none", "cost": None,
-                                                                          "message": ""}
+    assert client.get(f"/api/submissions/{created['id']}/cost").json() == {
+        "status": "none", "cost": None, "message": "", "phase": "", "ahead": 0, "checks_done": 0}
     refused = client.post(f"/api/submissions/{created['id']}/cost")
     assert refused.status_code == 409 and "offers no on-demand cost figures" in refused.json()["detail"]
 
@@ -83,3 +83,42 @@ def test_a_measurement_is_admitted_as_every_run_of_learner_code(settings, monkey
         client.cookies.clear()  # another learner, the same address: its budget (2 a minute) is spent
         refused = client.post("/api/playground", json={"source": CORRECT})
         assert refused.status_code == 429 and "from one address (10.0.0.1)" in refused.json()["detail"]
+
+
+def test_a_running_measurement_says_how_far_it_is(settings, monkeypatch):
+    """Under load a measurement took minutes with nothing on the page: it now says it is grading and how many
+    checks are done, as the grading's events come."""
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    import judge
+    import judge.grading
+    from judge.report import ProgressEvent
+
+    halfway, finish = threading.Event(), threading.Event()
+
+    def fake_grade(exercise, source, on_event=None, **kwargs):
+        for _ in range(2):
+            on_event(ProgressEvent(type="check"))
+        halfway.set()
+        assert finish.wait(20)
+        return CostGrader()(SimpleNamespace(id="cost", source=source, exercise_id=exercise.id), lambda event: None)
+
+    monkeypatch.setattr("web.cost_api.offered", lambda exercise, kind: True)
+    monkeypatch.setattr(judge, "grade", fake_grade)
+    monkeypatch.setattr(judge.grading, "make_sandbox", lambda name: None)
+    with TestClient(create_app(settings, grade=FakeGrader())) as client:
+        created = client.post("/api/exercises/add-one/submissions", json={"source": CORRECT}).json()
+        wait_done(client, created["id"])
+        url = f"/api/submissions/{created['id']}/cost"
+        assert client.post(url).json()["status"] == "running"
+        assert halfway.wait(20)
+        said = client.get(url).json()
+        assert (said["status"], said["phase"], said["checks_done"]) == ("running", "grading", 2)
+        finish.set()
+        deadline = time.monotonic() + 20
+        while (said := client.get(url).json())["status"] != "done":
+            assert time.monotonic() < deadline, "the measurement never finished"
+            time.sleep(0.02)
+        assert said["cost"]["figures"] and said["phase"] == ""

@@ -90,7 +90,12 @@
       const body = await response.json();
       if (body.status === "done" && body.cost) box.replaceWith(panel(body.cost, T, el, fmt));
       else if (body.status === "done" || body.status === "failed") status.textContent = body.message || T.cost_none;
-      else setTimeout(wait, 2000);
+      else {
+        if (body.phase === "waiting") status.textContent = fmt(T.cost_waiting, {ahead: body.ahead});
+        else if (body.phase === "grading" && body.checks_done) status.textContent = fmt(T.cost_checks_done, {n: body.checks_done});
+        else status.textContent = T.cost_measuring;
+        setTimeout(wait, 2000);
+      }
     }
     button.addEventListener("click", async () => {
       button.disabled = true;
