@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from cli.submitting import Credentials, SubmitError, load_credentials, save_credentials, split_link
-from tests.web.browser.conftest import LiveServer
+from tests.web.live import LiveServer
 from tests.web.real_course import BOOK_EXERCISE, book_course
 from tests.web.test_classes import cheap_passwords  # noqa: F401 - fixture
 from web.app import create_app

@@ -7,8 +7,8 @@ from __future__ import annotations
 from judge.report import Report
 from practice.magic import REPORT_MIME
 from tests.notebook.conftest import execute
-from tests.web.browser.conftest import LiveServer
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader
+from tests.web.live import LiveServer
 from tests.web.test_classes import cheap_passwords  # noqa: F401 - fixture
 from web.app import create_app
 from web.settings import Settings

@@ -19,9 +19,11 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """`with LiveServer(app, settings) as server:` serves `app` on `server.url` until the block ends."""
+    """`with LiveServer(app) as server:` serves `app` on `server.url` until the block ends, with the options
+    `practice serve` derives from `settings` (default: the app's own)."""
 
-    def __init__(self, app, settings: Settings, **overrides):
+    def __init__(self, app, settings: Settings | None = None, **overrides):
+        settings = settings if settings is not None else app.state.settings  # the app's own, by default
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         options = {**server_options(settings), "host": "127.0.0.1", "port": self.port, "log_level": "warning",

@@ -19,7 +19,8 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG
-from tests.web.procs import Proc, argv, free_port, healthz, procfile, wait_for
+from tests.web.live import free_port
+from tests.web.procs import Proc, argv, healthz, procfile, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 RAISES = "def add_one(x):\n    raise ValueError('not yet')\n"

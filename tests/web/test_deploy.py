@@ -8,7 +8,8 @@ import httpx
 import pytest
 
 from tests.conftest import FAKE_COURSE
-from tests.web.procs import ROOT, Proc, argv, free_port, healthz, procfile, wait_for
+from tests.web.live import free_port
+from tests.web.procs import ROOT, Proc, argv, healthz, procfile, wait_for
 
 pytestmark = pytest.mark.slow
 REFERENCE = (FAKE_COURSE / "add-one" / "solutions" / "reference.py").read_text()

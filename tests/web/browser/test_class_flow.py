@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from judge.report import CheckResult, GraphBreakDiagnostic, ProgressEvent, Report, SourceLocation, Verdict
-from tests.web.browser.conftest import LiveServer, open_page
+from tests.web.browser.conftest import open_page
 from tests.web.conftest import FIXTURE_COURSE
+from tests.web.live import LiveServer
 from web.app import create_app
 from web.store import Submission
 

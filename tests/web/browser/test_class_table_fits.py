@@ -12,8 +12,9 @@ import httpx
 import pytest
 
 from judge.paths import EXERCISES_DIR
-from tests.web.browser.conftest import LiveServer, open_page
+from tests.web.browser.conftest import open_page
 from tests.web.conftest import CORRECT, WRONG, FakeGrader, wait_done
+from tests.web.live import LiveServer
 from web.app import create_app
 from web.settings import Settings
 

@@ -13,10 +13,11 @@ import shutil
 
 import pytest
 
-from tests.web.browser.conftest import LiveServer, open_page
+from tests.web.browser.conftest import open_page
 from tests.web.browser.test_class_flow import join, submit
 from tests.web.conftest import FIXTURE_COURSE
 from tests.web.hidden_grader import HiddenTestGrader
+from tests.web.live import LiveServer
 from tests.web.test_regrade import EXACT, SMALL_ONLY, tighten_hidden_test
 from web.app import create_app
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.browser.conftest import LiveServer, open_page
+from tests.web.browser.conftest import open_page
 from tests.web.conftest import FakeGrader
+from tests.web.live import LiveServer
 from web.app import create_app
 
 pytestmark = pytest.mark.browser

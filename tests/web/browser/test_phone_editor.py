@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web.browser.conftest import LiveServer, open_page
+from tests.web.browser.conftest import open_page
 from tests.web.conftest import FakeGrader
+from tests.web.live import LiveServer
 from tests.web.real_course import BOOK_EXERCISE, book_course
 from web.app import create_app
 from web.settings import Settings
