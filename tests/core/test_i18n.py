@@ -6,19 +6,18 @@ without a Chinese translation fails here, not in front of a learner.
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
-from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
 from judge.i18n import DOMAINS, LOCALE_DIR, T
 from judge.plugin import title_of
 from judge.proving import language_problems, reads_as_english
 from judge.report import CheckResult, MismatchDiagnostic, Report, Verdict, localized
+from tests.catalogs import assert_mo_is_po_compiled
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = {"core": [ROOT / "judge"], "checks": [ROOT / "judge" / "checks"], "cli": [ROOT / "cli"]}
@@ -58,12 +57,8 @@ def test_every_core_message_is_translated(domain):
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_the_committed_mo_is_the_po_compiled(domain):
-    with open(LOCALE_DIR / "zh" / "LC_MESSAGES" / f"{domain}.mo", "rb") as f:
-        committed = {repr(m.id): repr(m.string) for m in read_mo(f) if m.id}
-    compiled = io.BytesIO()
-    write_mo(compiled, po(domain))
-    compiled.seek(0)
-    assert committed == {repr(m.id): repr(m.string) for m in read_mo(compiled) if m.id}, "run scripts/i18n.sh compile"
+    folder = LOCALE_DIR / "zh" / "LC_MESSAGES"
+    assert_mo_is_po_compiled(folder / f"{domain}.po", folder / f"{domain}.mo")
 
 
 def test_a_message_renders_in_each_language_with_its_fields_in_that_language():

@@ -6,17 +6,16 @@ template or to web/*.py without a Chinese translation fails here, not in front o
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
-from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po
 
 from judge.report import Verdict
+from tests.catalogs import assert_mo_is_po_compiled
 from web.i18n import DOMAIN, LOCALE_DIR, SCRIPT_STRINGS, gettext_for, strings, verdict_name
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,12 +59,7 @@ def test_every_page_message_is_translated(lang):
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_committed_mo_is_the_po_compiled(lang):
     folder = LOCALE_DIR / lang / "LC_MESSAGES"
-    with open(folder / f"{DOMAIN}.mo", "rb") as f:
-        committed = {repr(m.id): repr(m.string) for m in read_mo(f) if m.id}
-    compiled = io.BytesIO()
-    write_mo(compiled, catalog(lang))
-    compiled.seek(0)
-    assert committed == {repr(m.id): repr(m.string) for m in read_mo(compiled) if m.id}, "run scripts/i18n.sh compile"
+    assert_mo_is_po_compiled(folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo", lang)
 
 
 def test_the_page_scripts_get_every_key_in_both_languages():
