@@ -27,18 +27,29 @@ FIXTURE_COURSE = Path(__file__).parent / "fixtures" / "course"
 CASES = [(1, 2), (-5, -4)]
 
 
-class FakeGrader:
-    """Grades `add_one` submissions in-process; `gate` holds grading until set (for busy/restart tests)."""
+class GatedGrader:
+    """What the tests' graders share: `gate` holds each grading until set (for busy and restart tests), `started`
+    says one began."""
 
     def __init__(self) -> None:
         self.gate = threading.Event()
         self.gate.set()
         self.started = threading.Event()
+
+    def begin(self) -> None:
+        self.started.set()
+        self.gate.wait(30)
+
+
+class FakeGrader(GatedGrader):
+    """Grades `add_one` submissions in-process."""
+
+    def __init__(self) -> None:
+        super().__init__()
         self.graded: list[str] = []
 
     def __call__(self, submission: Submission, publish: Callable[[ProgressEvent], None]) -> Report:
-        self.started.set()
-        self.gate.wait(30)
+        self.begin()
         publish(ProgressEvent(type="running", total_checks=len(CASES)))
         checks = []
         for x, want in CASES:

@@ -17,22 +17,20 @@ from pathlib import Path
 from judge.exercise import load_exercise
 from judge.fingerprint import exercise_fingerprint
 from judge.report import CheckResult, ProgressEvent, Report, Verdict
+from tests.web.conftest import GatedGrader
 from web.store import Submission
 
 _IMPORT_LOCK = threading.Lock()  # `submission` is one name in sys.modules
 
 
-class HiddenTestGrader:
+class HiddenTestGrader(GatedGrader):
     def __init__(self, course_dir: Path):
+        super().__init__()
         self.course_dir = Path(course_dir)
-        self.gate = threading.Event()
-        self.gate.set()
-        self.started = threading.Event()
         self.order: list[str] = []
 
     def __call__(self, submission: Submission, publish: Callable[[ProgressEvent], None]) -> Report:
-        self.started.set()
-        self.gate.wait(30)
+        self.begin()
         exercise = load_exercise(self.course_dir / submission.exercise_id)
         checks = [self._run(exercise.read(rel), submission.source, name)
                   for rel in exercise.test_files() for name in self._names(exercise.read(rel))]
