@@ -39,6 +39,7 @@ from web.settings import Settings
 from web.store import Store
 from web.teach import refused_page, router as teach_router
 from web.throttle import SignInThrottle
+from web.timeline_pages import router as timeline_router
 from web.tokens import TokenStore
 
 log = logging.getLogger(__name__)
@@ -128,6 +129,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.include_router(cost_router)
     app.include_router(client_api_router)
     app.include_router(pages_router)
+    app.include_router(timeline_router)
     app.include_router(playground_router)
     app.include_router(teach_router)
     app.include_router(join_router)

@@ -13,6 +13,7 @@ from web.cost_api import offered as cost_offered
 from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
 from web.render import inline_code, markdown_html, pygments_css
 from web.standing import learner_course
+from web.timeline import NOTE_CHARS, timeline
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
@@ -73,6 +74,7 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "statement_html": markdown_html(exercise.statement_text(lang)),
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
         "history": store.history(who, exercise.id),
+        "attempts": timeline(store.engine, who, exercise.id), "note_chars": NOTE_CHARS,
         "reference": exercise.code(exercise.reference, lang) if accepted else None,
         **grader_notices(request, exercise),
         "boot": {"exercise_id": exercise.id, "starter": exercise.code(exercise.starter, lang), "accepted": accepted,

@@ -162,11 +162,11 @@ def csv_text(rows: list[Row], exercises: list[tuple[str, int, str]]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_HEAD)
     for row in rows:
-        name = _cell_text(row.member.display_name)
+        name = cell_text(row.member.display_name)
         for exercise_id, order, title in exercises:
             c = row.cells[exercise_id]
             writer.writerow([
-                name, exercise_id, order, _cell_text(title), "yes" if c.solved else "no", c.attempts,
+                name, exercise_id, order, cell_text(title), "yes" if c.solved else "no", c.attempts,
                 c.last_verdict or "", c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else "",
                 c.last_before or "", c.changed, c.due_at.isoformat(timespec="minutes") if c.due_at else "",
                 c.timing or "", c.last_origin or "",
@@ -182,14 +182,14 @@ def changes_csv(changes, names: dict[str, str]) -> str:
     writer.writerow(["learner", "exercise", "submission", "submitted at", "before", "after", "reason", "regraded at"])
     for c in changes:
         finished = c.regrade.finished_at
-        writer.writerow([_cell_text(names.get(c.submission.learner_id, c.submission.learner_id)),
+        writer.writerow([cell_text(names.get(c.submission.learner_id, c.submission.learner_id)),
                          c.submission.exercise_id, c.submission.id,
                          c.submission.created_at.isoformat(timespec="seconds"), c.before or "", c.after or "",
-                         _cell_text(c.regrade.reason), finished.isoformat(timespec="seconds") if finished else ""])
+                         cell_text(c.regrade.reason), finished.isoformat(timespec="seconds") if finished else ""])
     return out.getvalue()
 
 
-def _cell_text(text: str) -> str:
+def cell_text(text: str) -> str:
     # A name that a spreadsheet would run as a formula (=, +, -, @) is kept as text.
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 

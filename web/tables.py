@@ -68,8 +68,20 @@ class SubmissionRow(Base):
     fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # Where it was sent from: 'browser' (the web page), 'cli' (`practice submit`), 'notebook' (`--submit`).
     origin: Mapped[str] = mapped_column(String(16), default=BROWSER, server_default=BROWSER)
+    # The learner's one-line note on this attempt (web/timeline.py: NOTE_CHARS at most), shown on their timeline.
+    note: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
     __table_args__ = (Index("ix_learner_exercise", "learner_id", "exercise_id"), Index("ix_status", "status"))
+
+
+class FactsRow(Base):
+    """What the judge measured of a submission (web/attempt_facts.py), stored with its first report."""
+
+    __tablename__ = "submission_facts"
+
+    submission_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "submissions.id", name="fk_submission_facts_submission", ondelete="CASCADE"), primary_key=True)
+    facts_json: Mapped[str] = mapped_column(Text)
 
 
 class EventRow(Base):

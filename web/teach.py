@@ -26,6 +26,7 @@ from web.offload import hashing, in_thread
 from web.pages import lang_of, page
 from web.progress import (
     SORTS,
+    cell_text,
     changes_csv,
     class_table,
     csv_text,
@@ -37,6 +38,7 @@ from web.progress import (
     version_counts,
 )
 from web.regrade import SCOPES
+from web.timeline import class_timelines, timeline, timeline_csv
 
 router = APIRouter(include_in_schema=False)
 MESSAGE_CHARS = 300
@@ -257,6 +259,19 @@ def class_csv(request: Request, class_id: str) -> Response:
         "Cache-Control": "no-store"})
 
 
+@router.get("/teach/classes/{class_id}/timeline.csv")
+def timeline_csv_route(request: Request, class_id: str) -> Response:
+    """Every attempt the class's members made in it, one line each, with the facts the judge measured, lines
+    changed and the learner's note (web/timeline.py: CSV_HEAD)."""
+    _, class_ = taught_class(request, class_id)
+    names = {m.learner_id: m.display_name for m in request.app.state.classes.members(class_.id)}
+    order = [e.id for e in request.app.state.course.all()]
+    text = timeline_csv(class_timelines(request.app.state.store.engine, class_.id), names, order, cell_text)
+    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f"attachment; filename=\"timeline.csv\"; filename*=UTF-8''"
+                               f"{quote(class_.name + '-timeline.csv')}", "Cache-Control": "no-store"})
+
+
 @router.post("/teach/classes/{class_id}/instructors", response_class=HTMLResponse)
 async def add_instructor(request: Request, class_id: str) -> Response:
     form = await read_form(request)
@@ -297,8 +312,10 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
                   "refuse_late": request.app.state.deadlines.of_class(class_id)[e.id].refuse_late,
                   "timing": timing(due(e.id, learner_id), solved.get(e.id))}
                  for e in course.all() if due(e.id, learner_id) is not None]
+    shown = [e for e in course.all() if e.id in counts and (exercise_id is None or e.id == exercise_id)]
+    timelines = [(e, timeline(engine, learner_id, e.id, class_id=class_id)) for e in shown]
     return page(request, "class_learner.html", {
-        "class_": class_, "member": member, "submissions": submissions, "grouped": counts,
+        "class_": class_, "member": member, "submissions": submissions, "grouped": counts, "timelines": timelines,
         "page_no": page_no, "pages": pages, "total": total,
         "changes": changes, "deadlines": deadlines,
         "exercise_id": exercise_id, "course": course, "new_link": new_link, "new_token": new_token,

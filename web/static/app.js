@@ -138,6 +138,18 @@
     showReport(report, id);
     updateHistory(id, report.verdict);
     if (report.verdict === "ACCEPTED") revealReference();
+    refreshTimeline();
+  }
+
+  // The timeline section is rendered (and escaped) by the server: fetched again after each grading, parsed
+  // inertly (DOMParser runs no script) and put in place of the old one.
+  async function refreshTimeline() {
+    const box = $("timeline-box");
+    if (!box) return;
+    const response = await fetch("/exercises/" + encodeURIComponent(boot.exercise_id) + "/timeline?lang=" + boot.lang);
+    if (!response.ok) return;
+    const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    box.replaceChildren(...doc.body.childNodes);
   }
 
   async function revealReference() {
