@@ -1,0 +1,210 @@
+"""Questions about the learner's own accepted file, answered by compiling it (never from an answer key).
+
+An exercise's [questions] table (judge/exercise.py: QuestionSpec) names the kinds to ask. `make_questions` runs
+the playground's doctor (judge/doctor.py: the same sandboxed runner and trusted verifier as a grading) on the
+learner's file, called on seeded example inputs made from the exercise's contract, and on a variant of it, and
+writes each question with the answer those runs measured:
+
+- revert: "if your lines N-M went back to the starter's lines, how many graphs would Dynamo capture?" (a number):
+  the file with its first changed block put back as the starter has it, compiled; the graphs the verifier rebuilt
+  are counted.
+- kernels: "how many kernels does Inductor generate for your function?" (a number): Inductor's kernels, compiled in
+  the verifier from the graphs it rebuilt (judge.cost).
+- node_line: "which of your lines put this node into the graph?" (one of the lines): the graph's source
+  annotations (`# File: ...:LINE`), as Dynamo wrote them in the runner.
+
+The graphs and their annotations come from the runner's process: what it can forge there it could also answer
+itself, so a question is a prompt to explain, never part of a verdict. A question whose run did not finish (the
+variant does not load, nothing compiled) is left out. `check` compares an answer with the measured one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+
+from pydantic import BaseModel, Field
+
+from judge.exercise import Exercise
+from judge.i18n import LANGS, SOURCE_LANG, T
+
+FILENAME = "solution.py"
+LINE_CHARS = 80
+MAX_CHOICES = 4
+ANSWER_CHARS = 32
+ANNOTATION = re.compile(r"^\s*# File: (?P<file>[^:]+):(?P<line>\d+) in (?P<function>\w+), code: (?P<code>.*)$")
+NODE = re.compile(r"^\s*(?P<name>\w+) = (?P<expr>[^;]+)")
+
+
+class Choice(BaseModel):
+    value: str
+    label: dict[str, str] = Field(description="The choice's text per language.")
+
+
+class Question(BaseModel):
+    """One question, with the answer measured for this file (kept on the trusted side until answered)."""
+
+    kind: str
+    prompt: dict[str, str] = Field(description="The question per language.")
+    choices: list[Choice] = Field([], description="Empty: the answer is a whole number.")
+    answer: str
+    explanation: dict[str, str] = Field({}, description="What the measurement showed, said after a right answer.")
+
+
+def texts(message: T) -> dict[str, str]:
+    """A message in every language (English where a catalog lacks it)."""
+    english = message.render(SOURCE_LANG) or ""
+    return {lang: message.render(lang) or english for lang in LANGS}
+
+
+def normalized(answer: str, question: Question) -> str | None:
+    """An answer as compared and stored: a choice's value, or a whole number written plainly; None when it is
+    neither (an answer not of the question's form is refused, never counted)."""
+    answer = answer.strip()[:ANSWER_CHARS]
+    if question.choices:
+        return answer if any(c.value == answer for c in question.choices) else None
+    return str(int(answer)) if re.fullmatch(r"[+]?\d{1,9}", answer) else None
+
+
+def check(question: Question, answer: str) -> bool:
+    return normalized(answer, question) == question.answer
+
+
+def example_calls(exercise: Exercise) -> str:
+    """Python for a playground's `practice_calls`: one call on inputs drawn from the contract with a fixed seed
+    (each dim at its smallest size from 4 up), so that the same file always gets the same answers."""
+    contract = exercise.contract
+    if contract is None:
+        raise ValueError(f"{exercise.id}: [questions] needs a [contract] to make example inputs from")
+    sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in contract.dims.items()}
+    dtype = f"torch.{contract.dtypes[0]}"
+    args = []
+    for spec in contract.inputs:
+        shape = ", ".join(str(sizes.get(d, d)) for d in spec.shape)
+        args.append(f"torch.randn(({shape},), generator=g, dtype={dtype})")
+    return ("\n\n\ndef practice_calls():  # written by judge/questions.py\n    import torch\n\n"
+            "    g = torch.Generator().manual_seed(0)\n    return [(" + "".join(a + ", " for a in args) + ")]\n\n\n"
+            f"__practice__ = {{\"function\": {exercise.entry_point!r}, \"calls\": \"practice_calls\", "
+            "\"inductor\": True}\n")
+
+
+def inputs_text(exercise: Exercise) -> str:
+    contract = exercise.contract
+    sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in contract.dims.items()} if contract else {}
+    return ", ".join(f"{spec.name}: {contract.dtypes[0]}[{', '.join(str(sizes.get(d, d)) for d in spec.shape)}]"
+                     for spec in contract.inputs) if contract else ""
+
+
+def _code(line: str) -> str:
+    return line.split("#", 1)[0].rstrip()
+
+
+def first_change(starter: str, source: str) -> tuple[int, int, list[str]] | None:
+    """The learner's first block of lines (1-based, first..last) that replaces starter lines, and those starter
+    lines; comments and blank lines are not changes."""
+    old, new = starter.splitlines(), source.splitlines()
+    matcher = difflib.SequenceMatcher(None, [_code(x) for x in old], [_code(x) for x in new], autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "replace" and any(_code(x).strip() for x in new[j1:j2]):
+            return j1 + 1, j2, old[i1:i2]
+    return None
+
+
+def reverted(source: str, first: int, last: int, starter_lines: list[str]) -> str:
+    lines = source.splitlines()
+    return "\n".join(lines[:first - 1] + starter_lines + lines[last:]) + "\n"
+
+
+def graph_nodes(compiler, entry_point: str) -> list[tuple[int, str]]:
+    """(learner's line, node) for each node of the learner's function in the captured graphs, in order."""
+    found, line = [], None
+    for graph in compiler.graphs if compiler else []:
+        for text in graph.code.splitlines():
+            note = ANNOTATION.match(text)
+            if note:
+                ok = note["file"] == FILENAME and note["function"] == entry_point
+                line = int(note["line"]) if ok else None
+                continue
+            node = NODE.match(text)
+            if node and line is not None and re.search(r"[()\-+*/@<>]", node["expr"]):  # not an input's alias
+                found.append((line, f"{node['name']} = {node['expr'].strip()}"))
+    return found
+
+
+def _line_text(source: str, line: int) -> str:
+    lines = source.splitlines()
+    return _code(lines[line - 1]).strip()[:LINE_CHARS] if 0 < line <= len(lines) else ""
+
+
+Doctor = Callable[[str], object]  # source -> judge.doctor.DoctorReport
+
+
+def make_questions(exercise: Exercise, source: str, doctor: Doctor) -> list[Question]:
+    """The exercise's questions about `source`, each answered by a doctor run (`doctor(file)`: judge.doctor.doctor
+    with the grading's sandbox); [] when the exercise has none."""
+    spec = exercise.questions
+    if spec is None:
+        return []
+    calls, inputs = example_calls(exercise), inputs_text(exercise)
+    mine = doctor(source.rstrip("\n") + calls)
+    questions = []
+    for kind in spec.kinds:
+        made = {"revert": _revert, "kernels": _kernels, "node_line": _node_line}[kind](
+            exercise, source, mine, doctor, calls, inputs)
+        if made is not None:
+            questions.append(made)
+    return questions
+
+
+def _revert(exercise, source, mine, doctor, calls, inputs) -> Question | None:
+    change = first_change(exercise.read(exercise.starter), source)
+    if change is None:
+        return None
+    first, last, starter_lines = change
+    variant = doctor(reverted(source, first, last, starter_lines).rstrip("\n") + calls)
+    if not variant.complete or variant.compiler is None:
+        return None
+    graphs, breaks = len(variant.compiler.graphs), len(variant.breaks)
+    lines = f"{first}" if first == last else f"{first}-{last}"
+    before = " / ".join(_code(x).strip() for x in starter_lines if _code(x).strip())[:2 * LINE_CHARS]
+    return Question(
+        kind="revert", answer=str(graphs),
+        prompt=texts(T("If your line(s) {lines} went back to the starter's `{before}`, how many graphs would Dynamo "
+                       "capture when `{function}` is called on {inputs}?", lines=lines, before=before,
+                       function=exercise.entry_point, inputs=inputs)),
+        explanation=texts(T("Compiled that way, Dynamo captured {graphs} graph(s) with {breaks} graph break(s).",
+                            graphs=graphs, breaks=breaks)))
+
+
+def _kernels(exercise, source, mine, doctor, calls, inputs) -> Question | None:
+    figures = next((f for f in (mine.cost or {}).get("figures", []) if f.get("who") == "learner"), None)
+    compiled = (figures or {}).get("compiled") or None
+    if not mine.complete or compiled is None:
+        return None
+    kernels = compiled.get("kernels", [])
+    return Question(
+        kind="kernels", answer=str(len(kernels)),
+        prompt=texts(T("How many kernels does Inductor generate for your `{function}` on {inputs}? (A matmul "
+                       "handed to a library is not a generated kernel.)", function=exercise.entry_point,
+                       inputs=inputs)),
+        explanation=texts(T("Inductor generated: {kernels}.", kernels=", ".join(kernels) or "-")))
+
+
+def _node_line(exercise, source, mine, doctor, calls, inputs) -> Question | None:
+    nodes = graph_nodes(mine.compiler, exercise.entry_point) if mine.complete else []
+    if not nodes:
+        return None
+    focus = exercise.questions.focus
+    pick = next((n for name in focus for n in nodes if re.search(rf"\b{re.escape(name)}\b", n[1])), nodes[-1])
+    line, node = pick
+    lines = sorted({n[0] for n in nodes} | {line})
+    others = sorted((x for x in lines if x != line), key=lambda x: abs(x - line))[:MAX_CHOICES - 1]
+    choices = [Choice(value=str(x), label=texts(T("line {line}: {code}", line=x, code=_line_text(source, x))))
+               for x in sorted([line, *others])]
+    if len(choices) < 2:
+        return None
+    return Question(
+        kind="node_line", answer=str(line), choices=choices,
+        prompt=texts(T("Which of your lines put the node `{node}` into the graph Dynamo captured?", node=node)),
+        explanation=texts(T("Dynamo wrote line {line} above that node in the graph.", line=line)))
