@@ -64,7 +64,7 @@ def normalized(answer: str, question: Question) -> str | None:
     answer = answer.strip()[:ANSWER_CHARS]
     if question.choices:
         return answer if any(c.value == answer for c in question.choices) else None
-    return str(int(answer)) if re.fullmatch(r"[+]?\d{1,9}", answer) else None
+    return str(int(answer)) if re.fullmatch(r"\+?[0-9]{1,9}", answer) else None
 
 
 def check(question: Question, answer: str) -> bool:

@@ -65,6 +65,8 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
     lang = lang_of(request)
     store, who = request.app.state.store, learner(request)
     accepted = store.has_accepted(who, exercise.id)
+    history = store.history(who, exercise.id)
+    accepted_submission = next((s.id for s in history if s.verdict == "ACCEPTED"), None)
     standing = learner_course(request, who)
     return page(request, "exercise.html", {
         "exercise": exercise,
@@ -73,12 +75,12 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "course": request.app.state.course,
         "statement_html": markdown_html(exercise.statement_text(lang)),
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
-        "history": store.history(who, exercise.id),
+        "history": history, "accepted_submission": accepted_submission,
         "attempts": timeline(store.engine, who, exercise.id), "note_chars": NOTE_CHARS,
         "reference": exercise.code(exercise.reference, lang) if accepted else None,
         **grader_notices(request, exercise),
         "boot": {"exercise_id": exercise.id, "starter": exercise.code(exercise.starter, lang), "accepted": accepted,
-                 "lang": lang,
+                 "lang": lang, "questions_for": accepted_submission,
                  "raw_output_chars": request.app.state.settings.raw_output_chars,
                  "cost_on_demand": cost_offered(exercise, request.app.state.queue_kind),
                  "style_nonce": request.state.csp_nonce},

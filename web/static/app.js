@@ -137,7 +137,10 @@
     finish();
     showReport(report, id);
     updateHistory(id, report.verdict);
-    if (report.verdict === "ACCEPTED") revealReference();
+    if (report.verdict === "ACCEPTED") {
+      revealReference();
+      document.dispatchEvent(new CustomEvent("practice:accepted", {detail: {id}}));  // questions.js
+    }
     refreshTimeline();
   }
 
