@@ -144,10 +144,11 @@ class QuestionSpec(_Strict):
     """Optional [questions]: what to ask a learner about their own accepted file (judge/questions.py); each
     answer is measured by compiling their file, never read from a key."""
 
-    kinds: list[Literal["revert", "kernels", "node_line"]] = Field(
+    kinds: list[Literal["revert", "kernels", "node_line", "resize"]] = Field(
         min_length=1, description="revert: how many graphs if their fix went back to the starter's lines; kernels: "
                                   "how many kernels Inductor makes of their function; node_line: which of their "
-                                  "lines put a node into the graph.")
+                                  "lines put a node into the graph; resize: how many graphs Dynamo compiles when "
+                                  "the first input's first dimension becomes 1 on a second call.")
     focus: list[str] = Field(default_factory=list, description="node_line: the operators to ask about, first found "
                                                                "first (e.g. ['where']); without one, the graph's "
                                                                "last computing node.")

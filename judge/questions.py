@@ -12,6 +12,9 @@ writes each question with the answer those runs measured:
   the verifier from the graphs it rebuilt (judge.cost).
 - node_line: "which of your lines put this node into the graph?" (one of the lines): the graph's source
   annotations (`# File: ...:LINE`), as Dynamo wrote them in the runner.
+- resize: "called again with a batch of 1, how many graphs does Dynamo compile in all?" (a number): the file
+  compiled on the example call, then on the same inputs with the first one's first dimension 1 (0/1
+  specialisation, guards); the graphs the verifier rebuilt over both calls are counted.
 
 The graphs and their annotations come from the runner's process: what it can forge there it could also answer
 itself, so a question is a prompt to explain, never part of a verdict. A question whose run did not finish (the
@@ -71,29 +74,39 @@ def check(question: Question, answer: str) -> bool:
     return normalized(answer, question) == question.answer
 
 
-def example_calls(exercise: Exercise) -> str:
-    """Python for a playground's `practice_calls`: one call on inputs drawn from the contract with a fixed seed
-    (each dim at its smallest size from 4 up), so that the same file always gets the same answers."""
-    contract = exercise.contract
-    if contract is None:
-        raise ValueError(f"{exercise.id}: [questions] needs a [contract] to make example inputs from")
-    sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in contract.dims.items()}
-    dtype = f"torch.{contract.dtypes[0]}"
-    args = []
-    for spec in contract.inputs:
-        shape = ", ".join(str(sizes.get(d, d)) for d in spec.shape)
-        args.append(f"torch.randn(({shape},), generator=g, dtype={dtype})")
+def example_inputs(exercise: Exercise) -> list[tuple[str, list[int], str]]:
+    """(name, shape, dtype) of the entry point's arguments: from the [contract] (each dim at its smallest size from 4
+    up, the first dtype), else from the [cost] table's inputs."""
+    if exercise.contract is not None:
+        contract = exercise.contract
+        sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in contract.dims.items()}
+        return [(spec.name, [sizes[d] if isinstance(d, str) else d for d in spec.shape], contract.dtypes[0])
+                for spec in contract.inputs]
+    if exercise.cost is not None:
+        return [(i.name, list(i.shape), i.dtype or exercise.cost.dtype) for i in exercise.cost.inputs]
+    raise ValueError(f"{exercise.id}: [questions] needs a [contract] or a [cost] table to make example inputs from")
+
+
+def example_calls(exercise: Exercise, batch_one: bool = False) -> str:
+    """Python for a playground's `practice_calls`: one call on those inputs drawn with a fixed seed, so that the
+    same file always gets the same answers; with `batch_one`, a second call whose first input has 1 as its first
+    dimension."""
+    inputs = example_inputs(exercise)
+
+    def call(resized: bool) -> str:
+        shapes = [[1, *shape[1:]] if resized and i == 0 else shape for i, (_, shape, _) in enumerate(inputs)]
+        return "(" + "".join(f"torch.randn({tuple(shape)!r}, generator=g, dtype=torch.{dtype}), "
+                             for shape, (_, _, dtype) in zip(shapes, inputs)) + ")"
+    calls = call(False) + (", " + call(True) if batch_one else "")
     return ("\n\n\ndef practice_calls():  # written by judge/questions.py\n    import torch\n\n"
-            "    g = torch.Generator().manual_seed(0)\n    return [(" + "".join(a + ", " for a in args) + ")]\n\n\n"
+            "    g = torch.Generator().manual_seed(0)\n    return [" + calls + "]\n\n\n"
             f"__practice__ = {{\"function\": {exercise.entry_point!r}, \"calls\": \"practice_calls\", "
             "\"inductor\": True}\n")
 
 
 def inputs_text(exercise: Exercise) -> str:
-    contract = exercise.contract
-    sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in contract.dims.items()} if contract else {}
-    return ", ".join(f"{spec.name}: {contract.dtypes[0]}[{', '.join(str(sizes.get(d, d)) for d in spec.shape)}]"
-                     for spec in contract.inputs) if contract else ""
+    """e.g. 'x: float32[4, 4], w: float32[4, 4]'."""
+    return ", ".join(f"{name}: {dtype}[{', '.join(map(str, shape))}]" for name, shape, dtype in example_inputs(exercise))
 
 
 def _code(line: str) -> str:
@@ -116,15 +129,14 @@ def reverted(source: str, first: int, last: int, starter_lines: list[str]) -> st
     return "\n".join(lines[:first - 1] + starter_lines + lines[last:]) + "\n"
 
 
-def graph_nodes(compiler, entry_point: str) -> list[tuple[int, str]]:
-    """(learner's line, node) for each node of the learner's function in the captured graphs, in order."""
+def graph_nodes(compiler) -> list[tuple[int, str]]:
+    """(learner's line, node) for each node the learner's file put into the captured graphs, in order."""
     found, line = [], None
     for graph in compiler.graphs if compiler else []:
         for text in graph.code.splitlines():
             note = ANNOTATION.match(text)
             if note:
-                ok = note["file"] == FILENAME and note["function"] == entry_point
-                line = int(note["line"]) if ok else None
+                line = int(note["line"]) if note["file"] == FILENAME else None  # the learner's file, any function
                 continue
             node = NODE.match(text)
             if node and line is not None and re.search(r"[()\-+*/@<>]", node["expr"]):  # not an input's alias
@@ -150,7 +162,7 @@ def make_questions(exercise: Exercise, source: str, doctor: Doctor) -> list[Ques
     mine = doctor(source.rstrip("\n") + calls)
     questions = []
     for kind in spec.kinds:
-        made = {"revert": _revert, "kernels": _kernels, "node_line": _node_line}[kind](
+        made = {"revert": _revert, "kernels": _kernels, "node_line": _node_line, "resize": _resize}[kind](
             exercise, source, mine, doctor, calls, inputs)
         if made is not None:
             questions.append(made)
@@ -192,7 +204,7 @@ def _kernels(exercise, source, mine, doctor, calls, inputs) -> Question | None:
 
 
 def _node_line(exercise, source, mine, doctor, calls, inputs) -> Question | None:
-    nodes = graph_nodes(mine.compiler, exercise.entry_point) if mine.complete else []
+    nodes = graph_nodes(mine.compiler) if mine.complete else []
     if not nodes:
         return None
     focus = exercise.questions.focus
@@ -208,3 +220,19 @@ def _node_line(exercise, source, mine, doctor, calls, inputs) -> Question | None
         kind="node_line", answer=str(line), choices=choices,
         prompt=texts(T("Which of your lines put the node `{node}` into the graph Dynamo captured?", node=node)),
         explanation=texts(T("Dynamo wrote line {line} above that node in the graph.", line=line)))
+
+
+def _resize(exercise, source, mine, doctor, calls, inputs) -> Question | None:
+    report = doctor(source.rstrip("\n") + example_calls(exercise, batch_one=True))
+    if not report.complete or report.compiler is None or report.calls != 2:
+        return None
+    graphs = len(report.compiler.graphs)
+    guards = "; ".join(dict.fromkeys(o.guard for o in report.recompiles)) or "-"
+    first = example_inputs(exercise)[0][0]
+    return Question(
+        kind="resize", answer=str(graphs),
+        prompt=texts(T("`{function}` is called on {inputs}, then once more with `{first}` of size 1 in its first "
+                       "dimension. How many graphs does Dynamo compile over both calls?",
+                       function=exercise.entry_point, inputs=inputs, first=first)),
+        explanation=texts(T("Dynamo compiled {graphs} graph(s) over the two calls; the guards that failed: {guards}.",
+                            graphs=graphs, guards=guards)))

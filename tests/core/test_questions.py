@@ -64,7 +64,7 @@ def test_graph_nodes_read_the_learners_lines_from_dynamos_annotations():
             f"    # File: {FILENAME}:6 in step, code: return torch.relu(h)\n    relu = torch.relu(y)\n"
             "    return (relu,)")
     view = CompilerView(graphs=[CapturedGraph(code=code)])
-    assert graph_nodes(view, "step") == [(5, "h = l_x_ * 2"), (6, "relu = torch.relu(y)")]
+    assert graph_nodes(view) == [(5, "h = l_x_ * 2"), (6, "relu = torch.relu(y)")]
 
 
 def test_an_answer_is_compared_in_the_questions_form():
@@ -74,3 +74,37 @@ def test_an_answer_is_compared_in_the_questions_form():
     choice = Question(kind="node_line", prompt={}, answer="6", choices=[Choice(value="6", label={})])
     assert [normalized(a, number) for a in ("2", " +2 ", "02", "2.0", "-2", "two")] == ["2", "2", "2", None, None, None]
     assert [normalized(a, choice) for a in ("6", " 6", "7", "06")] == ["6", "6", None, None]
+
+
+WITH_QUESTIONS = [e for e in (load_exercise(p.parent) for p in sorted((ROOT / "exercises").glob("*/exercise.toml")))
+                  if e.questions is not None]
+
+
+def test_the_graph_break_and_fusion_exercises_ask_questions():
+    assert len(WITH_QUESTIONS) >= 5
+    assert {"graph-break-step", "graph-break-print", "graph-break-three", "fuse-rmsnorm-silu"} <= {
+        e.id for e in WITH_QUESTIONS}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exercise", WITH_QUESTIONS, ids=lambda e: e.id)
+def test_each_exercises_answers_follow_the_learners_file(exercise, local):
+    """The reference; the same file under one more line at its top: every line a question names moves down by one,
+    and so does the measured answer, while what compiling makes of it does not change. An exercise with no such
+    question: the starter's file compiles otherwise, and an answer changes with it."""
+    make = lambda file: {q.kind: q for q in make_questions(  # noqa: E731
+        exercise, file, lambda source: doctor(source, sandbox=local, filename=FILENAME))}
+    source = (exercise.root / exercise.reference).read_text()
+    mine, lower, starter = make(source), make("# my notes on this exercise\n" + source), make(
+        exercise.read(exercise.starter))
+    assert set(mine) == set(lower) == set(exercise.questions.kinds), exercise.id
+    assert 2 <= len(mine) <= 3
+    if "node_line" in mine:
+        assert int(lower["node_line"].answer) == int(mine["node_line"].answer) + 1
+        assert [int(c.value) for c in lower["node_line"].choices] == [int(c.value) + 1
+                                                                       for c in mine["node_line"].choices]
+    for kind in set(mine) - {"node_line"}:
+        assert lower[kind].answer == mine[kind].answer and int(mine[kind].answer) >= 1, kind
+    changed = {kind for kind in set(mine) & set(starter) if starter[kind].answer != mine[kind].answer}
+    assert changed or "node_line" in mine, (exercise.id, {k: (mine[k].answer, starter[k].answer)
+                                                          for k in set(mine) & set(starter)})
