@@ -106,7 +106,8 @@ def example_calls(exercise: Exercise, batch_one: bool = False) -> str:
 
 def inputs_text(exercise: Exercise) -> str:
     """e.g. 'x: float32[4, 4], w: float32[4, 4]'."""
-    return ", ".join(f"{name}: {dtype}[{', '.join(map(str, shape))}]" for name, shape, dtype in example_inputs(exercise))
+    return ", ".join(f"{name}: {dtype}[{', '.join(map(str, shape))}]"
+                     for name, shape, dtype in example_inputs(exercise))
 
 
 def _code(line: str) -> str:
