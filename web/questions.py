@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
@@ -79,7 +79,7 @@ class QuestionStore:
                 if conn.scalar(select(QuestionRow.id).where(QuestionRow.submission_id == submission_id).limit(1)):
                     return self.asked(submission_id)
                 for number, question in enumerate(questions, 1):
-                    conn.execute(QuestionRow.__table__.insert().values(
+                    conn.execute(insert(QuestionRow).values(
                         id=uuid.uuid4().hex, submission_id=submission_id, number=number,
                         question_json=question.model_dump_json(), wrong=0, created_at=now()))
         except IntegrityError:  # made at the same time by another request: theirs stays
@@ -138,19 +138,19 @@ class QuestionStore:
 
     def set_rule(self, class_id: str, exercise_id: str, require: bool) -> None:
         with self.engine.begin() as conn:
-            conn.execute(QuestionRuleRow.__table__.delete().where(QuestionRuleRow.class_id == class_id,
+            conn.execute(delete(QuestionRuleRow).where(QuestionRuleRow.class_id == class_id,
                                                                   QuestionRuleRow.exercise_id == exercise_id))
             if require:
-                conn.execute(QuestionRuleRow.__table__.insert().values(class_id=class_id, exercise_id=exercise_id,
+                conn.execute(insert(QuestionRuleRow).values(class_id=class_id, exercise_id=exercise_id,
                                                                        require_questions=True))
 
 
 def _insert_once(conn, question_id: str, answer: str, right: bool) -> bool:
     """Store the answer unless it was given before; True when this call stored it."""
     if conn.dialect.name == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert
+        from sqlalchemy.dialects.postgresql import insert as insert_or_skip
     else:
-        from sqlalchemy.dialects.sqlite import insert
-    result = conn.execute(insert(AnswerRow).values(question_id=question_id, answer=answer, correct=right,
+        from sqlalchemy.dialects.sqlite import insert as insert_or_skip
+    result = conn.execute(insert_or_skip(AnswerRow).values(question_id=question_id, answer=answer, correct=right,
                                                    created_at=now()).on_conflict_do_nothing())
     return result.rowcount == 1
