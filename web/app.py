@@ -118,6 +118,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)
     app.state.questions = QuestionStore(engine)
+    app.state.score_sender = GradeSender(engine)  # after a question is solved: the LMS score, under the class's rule
     app.state.secret_key = secret_key = settings.resolved_secret_key()  # configured, or kept in the data folder
     app.state.cookies = Cookies(secret_key, secure=settings.cookie_secure,
                                 learner_max_age=int(settings.learner_session_days * 24 * 3600),

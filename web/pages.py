@@ -22,6 +22,12 @@ templates.env.filters["code"] = inline_code  # `code` spans of a message or a se
 LANG_COOKIE = "practice_lang"
 
 
+def duration_text(delta) -> str:
+    """A time span as h:mm:ss (days as hours), the same in every language."""
+    seconds = max(0, int(delta.total_seconds()))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
 def lang_of(request: Request) -> str:
     """The request's language: `?lang=`, else the remembered choice, else Chinese."""
     return pick_lang(request.query_params.get("lang") or request.cookies.get(LANG_COOKIE))
@@ -43,6 +49,7 @@ def page(request: Request, name: str, context: dict, status: int = 200) -> HTMLR
     other = next(code for code in LANGS if code != lang)
     context = {"viewer": viewer(request), **context, "lang": lang, "other_lang": other, "t": strings(lang),
                "verdict_name": lambda v: verdict_name(lang, v), "origin_name": lambda o: origin_name(lang, o),
+               "duration": duration_text,
                "lang_switch": str(request.url.include_query_params(lang=other).replace(scheme="", netloc=""))}
     response = templates.TemplateResponse(request, name, context, status_code=status)
     if asked in LANGS:

@@ -17,10 +17,11 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
 from judge.questions import Question, normalized
+from web.class_scope import in_class
 from web.errors import InputError
 from web.i18n import N_
 from web.store import _aware
-from web.tables import AnswerRow, QuestionRow, QuestionRuleRow, SubmissionRow, now
+from web.tables import AnswerRow, MemberRow, QuestionRow, QuestionRuleRow, SubmissionRow, now
 
 
 @dataclass(frozen=True)
@@ -111,10 +112,15 @@ class QuestionStore:
             row = conn.execute(select(QuestionRow).where(QuestionRow.id == question_id)).first()
         return Asked.of(row), right
 
-    def progress(self, learner_ids: list[str] | None = None) -> dict[tuple[str, str], Progress]:
-        """(learner id, exercise id) -> the questions of the learner's best-answered submission to it."""
+    def progress(self, learner_ids: list[str] | None = None, class_id: str | None = None
+                 ) -> dict[tuple[str, str], Progress]:
+        """(learner id, exercise id) -> the questions of the learner's best-answered submission to it (with
+        `class_id`: of the submissions the class sees, web/class_scope.py)."""
         query = select(SubmissionRow.learner_id, SubmissionRow.exercise_id, QuestionRow.submission_id,
-                       QuestionRow.solved_at).join(SubmissionRow, SubmissionRow.id == QuestionRow.submission_id)
+                       QuestionRow.solved_at).select_from(QuestionRow).join(
+            SubmissionRow, SubmissionRow.id == QuestionRow.submission_id)
+        if class_id is not None:
+            query = in_class(query, class_id)
         if learner_ids is not None:
             query = query.where(SubmissionRow.learner_id.in_(learner_ids))
         per_submission: dict[tuple[str, str, str], list[int]] = {}
@@ -129,6 +135,19 @@ class QuestionStore:
             if known is None or (solved == total, solved) > (known.done, known.solved):
                 best[(learner_id, exercise_id)] = Progress(solved, total)
         return best
+
+    def required_for(self, learner_id: str, exercise_id: str) -> bool:
+        """Whether a class of the learner's makes "solved" need the questions on this exercise."""
+        with self.engine.connect() as conn:
+            return conn.scalar(select(QuestionRuleRow.class_id).join(
+                MemberRow, MemberRow.class_id == QuestionRuleRow.class_id).where(
+                MemberRow.learner_id == learner_id, QuestionRuleRow.exercise_id == exercise_id,
+                QuestionRuleRow.require_questions.is_(True)).limit(1)) is not None
+
+    def answered_all(self, learner_id: str, exercise_id: str) -> bool:
+        """Whether the learner answered every question about one of their accepted submissions to the exercise."""
+        found = self.progress([learner_id]).get((learner_id, exercise_id))
+        return found is not None and found.done
 
     def rules(self, class_id: str) -> set[str]:
         """The exercises whose "solved" needs the questions in this class."""

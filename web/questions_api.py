@@ -9,6 +9,7 @@ as unknown as a missing one (404). A deployment whose web processes do not grade
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -24,6 +25,7 @@ from web.playground import ON_WORKERS, _sandbox, runs_here, runs_of
 from web.store import Submission
 
 router = APIRouter()
+log = logging.getLogger(__name__)
 ANSWER_BODY_BYTES = 1024
 Lang = Query(None, description="The questions' language (default: the page's).")
 
@@ -72,6 +74,15 @@ async def make_questions(request: Request, submission_id: str, lang: Literal["zh
     return await in_thread(_listed, request, submission, lang)
 
 
+def send_score(request: Request, learner_id: str, submission_id: str) -> None:
+    """The learner's score on the submission's exercise to the LMS (web.lti.grades: sent once per change)."""
+    submission = request.app.state.store.get(submission_id)
+    try:
+        request.app.state.score_sender(learner_id, submission.exercise_id)
+    except Exception:  # the LMS is away: the answer stands, the next verdict sends the score
+        log.exception("score after a question of %s not sent", learner_id)
+
+
 @router.post("/api/questions/{question_id}/answer", tags=["questions"], responses={
     404: {"description": "No such question of this learner."},
     422: {"description": "Not {\"answer\": \"...\"} with one of the choices or a whole number."}})
@@ -91,4 +102,6 @@ async def answer_question(request: Request, question_id: str, lang: Literal["zh"
     if found is None:
         raise HTTPException(404, f"unknown question '{question_id}'")
     asked, correct = found
+    if correct and asked.solved_at is not None:  # the class's rule may now give another score
+        await in_thread(send_score, request, who, asked.submission_id)
     return {"correct": correct, "question": asked.public(lang)}

@@ -143,8 +143,10 @@ def _table(request: Request, class_: Class, regraded=None):
     exercises = request.app.state.course.all()
     ids = [e.id for e in exercises]
     regraded = regraded if regraded is not None else request.app.state.regrades.newest_done(class_id=class_.id)
+    questions = request.app.state.questions
     rows = class_table(request.app.state.store.engine, class_.id, request.app.state.classes.members(class_.id), ids,
-                       regraded, _due_fn(request, class_.id))
+                       regraded, _due_fn(request, class_.id), questions.progress(class_id=class_.id),
+                       questions.rules(class_.id))
     key = request.query_params.get("sort", "name")
     key = key if key in SORTS or key in ids else "name"
     descending = request.query_params.get("dir") == "desc"
@@ -181,6 +183,7 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
         "waiting": waiting, "changes": state.regrades.changes(class_id=class_.id),
         "names": names, "deadlines": state.deadlines.of_class(class_.id),
         "extensions": state.deadlines.extensions(class_.id), "course": state.course,
+        "asking": [e for e in exercises if e.questions is not None], "rules": state.questions.rules(class_.id),
         "regraded": request.query_params.get("regraded")}, status=400 if error else 200)
 
 
@@ -243,6 +246,23 @@ def _set_deadline(request: Request, class_id: str, form: dict[str, str]) -> Resp
     except InputError as exc:
         return _class_page(request, class_id, error=exc.text(gettext))
     return see_other(f"/teach/classes/{class_id}#deadlines")
+
+
+@router.post("/teach/classes/{class_id}/question-rules", response_class=HTMLResponse)
+async def set_question_rule(request: Request, class_id: str) -> Response:
+    """Whether "solved" needs the questions about the accepted file, for one exercise of the class."""
+    form = await read_form(request)
+    return await in_thread(_set_question_rule, request, class_id, form)
+
+
+def _set_question_rule(request: Request, class_id: str, form: dict[str, str]) -> Response:
+    taught_class(request, class_id)
+    exercise = request.app.state.course.get(form.get("exercise", ""))
+    if exercise is None or exercise.questions is None:
+        return _class_page(request, class_id, error=gettext_for(lang_of(request))(
+            N_("Choose an exercise that asks questions.")))
+    request.app.state.questions.set_rule(class_id, exercise.id, form.get("require") == "yes")
+    return see_other(f"/teach/classes/{class_id}#question-rules")
 
 
 @router.get("/teach/classes/{class_id}/progress.csv")
