@@ -41,7 +41,8 @@ class Facts(BaseModel):
     breaks: list[BreakFact] = []
     recompiles: int = 0
     guards: list[GuardFact] = []
-    graphs: int | None = None
+    graphs: int | None = Field(None, description="Graphs Dynamo captured on one call (a check's first call).")
+    compiles: int | None = Field(None, description="Graphs compiled over all the grading's checks.")
     kernels: int | None = Field(None, description="Kernels Inductor generated for the learner's function (cost).")
     bytes: int | None = Field(None, description="Bytes moved as Inductor estimates them, plus eager ops outside.")
     duration_s: float = 0.0
@@ -72,10 +73,12 @@ def facts_of(report: Report) -> Facts:
             if origin is not None:
                 line = origin.location.line if origin.location else None
                 guards.setdefault((origin.guard, line), GuardFact(guard=origin.guard, line=line))
-    graphs = None
+    graphs = compiles = None
     compiler = report.compiler
     if compiler is not None:
-        graphs = len(compiler.graphs)
+        # Each check compiles afresh (and again for new sizes): what one call makes is a first call's count.
+        graphs = max((event.compiled for event in compiler.timeline if event.call == 1), default=0)
+        compiles = len(compiler.graphs)
         recompiles = max(recompiles, len(compiler.recompiles))
         for origin in compiler.origins:
             line = origin.location.line if origin.location else None
@@ -88,5 +91,5 @@ def facts_of(report: Report) -> Facts:
         gpu_us = mine.compiled_time.median_us
     return Facts(verdict=report.verdict.value, checks_passed=sum(c.passed for c in report.checks),
                  checks=len(report.checks), breaks=list(breaks.values())[:LISTED], recompiles=recompiles,
-                 guards=list(guards.values())[:LISTED], graphs=graphs, kernels=kernels, bytes=nbytes,
+                 guards=list(guards.values())[:LISTED], graphs=graphs, compiles=compiles, kernels=kernels, bytes=nbytes,
                  duration_s=round(report.duration_s, 2), gpu_us=gpu_us)

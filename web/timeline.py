@@ -157,7 +157,8 @@ def guards_text(facts: Facts | None) -> str:
 
 
 CSV_HEAD = ["learner", "exercise id", "attempt", "submitted at", "origin", "verdict", "checks passed", "checks",
-            "graph breaks (id@line)", "recompiles", "failing guards (guard @line)", "graphs", "kernels", "bytes",
+            "graph breaks (id@line)", "recompiles", "failing guards (guard @line)", "graphs per call",
+            "graphs compiled", "kernels", "bytes",
             "grading seconds", "gpu us", "lines added", "lines removed", "note"]
 
 
@@ -179,7 +180,8 @@ def timeline_csv(timelines: dict[tuple[str, str], list[Attempt]], names: dict[st
                 cell_text(names[learner_id]), exercise_id, a.number, a.created_at.isoformat(timespec="seconds"),
                 a.origin, a.verdict or a.status, f.checks_passed if f else "", f.checks if f else "",
                 breaks_text(f), f.recompiles if f else "", cell_text(guards_text(f)),
-                _blank(f.graphs if f else None), _blank(f.kernels if f else None), _blank(f.bytes if f else None),
+                _blank(f.graphs if f else None), _blank(f.compiles if f else None), _blank(f.kernels if f else None),
+                _blank(f.bytes if f else None),
                 f.duration_s if f else "", _blank(f.gpu_us if f else None), a.added, a.removed,
                 cell_text(a.note or "")])
     return out.getvalue()

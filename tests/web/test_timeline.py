@@ -18,8 +18,10 @@ import pytest
 from sqlalchemy import delete, select
 
 from judge.report import (
+    CapturedGraph,
     CheckResult,
     CompiledCost,
+    CompileEvent,
     CompilerView,
     CostFigures,
     CostSection,
@@ -81,14 +83,19 @@ def test_facts_of_recompiles_guards_graphs_kernels_and_bytes():
                 CheckResult(name="t2", passed=False, diagnostics=[
                     RecompileDiagnostic(compiles=3, limit=1, guard_failures=["size mismatch"], origin=origin),
                     GraphBreakDiagnostic(reason="r", gb_id="GB0124", location=at)])],
-        compiler=CompilerView(graphs=[], recompiles=["a", "b"], origins=[origin]),
+        compiler=CompilerView(graphs=[CapturedGraph(code="g1"), CapturedGraph(code="g2"), CapturedGraph(code="g1")],
+                              recompiles=["a", "b"], origins=[origin],
+                              timeline=[CompileEvent(test="t1", call=1, inputs="", compiled=1),
+                                        CompileEvent(test="t1", call=2, inputs="", compiled=2),
+                                        CompileEvent(test="t2", call=1, inputs="", compiled=1)]),
         cost=CostSection(inputs="x", torch_version="2.13.0", figures=[CostFigures(
             who="learner", compiled=CompiledCost(kernels=["k1", "k2"], bytes_estimate=4096, eager_bytes_outside=64))]))
     facts = facts_of(report)
     assert (facts.checks_passed, facts.checks, facts.recompiles) == (1, 2, 2)
     assert [(g.guard, g.line) for g in facts.guards] == [("L['x'].size()[0] == 4", 5)]
     assert [(b.gb_id, b.line) for b in facts.breaks] == [("GB0124", 5)]
-    assert (facts.graphs, facts.kernels, facts.bytes, facts.duration_s) == (0, 2, 4160, 3.14)
+    assert (facts.graphs, facts.compiles) == (1, 3)  # one graph a call; three compiled over the checks
+    assert (facts.kernels, facts.bytes, facts.duration_s) == (2, 4160, 3.14)
 
 
 def test_facts_are_stored_with_the_report_and_read_from_it_when_missing(client):
