@@ -165,7 +165,7 @@ def test_three_attempts_timeline_questions_and_the_table(browser, live, shots, p
     shots(teacher, "class-table-en")
 
     # The learner's page: the same timeline, the note as text.
-    teacher.click(f"#progress a:has-text('李雷')")
+    teacher.click("#progress a:has-text('李雷')")
     teacher.wait_for_selector("#timeline li.attempt[data-number='3']")
     assert teacher.locator("#timeline li.attempt").count() == 3
     assert teacher.locator("#timeline li.attempt[data-number='3'] .note q").inner_text() == NOTE
