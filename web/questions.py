@@ -170,6 +170,7 @@ def _insert_once(conn, question_id: str, answer: str, right: bool) -> bool:
         from sqlalchemy.dialects.postgresql import insert as insert_or_skip
     else:
         from sqlalchemy.dialects.sqlite import insert as insert_or_skip
-    result = conn.execute(insert_or_skip(AnswerRow).values(question_id=question_id, answer=answer, correct=right,
-                                                   created_at=now()).on_conflict_do_nothing())
-    return result.rowcount == 1
+    stored = conn.execute(insert_or_skip(AnswerRow).values(
+        question_id=question_id, answer=answer, correct=right, created_at=now()).on_conflict_do_nothing()
+        .returning(AnswerRow.question_id))
+    return stored.first() is not None
