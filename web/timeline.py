@@ -26,6 +26,7 @@ from web.attempt_facts import Facts, facts_of
 from web.class_scope import in_class
 from web.errors import InputError
 from web.i18n import N_
+from web.regrade import Regrades
 from web.store import _aware
 from web.tables import DONE, FactsRow, SubmissionRow
 
@@ -53,6 +54,7 @@ class Attempt:
     removed: int = 0
     diff_cut: int = 0  # diff lines left out
     first: bool = False  # no attempt before it: no diff
+    regraded: str | None = None  # the verdict a regrade under a newer exercise version gave it, when it differs
 
 
 def clean_note(text: str | None) -> str | None:
@@ -109,12 +111,14 @@ def _facts(row) -> Facts | None:
     return None
 
 
-def _attempts(rows) -> list[Attempt]:
-    """Rows of one learner and exercise, oldest first, as attempts numbered from 1, each with its diff."""
+def _attempts(rows, regraded: dict) -> list[Attempt]:
+    """Rows of one learner and exercise, oldest first, as attempts numbered from 1, each with its diff (`regraded`:
+    submission id -> its newest regrade that counts, web.regrade)."""
     attempts, before = [], None
     for number, row in enumerate(rows, 1):
+        after = regraded[row.id].verdict if row.id in regraded else None
         attempt = Attempt(number, row.id, _aware(row.created_at), row.origin, row.status, row.verdict, _facts(row),
-                          row.note, first=before is None)
+                          row.note, first=before is None, regraded=after if after != row.verdict else None)
         if before is not None:
             attempt.diff, attempt.added, attempt.removed, attempt.diff_cut = diff_of(before, row.source)
         attempts.append(attempt)
@@ -129,7 +133,7 @@ def timeline(engine: Engine, learner_id: str, exercise_id: str, class_id: str | 
     query = _query(learner_id, exercise_id, class_id).order_by(SubmissionRow.created_at, SubmissionRow.id)
     with engine.connect() as conn:
         rows = conn.execute(query).all()
-    return _attempts(rows)[-shown:]
+    return _attempts(rows, Regrades(engine).newest_done(learner_id=learner_id))[-shown:]
 
 
 def class_timelines(engine: Engine, class_id: str) -> dict[tuple[str, str], list[Attempt]]:
@@ -139,7 +143,8 @@ def class_timelines(engine: Engine, class_id: str) -> dict[tuple[str, str], list
     with engine.connect() as conn:
         for row in conn.execute(query):
             grouped.setdefault((row.learner_id, row.exercise_id), []).append(row)
-    return {key: _attempts(rows) for key, rows in grouped.items()}
+    regraded = Regrades(engine).newest_done(class_id=class_id)
+    return {key: _attempts(rows, regraded) for key, rows in grouped.items()}
 
 
 def breaks_text(facts: Facts | None) -> str:
@@ -156,7 +161,8 @@ def guards_text(facts: Facts | None) -> str:
     return "; ".join(g.guard + (f" @{g.line}" if g.line is not None else "") for g in facts.guards)
 
 
-CSV_HEAD = ["learner", "exercise id", "attempt", "submitted at", "origin", "verdict", "checks passed", "checks",
+CSV_HEAD = ["learner", "exercise id", "attempt", "submitted at", "origin", "verdict", "verdict after regrade",
+            "checks passed", "checks",
             "graph breaks (id@line)", "recompiles", "failing guards (guard @line)", "graphs per call",
             "graphs compiled", "kernels", "bytes",
             "grading seconds", "gpu us", "lines added", "lines removed", "note"]
@@ -178,7 +184,7 @@ def timeline_csv(timelines: dict[tuple[str, str], list[Attempt]], names: dict[st
             f = a.facts
             writer.writerow([
                 cell_text(names[learner_id]), exercise_id, a.number, a.created_at.isoformat(timespec="seconds"),
-                a.origin, a.verdict or a.status, f.checks_passed if f else "", f.checks if f else "",
+                a.origin, a.verdict or a.status, a.regraded or "", f.checks_passed if f else "", f.checks if f else "",
                 breaks_text(f), f.recompiles if f else "", cell_text(guards_text(f)),
                 _blank(f.graphs if f else None), _blank(f.compiles if f else None), _blank(f.kernels if f else None),
                 _blank(f.bytes if f else None),

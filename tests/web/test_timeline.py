@@ -262,3 +262,20 @@ def test_the_class_csv_has_every_attempt_with_its_facts_and_note(client, teacher
         ("Ann", "2", "ACCEPTED", "2", "1", "'=HYPERLINK(\"http://evil\")"),
     ]
     assert 'id="timeline-csv"' in teacher.get(class_path).text
+
+
+def test_an_attempt_a_regrade_changed_shows_both_verdicts(client, teacher):
+    class_path, join = new_class(teacher)
+    ann = browser(client)
+    ann.post(join, data={"display_name": "Ann"})
+    done = submit(ann, WRONG)
+    regrades = client.app.state.regrades
+    [regrade] = regrades.request("add-one", "a-newer-version")
+    assert regrades.mark_running(regrade.id) is not None
+    regrades.finish(regrade.id, Report(exercise_id="add-one", verdict=Verdict.ACCEPTED, summary="", checks=[]))
+    [attempt] = attempts_on_page(ann.get("/exercises/add-one?lang=en").text)
+    assert attempt["verdict"] == "WRONG_ANSWER"  # what it was graded as, with the regrade's verdict beside it
+    assert re.search(r'class="verdict-tag v-ACCEPTED regraded"', attempt["body"])
+    [row] = csv.DictReader(io.StringIO(teacher.get(f"{class_path}/timeline.csv").content.decode("utf-8-sig")))
+    assert (row["verdict"], row["verdict after regrade"]) == ("WRONG_ANSWER", "ACCEPTED")
+    assert done["id"] == regrade.submission_id
