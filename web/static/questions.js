@@ -75,10 +75,10 @@
     return li;
   }
 
-  function show(data) {
+  function show(data, asked) {
     list.replaceChildren(...data.questions.map(render));
     ask.hidden = data.status === "ready";
-    status.textContent = data.status === "ready" && !data.questions.length ? T.questions_failed : "";
+    status.textContent = asked && !data.questions.length ? T.questions_failed : "";
   }
 
   async function load() {
@@ -94,7 +94,7 @@
     status.textContent = T.questions_compiling;
     const {ok, data} = await call("POST", "/api/submissions/" + encodeURIComponent(current) + "/questions");
     ask.disabled = false;
-    if (ok) show(data);
+    if (ok) show(data, true);
     else status.textContent = (data && data.detail) || T.questions_failed;
   });
   document.addEventListener("practice:accepted", (ev) => {
