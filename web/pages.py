@@ -83,6 +83,8 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "statement_html": markdown_html(exercise.statement_text(lang)),
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
         "history": history, "accepted_submission": accepted_submission,
+        "questions_required": exercise.questions is not None and request.app.state.questions.required_for(
+            who, exercise.id),
         "attempts": timeline(store.engine, who, exercise.id), "note_chars": NOTE_CHARS,
         "reference": exercise.code(exercise.reference, lang) if accepted else None,
         **grader_notices(request, exercise),

@@ -75,8 +75,10 @@ def test_the_rule_holds_solved_and_the_score_until_every_question_is_answered(cl
 
     asked = client.app.state.questions.save(accepted["id"], QUESTIONS)
     assert cell(teacher.get(class_path).text)["questions"] == ("0", "2", "no")
+    assert 'id="questions-required"' not in ann.get("/exercises/add-one").text
     set_rule = teacher.post(class_path + "/question-rules", data={"exercise": "add-one", "require": "yes"})
     assert set_rule.status_code == 303
+    assert "once you have answered these questions" in ann.get("/exercises/add-one?lang=en").text
     held = cell(teacher.get(class_path).text)
     assert (held["solved"], held["questions"]) == ("no", ("0", "2", "yes"))
     row = csv_row(teacher, class_path)
