@@ -74,40 +74,69 @@ def check(question: Question, answer: str) -> bool:
     return normalized(answer, question) == question.answer
 
 
-def example_inputs(exercise: Exercise) -> list[tuple[str, list[int], str]]:
-    """(name, shape, dtype) of the entry point's arguments: from the [contract] (each dim at its smallest size from 4
-    up, the first dtype), else from the [cost] table's inputs."""
+class ExampleInput(BaseModel):
+    name: str
+    shape: list[int]
+    dtype: str
+    low: int = 0  # integer inputs: their range, inclusive
+    high: int = 1
+
+
+INTEGER = ("int64", "int32")
+
+
+def example_inputs(exercise: Exercise, batch_one: bool = False) -> list[ExampleInput]:
+    """The entry point's arguments: from the [contract] (each dim at its smallest size from 4 up, the first dtype,
+    an integer input's declared range), else from the [cost] table's inputs. `batch_one`: the first input's first
+    dimension is 1 (and every input that shares its size)."""
     if exercise.contract is not None:
         contract = exercise.contract
         sizes = {name: max(lo, min(hi, 4)) for name, (lo, hi) in contract.dims.items()}
-        return [(spec.name, [sizes[d] if isinstance(d, str) else d for d in spec.shape], contract.dtypes[0])
-                for spec in contract.inputs]
+        first = contract.inputs[0].shape[0]
+        if batch_one and isinstance(first, str):
+            sizes[first] = 1
+
+        def bound(value, default: int) -> int:
+            return sizes[value] if isinstance(value, str) else int(value) if value is not None else default
+        inputs = []
+        for i, spec in enumerate(contract.inputs):
+            shape = [sizes[d] if isinstance(d, str) else d for d in spec.shape]
+            if batch_one and i == 0 and not isinstance(first, str):
+                shape[0] = 1
+            inputs.append(ExampleInput(name=spec.name, shape=shape, dtype=spec.dtype or contract.dtypes[0],
+                                       low=bound(spec.low, 0), high=bound(spec.high, 1)))
+        return inputs
     if exercise.cost is not None:
-        return [(i.name, list(i.shape), i.dtype or exercise.cost.dtype) for i in exercise.cost.inputs]
+        return [ExampleInput(name=i.name, shape=[1, *i.shape[1:]] if batch_one and n == 0 else list(i.shape),
+                             dtype=i.dtype or exercise.cost.dtype, low=int(i.low), high=int(i.high))
+                for n, i in enumerate(exercise.cost.inputs)]
     raise ValueError(f"{exercise.id}: [questions] needs a [contract] or a [cost] table to make example inputs from")
+
+
+def _tensor(spec: ExampleInput) -> str:
+    shape = tuple(spec.shape)
+    if spec.dtype in INTEGER:
+        return f"torch.randint({spec.low}, {spec.high + 1}, {shape!r}, generator=g, dtype=torch.{spec.dtype})"
+    if spec.dtype == "bool":
+        return f"torch.rand({shape!r}, generator=g) > 0.5"
+    return f"torch.randn({shape!r}, generator=g, dtype=torch.{spec.dtype})"
 
 
 def example_calls(exercise: Exercise, batch_one: bool = False) -> str:
     """Python for a playground's `practice_calls`: one call on those inputs drawn with a fixed seed, so that the
-    same file always gets the same answers; with `batch_one`, a second call whose first input has 1 as its first
-    dimension."""
-    inputs = example_inputs(exercise)
-
-    def call(resized: bool) -> str:
-        shapes = [[1, *shape[1:]] if resized and i == 0 else shape for i, (_, shape, _) in enumerate(inputs)]
-        return "(" + "".join(f"torch.randn({tuple(shape)!r}, generator=g, dtype=torch.{dtype}), "
-                             for shape, (_, _, dtype) in zip(shapes, inputs)) + ")"
-    calls = call(False) + (", " + call(True) if batch_one else "")
+    same file always gets the same answers; with `batch_one`, a second call with a batch of 1."""
+    calls = [example_inputs(exercise)] + ([example_inputs(exercise, batch_one=True)] if batch_one else [])
+    text = ", ".join("(" + "".join(_tensor(spec) + ", " for spec in call) + ")" for call in calls)
     return ("\n\n\ndef practice_calls():  # written by judge/questions.py\n    import torch\n\n"
-            "    g = torch.Generator().manual_seed(0)\n    return [" + calls + "]\n\n\n"
+            "    g = torch.Generator().manual_seed(0)\n    return [" + text + "]\n\n\n"
             f"__practice__ = {{\"function\": {exercise.entry_point!r}, \"calls\": \"practice_calls\", "
             "\"inductor\": True}\n")
 
 
 def inputs_text(exercise: Exercise) -> str:
     """e.g. 'x: float32[4, 4], w: float32[4, 4]'."""
-    return ", ".join(f"{name}: {dtype}[{', '.join(map(str, shape))}]"
-                     for name, shape, dtype in example_inputs(exercise))
+    return ", ".join(f"{spec.name}: {spec.dtype}[{', '.join(map(str, spec.shape))}]"
+                     for spec in example_inputs(exercise))
 
 
 def _code(line: str) -> str:
@@ -229,7 +258,7 @@ def _resize(exercise, source, mine, doctor, calls, inputs) -> Question | None:
         return None
     graphs = len(report.compiler.graphs)
     guards = "; ".join(dict.fromkeys(o.guard for o in report.recompiles)) or "-"
-    first = example_inputs(exercise)[0][0]
+    first = example_inputs(exercise)[0].name
     return Question(
         kind="resize", answer=str(graphs),
         prompt=texts(T("`{function}` is called on {inputs}, then once more with `{first}` of size 1 in its first "

@@ -80,10 +80,10 @@ WITH_QUESTIONS = [e for e in (load_exercise(p.parent) for p in sorted((ROOT / "e
                   if e.questions is not None]
 
 
-def test_the_graph_break_and_fusion_exercises_ask_questions():
+def test_the_graph_break_dynamic_shape_and_fusion_exercises_ask_questions():
     assert len(WITH_QUESTIONS) >= 5
-    assert {"graph-break-step", "graph-break-print", "graph-break-three", "fuse-rmsnorm-silu"} <= {
-        e.id for e in WITH_QUESTIONS}
+    assert {"graph-break-step", "graph-break-print", "graph-break-three", "ragged-mean", "fuse-rmsnorm-silu",
+            "rmsnorm-one-pass"} <= {e.id for e in WITH_QUESTIONS}
 
 
 @pytest.mark.slow
