@@ -53,10 +53,12 @@ def logout(lang):
 @click.argument("exercise_id", metavar="EXERCISE")
 @click.argument("file", required=False, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the server's report as JSON.")
+@click.option("--note", default=None, metavar="TEXT",
+              help="A one-line note on this attempt (what you tried, and why), shown on your timeline.")
 @exercises_option
 @workspace_option
 @lang_option
-def submit(exercise_id, file, as_json, exercises_dir, workspace, lang):
+def submit(exercise_id, file, as_json, note, exercises_dir, workspace, lang):
     """Send FILE (default: your copy in the workspace) to your class's server, which grades it: the report shown
     is the server's, and the submission counts in your class (`practice login` first)."""
     from cli.submitting import SubmitError, load_credentials, submit_source
@@ -74,16 +76,16 @@ def submit(exercise_id, file, as_json, exercises_dir, workspace, lang):
     try:
         credentials = load_credentials()
         if as_json:
-            report = submit_source(credentials, exercise_id, source, origin="cli")
+            report = submit_source(credentials, exercise_id, source, origin="cli", note=note)
             print(report.model_dump_json(indent=2))
         else:
-            report = _submit_live(credentials, exercise_id, source, file, lang)
+            report = _submit_live(credentials, exercise_id, source, file, lang, note)
     except SubmitError as exc:
         fail(exc.message, lang)
     sys.exit(0 if report.accepted else 1)
 
 
-def _submit_live(credentials, exercise_id: str, source: str, file: Path, lang: str):
+def _submit_live(credentials, exercise_id: str, source: str, file: Path, lang: str, note: str | None = None):
     """Submit, showing each check as the server reports it, then the server's report."""
     from cli.render import print_report
     from cli.submitting import submit_source
@@ -99,7 +101,7 @@ def _submit_live(credentials, exercise_id: str, source: str, file: Path, lang: s
             title = f" — {escape(check.title)}" if check.title else ""  # the stream is in `lang` already
             console.print(f" {mark} {escape(check.name)}{title}")
 
-    report = submit_source(credentials, exercise_id, source, origin="cli", lang=lang, on_event=on_event)
+    report = submit_source(credentials, exercise_id, source, origin="cli", lang=lang, on_event=on_event, note=note)
     console.print()
     print_report(console, report, file, lang=lang)
     counted = T("Graded by {server}: this submission counts in your class.", server=credentials.server)

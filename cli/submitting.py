@@ -158,15 +158,16 @@ def _events(response: httpx.Response) -> Iterator[ProgressEvent]:
 
 
 def submit_source(credentials: Credentials, exercise_id: str, source: str, *, origin: str = "cli",
-                  lang: str | None = None, on_event: Callable[[ProgressEvent], None] | None = None) -> Report:
-    """Send `source` to the server and follow its grading; the report is the server's (in `lang`, or with
-    every language in `translations`)."""
+                  lang: str | None = None, on_event: Callable[[ProgressEvent], None] | None = None,
+                  note: str | None = None) -> Report:
+    """Send `source` (with the learner's one-line `note`, shown on their timeline) to the server and follow its
+    grading; the report is the server's (in `lang`, or with every language in `translations`)."""
     emit = on_event or (lambda event: None)
     params = {"lang": lang} if lang else {}
     try:
         with _client(credentials.server) as client:
             created = client.post(f"/api/exercises/{exercise_id}/submissions", headers=credentials.headers(),
-                                  json={"source": source, "origin": origin})
+                                  json={"source": source, "origin": origin, **({"note": note} if note else {})})
             if created.status_code == 404:
                 raise SubmitError(T("{server} has no exercise '{exercise}' (`practice list` lists this course's; the "
                                     "class's server may serve another).", server=credentials.server,

@@ -21,6 +21,7 @@ Every problem is reported as `ExerciseError("<file>: <field>: <what to fix>")`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -139,6 +140,20 @@ class Contract(_Strict):
         return self
 
 
+class QuestionSpec(_Strict):
+    """Optional [questions]: what to ask a learner about their own accepted file (judge/questions.py); each
+    answer is measured by compiling their file, never read from a key."""
+
+    kinds: list[Literal["revert", "kernels", "node_line", "resize"]] = Field(
+        min_length=1, description="revert: how many graphs if their fix went back to the starter's lines; kernels: "
+                                  "how many kernels Inductor makes of their function; node_line: which of their "
+                                  "lines put a node into the graph; resize: how many graphs Dynamo compiles when "
+                                  "the first input's first dimension becomes 1 on a second call.")
+    focus: list[str] = Field(default_factory=list, description="node_line: the operators to ask about, first found "
+                                                               "first (e.g. ['where']); without one, the graph's "
+                                                               "last computing node.")
+
+
 class Exercise(_Strict):
     """One exercise. Fields are read from `exercise.toml`; `root` is the folder."""
 
@@ -184,6 +199,7 @@ class Exercise(_Strict):
                                       "what the outputs keep; checked generically (see Contract).")
     cost: CostSpec | None = Field(None, description="Optional [cost]: the inputs every report's cost figures "
                                   "(ops, bytes, kernels, time) are measured on; see judge/cost_spec.py.")
+    questions: QuestionSpec | None = Field(None, description="Optional [questions] asked after ACCEPTED.")
     root: Path = Field(exclude=True)
 
     @field_validator("format_version")

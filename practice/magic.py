@@ -1,13 +1,14 @@
 """`%practice` / `%%practice`: IPython magics over the judge (registered by `%load_ext practice`).
 
-    %%practice EXERCISE [--lang zh|en] [--submit] [--text | --json]
+    %%practice EXERCISE [--lang zh|en] [--submit [--note "..."]] [--text | --json]
     (your solution: the rest of the cell)
 
     %practice list                 the exercises, with your state (as `practice list`)
     %practice hint EXERCISE        the next hint, gentle to explicit
 
 The cell is graded in fresh processes (`practice.cell_grading`), or with `--submit` by your class's server
-(`practice login` first): then the server's report is shown and the submission counts in the class. The
+(`practice login` first): then the server's report is shown and the submission counts in the class, with
+`--note` as its one-line note on the learner's timeline (docs/timeline.md). The
 output carries three forms: HTML (what Jupyter shows), plain text, and the report's JSON under
 `application/vnd.torch-practice.report+json` (`--json` shows the JSON itself, `--text` the text only).
 """
@@ -33,7 +34,7 @@ def _parse(line: str) -> tuple[list[str], dict]:
         parts = shlex.split(line)
     except ValueError as exc:
         raise UsageError(f"{exc}: {line}") from None
-    args, options, i = [], {"lang": None, "submit": False, "form": "all"}, 0
+    args, options, i = [], {"lang": None, "submit": False, "form": "all", "note": None}, 0
     while i < len(parts):
         part = parts[i]
         if part.startswith("--lang"):
@@ -44,6 +45,11 @@ def _parse(line: str) -> tuple[list[str], dict]:
             options["lang"] = value
         elif part == "--submit":
             options["submit"] = True
+        elif part.startswith("--note"):
+            if "=" not in part and i + 1 >= len(parts):
+                raise UsageError("--note takes a one-line note (quote it): --note \"what I tried\"")
+            options["note"] = part.split("=", 1)[1] if "=" in part else parts[i + 1]
+            i += 0 if "=" in part else 1
         elif part in ("--text", "--json"):
             options["form"] = part[2:]
         elif part.startswith("-"):
@@ -51,6 +57,8 @@ def _parse(line: str) -> tuple[list[str], dict]:
         else:
             args.append(part)
         i += 1
+    if options["note"] is not None and not options["submit"]:
+        raise UsageError("--note goes with --submit: a note is kept on your class server's timeline")
     return args, options
 
 
@@ -107,7 +115,7 @@ class PracticeMagics(Magics):
             handle.update({"text/html": progress_html(text(start, lang)), "text/plain": text(start, lang)}, raw=True)
             try:
                 report = submit_source(credentials, exercise.id, source, origin="notebook", lang=lang,
-                                       on_event=on_event)
+                                       on_event=on_event, note=options["note"])
             except SubmitError as exc:
                 handle.update({"text/plain": ""}, raw=True)
                 raise UsageError(text(exc.message, lang)) from None

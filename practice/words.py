@@ -9,9 +9,9 @@ LOCAL_VERDICT = T("Graded on this machine: it does not count in a class (use --s
                   zh="在本机评测：不计入班级成绩（要计入请加 --submit）。")
 NEEDS_CELL = T("`%%practice EXERCISE` grades the cell below it: write your solution under that line.",
                zh="`%%practice EXERCISE` 评测它下面的单元格内容：把你的解答写在这一行下面。")
-USAGE = T("usage: %%practice EXERCISE [--lang zh|en] [--submit] [--text|--json] over a cell; "
+USAGE = T("usage: %%practice EXERCISE [--lang zh|en] [--submit [--note TEXT]] [--text|--json] over a cell; "
           "%practice list; %practice hint EXERCISE",
-          zh="用法：在单元格首行写 %%practice EXERCISE [--lang zh|en] [--submit] [--text|--json]；"
+          zh="用法：在单元格首行写 %%practice EXERCISE [--lang zh|en] [--submit [--note TEXT]] [--text|--json]；"
              "%practice list；%practice hint EXERCISE")
 
 

@@ -40,7 +40,8 @@ RATE_WINDOW = timedelta(minutes=1)
 BUSY_RETRY_AFTER = 5  # seconds: a submission of the same learner is grading
 QUEUE_FULL_RETRY_AFTER = 30  # seconds: the queue is full
 MAX_TRACKED_ADDRESSES = 10_000  # past it, addresses with no submission in the window are forgotten
-RUN_WORDS = {"playground": "playground runs", "cost": "cost measurements"}  # a run's kind in a refusal
+# A run's kind in a refusal.
+RUN_WORDS = {"playground": "playground runs", "cost": "cost measurements", "questions": "question runs"}
 
 
 class Submissions(Protocol):

@@ -17,6 +17,7 @@ import judge.job
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
 from web.admission import address_key
+from web.errors import InputError
 from web.jsonbody import parse_json
 from web.offload import in_thread
 from web.schemas import (
@@ -33,6 +34,7 @@ from web.schemas import (
 )
 from web.store import DONE, Submission
 from web.tables import BROWSER, CLI, NOTEBOOK
+from web.timeline import clean_note
 
 router = APIRouter()
 LangQuery = Query(None, description="Give the report's texts in this language only; without it, the report holds "
@@ -175,6 +177,7 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     who = await in_thread(api_learner, request)  # a wrong token is refused before the body is read
     body = await read_body(request, source_body_bytes())
     source = parse_source(body)
+    note = parse_note(body)
     state = request.app.state
     address = address_key(request.client.host) if request.client else ""
 
@@ -184,6 +187,8 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
             who, exercise, source, origin=origin_of(request, body), address=address))
 
     submission = await in_thread(admit)
+    if note is not None:
+        await in_thread(state.store.set_note, who, submission.id, note)
     return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",
                              events_url=f"/api/submissions/{submission.id}/events")
 
@@ -225,6 +230,15 @@ def parse_source(body: bytes) -> str:
     if size > max_bytes:
         raise HTTPException(413, f"source is {size} bytes; the limit is {max_bytes} bytes")
     return source
+
+
+def parse_note(body: bytes) -> str | None:
+    """The optional one-line `note` of a submission's JSON body (web.timeline.clean_note); 422 when it is not one."""
+    note = parse_json(body).get("note")
+    try:
+        return clean_note(note)
+    except InputError as exc:
+        raise HTTPException(422, exc.text()) from None
 
 
 def check_deadline(deadlines, learner_id: str, exercise_id: str) -> None:

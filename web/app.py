@@ -33,6 +33,8 @@ from web.lti.routes import router as lti_router
 from web.middleware import LearnerMiddleware
 from web.pages import router as pages_router
 from web.playground import close as close_playground, router as playground_router
+from web.questions import QuestionStore
+from web.questions_api import router as questions_router
 from web.queue import EmbeddedQueue, GradingQueue
 from web.regrade import Regrades
 from web.sessions import Cookies
@@ -40,6 +42,7 @@ from web.settings import Settings
 from web.store import Store
 from web.teach import refused_page, router as teach_router
 from web.throttle import SignInThrottle
+from web.timeline_pages import router as timeline_router
 from web.tokens import TokenStore
 
 log = logging.getLogger(__name__)
@@ -115,6 +118,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.regrades, app.state.deadlines = Regrades(engine), Deadlines(engine)
     app.state.lti, app.state.lti_keys = LtiRegistry(engine), KeySets()
     app.state.tokens = TokenStore(engine)
+    app.state.questions = QuestionStore(engine)
+    app.state.score_sender = GradeSender(engine)  # after a question is solved: the LMS score, under the class's rule
     app.state.secret_key = secret_key = settings.resolved_secret_key()  # configured, or kept in the data folder
     app.state.cookies = Cookies(secret_key, secure=settings.cookie_secure,
                                 learner_max_age=int(settings.learner_session_days * 24 * 3600),
@@ -129,6 +134,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.include_router(cost_router)
     app.include_router(client_api_router)
     app.include_router(pages_router)
+    app.include_router(timeline_router)
+    app.include_router(questions_router)
     app.include_router(playground_router)
     app.include_router(teach_router)
     app.include_router(join_router)

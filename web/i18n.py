@@ -38,6 +38,13 @@ def N_(message: str) -> str:
 # The strings the page scripts (static/app.js, static/report.js, static/teach.js) read by key.
 SCRIPT_STRINGS: dict[str, str] = {
     "your_code": N_("Your code"),
+    "questions_compiling": N_("The judge is compiling your file to work out the answers (up to a minute)…"),
+    "questions_failed": N_("No questions this time: the judge could not compile your file for them."),
+    "question_check": N_("Check"),
+    "question_number": N_("Your answer (a whole number)"),
+    "question_right": N_("Right."),
+    "question_wrong": N_("Not quite: look at your graph again and try another answer."),
+    "question_wrong_count": N_("Wrong answers so far: {n}"),
     "reset_confirm": N_("Replace your code with the starter? Your draft will be lost."),
     "no_more_hints": N_("No more hints"),
     "queued": N_("Queued…"),

@@ -13,12 +13,19 @@ from web.cost_api import offered as cost_offered
 from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
 from web.render import inline_code, markdown_html, pygments_css
 from web.standing import learner_course
+from web.timeline import NOTE_CHARS, timeline
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 install(templates.env)
 templates.env.filters["code"] = inline_code  # `code` spans of a message or a sentence as <code>
 LANG_COOKIE = "practice_lang"
+
+
+def duration_text(delta) -> str:
+    """A time span as h:mm:ss (days as hours), the same in every language."""
+    seconds = max(0, int(delta.total_seconds()))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
 def lang_of(request: Request) -> str:
@@ -42,6 +49,7 @@ def page(request: Request, name: str, context: dict, status: int = 200) -> HTMLR
     other = next(code for code in LANGS if code != lang)
     context = {"viewer": viewer(request), **context, "lang": lang, "other_lang": other, "t": strings(lang),
                "verdict_name": lambda v: verdict_name(lang, v), "origin_name": lambda o: origin_name(lang, o),
+               "duration": duration_text,
                "lang_switch": str(request.url.include_query_params(lang=other).replace(scheme="", netloc=""))}
     response = templates.TemplateResponse(request, name, context, status_code=status)
     if asked in LANGS:
@@ -64,6 +72,8 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
     lang = lang_of(request)
     store, who = request.app.state.store, learner(request)
     accepted = store.has_accepted(who, exercise.id)
+    history = store.history(who, exercise.id)
+    accepted_submission = next((s.id for s in history if s.verdict == "ACCEPTED"), None)
     standing = learner_course(request, who)
     return page(request, "exercise.html", {
         "exercise": exercise,
@@ -72,11 +82,14 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
         "course": request.app.state.course,
         "statement_html": markdown_html(exercise.statement_text(lang)),
         "hints": [markdown_html(h.get(lang)) for h in exercise.hints],
-        "history": store.history(who, exercise.id),
+        "history": history, "accepted_submission": accepted_submission,
+        "questions_required": exercise.questions is not None and request.app.state.questions.required_for(
+            who, exercise.id),
+        "attempts": timeline(store.engine, who, exercise.id), "note_chars": NOTE_CHARS,
         "reference": exercise.code(exercise.reference, lang) if accepted else None,
         **grader_notices(request, exercise),
         "boot": {"exercise_id": exercise.id, "starter": exercise.code(exercise.starter, lang), "accepted": accepted,
-                 "lang": lang,
+                 "lang": lang, "questions_for": accepted_submission,
                  "raw_output_chars": request.app.state.settings.raw_output_chars,
                  "cost_on_demand": cost_offered(exercise, request.app.state.queue_kind),
                  "style_nonce": request.state.csp_nonce},

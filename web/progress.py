@@ -11,7 +11,7 @@ import io
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
@@ -20,6 +20,7 @@ from judge.report import Report, Verdict, localized
 from web.class_scope import in_class
 from web.classes import Member
 from web.deadlines import timing
+from web.questions import Progress
 from web.regrade import Regrade
 from web.store import Submission, _aware
 from web.tables import DONE, ORIGINS, SubmissionRow
@@ -43,10 +44,22 @@ class Cell:
     timing: str | None = None  # web.deadlines: on_time, late, missed, open (None: no deadline)
     last_origin: str | None = None  # browser, cli or notebook: where the latest submission was sent from
     origins: Counter = field(default_factory=Counter)  # submissions per origin
+    first_at: datetime | None = None  # the first submission's time
+    needs_questions: bool = False  # the class's rule: "solved" also needs every question answered (web/questions.py)
+    questions: Progress | None = None  # the questions of the learner's best-answered accepted submission
 
     @property
     def solved(self) -> bool:
-        return self.first_solved_at is not None
+        """ACCEPTED (after regrades), and where the class's rule says so, every question about it answered."""
+        return self.first_solved_at is not None and (
+            not self.needs_questions or (self.questions is not None and self.questions.done))
+
+    @property
+    def time_to_solve(self) -> timedelta | None:
+        """From the first submission to the first ACCEPTED one."""
+        if self.first_solved_at is None or self.first_at is None:
+            return None
+        return self.first_solved_at - self.first_at
 
 
 @dataclass
@@ -95,11 +108,14 @@ DueFn = Callable[[str, str], "datetime | None"]  # (exercise id, learner id) -> 
 
 
 def class_table(engine: Engine, class_id: str, members: list[Member], exercise_ids: list[str],
-                regraded: dict[str, Regrade] | None = None, due: DueFn | None = None) -> list[Row]:
+                regraded: dict[str, Regrade] | None = None, due: DueFn | None = None,
+                questions: dict[tuple[str, str], Progress] | None = None,
+                needs_questions: set[str] | frozenset[str] = frozenset()) -> list[Row]:
     """A row per member, a cell per exercise of the course (submissions to exercises no longer served are left out).
 
     A submission's verdict is its newest regrade's (`regraded`: submission id -> regrade) when it has one; `due`
-    gives each learner's deadline, from which each cell is on time, late, missed or open."""
+    gives each learner's deadline, from which each cell is on time, late, missed or open. `questions`: (learner,
+    exercise) -> their questions answered; `needs_questions`: the exercises whose "solved" needs them all."""
     regraded = regraded or {}
     rows = {m.learner_id: Row(m, {e: Cell() for e in exercise_ids}) for m in members}
     columns = (SubmissionRow.id, SubmissionRow.learner_id, SubmissionRow.exercise_id, SubmissionRow.status,
@@ -113,6 +129,7 @@ def class_table(engine: Engine, class_id: str, members: list[Member], exercise_i
         verdict = regraded[sid].verdict if sid in regraded else first
         changed = sid in regraded and verdict != first
         cell.attempts += 1
+        cell.first_at = cell.first_at or created_at
         cell.changed += changed
         cell.last_verdict = verdict if status == DONE else status
         cell.last_before = first if changed else None
@@ -125,6 +142,8 @@ def class_table(engine: Engine, class_id: str, members: list[Member], exercise_i
         for exercise_id, cell in row.cells.items():
             cell.due_at = due(exercise_id, row.member.learner_id) if due else None
             cell.timing = timing(cell.due_at, cell.first_solved_at)
+            cell.needs_questions = exercise_id in needs_questions
+            cell.questions = (questions or {}).get((row.member.learner_id, exercise_id))
     return list(rows.values())
 
 
@@ -147,7 +166,8 @@ def version_counts(engine: Engine, class_id: str, fingerprints: dict[str, str],
 
 CSV_HEAD = ["learner", "exercise id", "exercise number", "exercise title", "solved", "attempts", "last verdict",
             "first solved at", "last verdict before regrade", "verdicts changed by regrade", "due at", "timing",
-            "last origin", "submissions by origin"]
+            "last origin", "submissions by origin", "seconds to solve", "questions answered", "questions asked",
+            "solved needs the questions"]
 
 
 def csv_text(rows: list[Row], exercises: list[tuple[str, int, str]]) -> str:
@@ -157,21 +177,26 @@ def csv_text(rows: list[Row], exercises: list[tuple[str, int, str]]) -> str:
 
     Beside the last verdict: that submission's verdict before a regrade changed it (empty when none did), how
     many of the learner's verdicts regrades changed, the learner's due time and on time / late, where the latest
-    submission came from (browser, cli, notebook) and the submissions per origin ("browser 2; cli 1")."""
+    submission came from (browser, cli, notebook) and the submissions per origin ("browser 2; cli 1"); the seconds
+    from the first submission to the first accepted one, the questions about the learner's accepted file answered
+    and asked, and whether the class's "solved" needs them (then "solved" says so only once all are answered)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_HEAD)
     for row in rows:
-        name = _cell_text(row.member.display_name)
+        name = cell_text(row.member.display_name)
         for exercise_id, order, title in exercises:
             c = row.cells[exercise_id]
             writer.writerow([
-                name, exercise_id, order, _cell_text(title), "yes" if c.solved else "no", c.attempts,
+                name, exercise_id, order, cell_text(title), "yes" if c.solved else "no", c.attempts,
                 c.last_verdict or "", c.first_solved_at.isoformat(timespec="seconds") if c.first_solved_at else "",
                 c.last_before or "", c.changed, c.due_at.isoformat(timespec="minutes") if c.due_at else "",
                 c.timing or "", c.last_origin or "",
                 "; ".join(f"{o} {c.origins[o]}" for o in (*ORIGINS, *sorted(set(c.origins) - set(ORIGINS)))
-                          if c.origins[o])])
+                          if c.origins[o]),
+                int(c.time_to_solve.total_seconds()) if c.time_to_solve is not None else "",
+                c.questions.solved if c.questions else "", c.questions.total if c.questions else "",
+                "yes" if c.needs_questions else "no"])
     return out.getvalue()
 
 
@@ -182,14 +207,14 @@ def changes_csv(changes, names: dict[str, str]) -> str:
     writer.writerow(["learner", "exercise", "submission", "submitted at", "before", "after", "reason", "regraded at"])
     for c in changes:
         finished = c.regrade.finished_at
-        writer.writerow([_cell_text(names.get(c.submission.learner_id, c.submission.learner_id)),
+        writer.writerow([cell_text(names.get(c.submission.learner_id, c.submission.learner_id)),
                          c.submission.exercise_id, c.submission.id,
                          c.submission.created_at.isoformat(timespec="seconds"), c.before or "", c.after or "",
-                         _cell_text(c.regrade.reason), finished.isoformat(timespec="seconds") if finished else ""])
+                         cell_text(c.regrade.reason), finished.isoformat(timespec="seconds") if finished else ""])
     return out.getvalue()
 
 
-def _cell_text(text: str) -> str:
+def cell_text(text: str) -> str:
     # A name that a spreadsheet would run as a formula (=, +, -, @) is kept as text.
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 

@@ -53,6 +53,8 @@ class SubmissionIn(BaseModel):
     origin: Literal["cli", "notebook"] | None = Field(
         None, description="With a token: where the submission was made (`practice submit`: cli, the notebook's "
                           "`--submit`: notebook). Shown on the class page; a browser's is always 'browser'.")
+    note: str | None = Field(None, description="The learner's one-line note on this attempt (at most 140 characters; "
+                                               "whitespace collapses to single spaces), shown on their timeline.")
 
 
 class SubmissionCreated(BaseModel):

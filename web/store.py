@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from judge.report import Report, Verdict
 from web import db
-from web.tables import BROWSER, DONE, QUEUED, RUNNING, LearnerRow, RegradeRow, SubmissionRow, now as _now
+from web.attempt_facts import facts_of
+from web.tables import BROWSER, DONE, QUEUED, RUNNING, FactsRow, LearnerRow, RegradeRow, SubmissionRow, now as _now
 
 UNFINISHED = (QUEUED, RUNNING)
 __all__ = ["DONE", "QUEUED", "RUNNING", "UNFINISHED", "Store", "Submission", "ensure_learner"]
@@ -51,12 +52,13 @@ class Submission:
     graded_by: str | None = None
     origin: str = BROWSER  # browser, cli or notebook
     fingerprint: str | None = None
+    note: str | None = None  # the learner's one-line note (web/timeline.py)
 
     @classmethod
     def of(cls, row) -> Submission:
         return cls(row.id, row.learner_id, row.exercise_id, row.source, row.status, row.verdict,
                    row.report_json, _aware(row.created_at), _aware(row.finished_at), row.attempts or 0,
-                   row.graded_by, row.origin or BROWSER, row.fingerprint)
+                   row.graded_by, row.origin or BROWSER, row.fingerprint, row.note)
 
     def report(self) -> Report | None:
         return Report.model_validate_json(self.report_json) if self.report_json else None
@@ -113,8 +115,9 @@ class Store:
 
     def finish(self, submission_id: str, report: Report, grader: str | None = None,
                also: Callable[[Connection], None] | None = None) -> bool:
-        """Store the report unless one is stored already; True when this call stored it. `also` runs in the same
-        transaction when it does (a shared event log stores its `done` event there: both or neither)."""
+        """Store the report unless one is stored already; True when this call stored it, with the facts the timeline
+        shows (web/attempt_facts.py). `also` runs in the same transaction when it does (a shared event log stores its
+        `done` event there: both or neither)."""
         values = dict(status=DONE, verdict=report.verdict.value, report_json=report.model_dump_json(),
                       finished_at=_now(), fingerprint=report.fingerprint)
         if grader is not None:
@@ -124,9 +127,19 @@ class Store:
                 SubmissionRow.id == submission_id, SubmissionRow.status != DONE).values(**values))
             if result.rowcount != 1:
                 return False
+            s.add(FactsRow(submission_id=submission_id, facts_json=facts_of(report).model_dump_json()))
+            s.flush()
             if also is not None:
                 also(s.connection())
             return True
+
+    def set_note(self, learner_id: str, submission_id: str, note: str | None) -> bool:
+        """Set the learner's note on their own submission (None clears it); False when the submission is not
+        theirs (or unknown). The caller cleans the text (web.timeline.clean_note)."""
+        with self._session() as s, s.begin():
+            result: CursorResult = s.execute(update(SubmissionRow).where(
+                SubmissionRow.id == submission_id, SubmissionRow.learner_id == learner_id).values(note=note))
+            return result.rowcount == 1
 
     def unfinished(self) -> list[Submission]:
         """Queued or running submissions, oldest first: what a restart must grade again."""

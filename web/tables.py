@@ -68,8 +68,61 @@ class SubmissionRow(Base):
     fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # Where it was sent from: 'browser' (the web page), 'cli' (`practice submit`), 'notebook' (`--submit`).
     origin: Mapped[str] = mapped_column(String(16), default=BROWSER, server_default=BROWSER)
+    # The learner's one-line note on this attempt (web/timeline.py: NOTE_CHARS at most), shown on their timeline.
+    note: Mapped[str | None] = mapped_column(String(200), nullable=True)
 
     __table_args__ = (Index("ix_learner_exercise", "learner_id", "exercise_id"), Index("ix_status", "status"))
+
+
+class FactsRow(Base):
+    """What the judge measured of a submission (web/attempt_facts.py), stored with its first report."""
+
+    __tablename__ = "submission_facts"
+
+    submission_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "submissions.id", name="fk_submission_facts_submission", ondelete="CASCADE"), primary_key=True)
+    facts_json: Mapped[str] = mapped_column(Text)
+
+
+class QuestionRow(Base):
+    """A question about a learner's accepted submission, with the answer measured by compiling it
+    (judge/questions.py; `question_json` holds the answer, never sent before it is found)."""
+
+    __tablename__ = "submission_questions"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    submission_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "submissions.id", name="fk_submission_questions_submission", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)  # 1, 2, 3 within the submission
+    question_json: Mapped[str] = mapped_column(Text)
+    wrong: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # distinct wrong answers
+    solved_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+    __table_args__ = (Index("ix_submission_questions_number", "submission_id", "number", unique=True),)
+
+
+class AnswerRow(Base):
+    """An answer a learner gave to a question: each distinct answer once (the same answer sent again counts once)."""
+
+    __tablename__ = "question_answers"
+
+    question_id: Mapped[str] = mapped_column(String(32), ForeignKey(
+        "submission_questions.id", name="fk_question_answers_question", ondelete="CASCADE"), primary_key=True)
+    answer: Mapped[str] = mapped_column(String(32), primary_key=True)
+    correct: Mapped[bool] = mapped_column(Boolean)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=now)
+
+
+class QuestionRuleRow(Base):
+    """A class's rule for an exercise: whether "solved" also needs every question about the accepted file answered."""
+
+    __tablename__ = "question_rules"
+
+    class_id: Mapped[str] = mapped_column(String(32), ForeignKey("classes.id", name="fk_question_rules_class",
+                                                                 ondelete="CASCADE"), primary_key=True)
+    exercise_id: Mapped[str] = mapped_column(String(128), primary_key=True)
+    require_questions: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
 
 class EventRow(Base):

@@ -26,6 +26,7 @@ from web.offload import hashing, in_thread
 from web.pages import lang_of, page
 from web.progress import (
     SORTS,
+    cell_text,
     changes_csv,
     class_table,
     csv_text,
@@ -37,6 +38,7 @@ from web.progress import (
     version_counts,
 )
 from web.regrade import SCOPES
+from web.timeline import class_timelines, timeline, timeline_csv
 
 router = APIRouter(include_in_schema=False)
 MESSAGE_CHARS = 300
@@ -141,8 +143,10 @@ def _table(request: Request, class_: Class, regraded=None):
     exercises = request.app.state.course.all()
     ids = [e.id for e in exercises]
     regraded = regraded if regraded is not None else request.app.state.regrades.newest_done(class_id=class_.id)
+    questions = request.app.state.questions
     rows = class_table(request.app.state.store.engine, class_.id, request.app.state.classes.members(class_.id), ids,
-                       regraded, _due_fn(request, class_.id))
+                       regraded, _due_fn(request, class_.id), questions.progress(class_id=class_.id),
+                       questions.rules(class_.id))
     key = request.query_params.get("sort", "name")
     key = key if key in SORTS or key in ids else "name"
     descending = request.query_params.get("dir") == "desc"
@@ -179,6 +183,7 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
         "waiting": waiting, "changes": state.regrades.changes(class_id=class_.id),
         "names": names, "deadlines": state.deadlines.of_class(class_.id),
         "extensions": state.deadlines.extensions(class_.id), "course": state.course,
+        "asking": [e for e in exercises if e.questions is not None], "rules": state.questions.rules(class_.id),
         "regraded": request.query_params.get("regraded")}, status=400 if error else 200)
 
 
@@ -243,6 +248,23 @@ def _set_deadline(request: Request, class_id: str, form: dict[str, str]) -> Resp
     return see_other(f"/teach/classes/{class_id}#deadlines")
 
 
+@router.post("/teach/classes/{class_id}/question-rules", response_class=HTMLResponse)
+async def set_question_rule(request: Request, class_id: str) -> Response:
+    """Whether "solved" needs the questions about the accepted file, for one exercise of the class."""
+    form = await read_form(request)
+    return await in_thread(_set_question_rule, request, class_id, form)
+
+
+def _set_question_rule(request: Request, class_id: str, form: dict[str, str]) -> Response:
+    taught_class(request, class_id)
+    exercise = request.app.state.course.get(form.get("exercise", ""))
+    if exercise is None or exercise.questions is None:
+        return _class_page(request, class_id, error=gettext_for(lang_of(request))(
+            N_("Choose an exercise that asks questions.")))
+    request.app.state.questions.set_rule(class_id, exercise.id, form.get("require") == "yes")
+    return see_other(f"/teach/classes/{class_id}#question-rules")
+
+
 @router.get("/teach/classes/{class_id}/progress.csv")
 def class_csv(request: Request, class_id: str) -> Response:
     """The table as shown (same learner order), one line per learner and exercise, as CSV in UTF-8 with a
@@ -255,6 +277,19 @@ def class_csv(request: Request, class_id: str) -> Response:
     return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
         "Content-Disposition": f"attachment; filename=\"progress.csv\"; filename*=UTF-8''{quote(filename)}",
         "Cache-Control": "no-store"})
+
+
+@router.get("/teach/classes/{class_id}/timeline.csv")
+def timeline_csv_route(request: Request, class_id: str) -> Response:
+    """Every attempt the class's members made in it, one line each, with the facts the judge measured, lines
+    changed and the learner's note (web/timeline.py: CSV_HEAD)."""
+    _, class_ = taught_class(request, class_id)
+    names = {m.learner_id: m.display_name for m in request.app.state.classes.members(class_.id)}
+    order = [e.id for e in request.app.state.course.all()]
+    text = timeline_csv(class_timelines(request.app.state.store.engine, class_.id), names, order, cell_text)
+    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f"attachment; filename=\"timeline.csv\"; filename*=UTF-8''"
+                               f"{quote(class_.name + '-timeline.csv')}", "Cache-Control": "no-store"})
 
 
 @router.post("/teach/classes/{class_id}/instructors", response_class=HTMLResponse)
@@ -297,8 +332,10 @@ def _learner_page(request: Request, class_id: str, learner_id: str, new_link: st
                   "refuse_late": request.app.state.deadlines.of_class(class_id)[e.id].refuse_late,
                   "timing": timing(due(e.id, learner_id), solved.get(e.id))}
                  for e in course.all() if due(e.id, learner_id) is not None]
+    shown = [e for e in course.all() if e.id in counts and (exercise_id is None or e.id == exercise_id)]
+    timelines = [(e, timeline(engine, learner_id, e.id, class_id=class_id)) for e in shown]
     return page(request, "class_learner.html", {
-        "class_": class_, "member": member, "submissions": submissions, "grouped": counts,
+        "class_": class_, "member": member, "submissions": submissions, "grouped": counts, "timelines": timelines,
         "page_no": page_no, "pages": pages, "total": total,
         "changes": changes, "deadlines": deadlines,
         "exercise_id": exercise_id, "course": course, "new_link": new_link, "new_token": new_token,

@@ -123,8 +123,10 @@ def test_login_submit_logout_then_submit_is_refused(tmp_path):
         link = f"{server.url}/signin/link/{classes.issue_signin_token('learner-ann')}"
         assert practice("login", link, config=config, timeout=60).returncode == 0
         token = load_credentials_from(config).token
-        sent = practice("submit", "add-one", str(solution), config=config)
+        sent = practice("submit", "add-one", str(solution), "--note", "tried x + 1\nat last", config=config)
         assert sent.returncode == 0 and "ACCEPTED" in sent.stdout, sent.stdout + sent.stderr
+        (row,) = app.state.store.history("learner-ann", "add-one")
+        assert (row.origin, row.note) == ("cli", "tried x + 1 at last")  # on the learner's timeline, one line
 
         out = practice("logout", config=config, timeout=60)
         assert out.returncode == 0 and "Signed out: the token is revoked and forgotten." in out.stdout

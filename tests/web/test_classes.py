@@ -311,10 +311,12 @@ def test_the_csv_has_a_line_per_learner_and_exercise(client, teacher, klass, lan
     assert head == CSV_HEAD  # a few columns, whatever the size of the course
     ann, bob = (dict(zip(head, line)) for line in lines)
     assert ann["first solved at"].startswith("20") and ann["last origin"] == "browser"
-    assert {k: v for k, v in ann.items() if k not in ("first solved at", "last origin")} == {
+    assert ann["seconds to solve"].isdigit()  # from the first submission to the accepted one
+    assert {k: v for k, v in ann.items() if k not in ("first solved at", "last origin", "seconds to solve")} == {
         "learner": "Ann", "exercise id": "add-one", "exercise number": "1", "exercise title": title, "solved": "yes",
         "attempts": "2", "last verdict": "ACCEPTED", "last verdict before regrade": "",
-        "verdicts changed by regrade": "0", "due at": "", "timing": "", "submissions by origin": "browser 2"}
+        "verdicts changed by regrade": "0", "due at": "", "timing": "", "submissions by origin": "browser 2",
+        "questions answered": "", "questions asked": "", "solved needs the questions": "no"}
     assert (bob["learner"], bob["exercise id"], bob["solved"], bob["attempts"], bob["last verdict"]) == (
         "Bob", "add-one", "no", "0", "")
 

@@ -1,7 +1,9 @@
 """Scores to the LMS through Assignment and Grade Services, after a verdict is stored or regraded.
 
 The score is the learner's best on the exercise (1 once any submission's verdict, after regrades, is ACCEPTED;
-else 0); a verdict of the grader's own failure (INTERNAL_ERROR) is never sent and never lowers a score.
+else 0); where a class of the learner makes "solved" need the questions about the accepted file
+(web/questions.py), 1 only once they are all answered. A verdict of the grader's own failure (INTERNAL_ERROR) is
+never sent and never lowers a score.
 A target's `sent_score` is claimed before sending (`LtiRegistry.claim_send`), so the same score is
 sent once however often verdicts arrive; a failed send is undone and tried at the next verdict. The token comes
 from the platform's token URL (OAuth 2 client credentials, a JWT assertion signed with the tool's key).
@@ -25,11 +27,13 @@ from sqlalchemy.engine import Engine
 from judge.report import Verdict
 from web.lti.launch import HTTP_TIMEOUT_S, SCORE_SCOPE
 from web.lti.registry import GradeTarget, LtiRegistry, Platform
+from web.questions import QuestionStore
 from web.regrade import Regrades
 from web.tables import DONE, SubmissionRow
 
 log = logging.getLogger(__name__)
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+QUESTIONS_OPEN = "ACCEPTED, questions not all answered"  # the score's comment when the class's rule holds it back
 
 
 def best_score(engine: Engine, learner_id: str, exercise_id: str) -> tuple[float | None, str | None]:
@@ -43,6 +47,9 @@ def best_score(engine: Engine, learner_id: str, exercise_id: str) -> tuple[float
     verdicts = [v for v in (newest[sid].verdict if sid in newest else verdict for sid, verdict in rows)
                 if v != Verdict.INTERNAL_ERROR.value]
     if Verdict.ACCEPTED.value in verdicts:
+        questions = QuestionStore(engine)
+        if questions.required_for(learner_id, exercise_id) and not questions.answered_all(learner_id, exercise_id):
+            return 0.0, QUESTIONS_OPEN
         return 1.0, Verdict.ACCEPTED.value
     return (0.0, verdicts[-1]) if verdicts else (None, None)
 

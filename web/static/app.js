@@ -137,7 +137,22 @@
     finish();
     showReport(report, id);
     updateHistory(id, report.verdict);
-    if (report.verdict === "ACCEPTED") revealReference();
+    if (report.verdict === "ACCEPTED") {
+      revealReference();
+      document.dispatchEvent(new CustomEvent("practice:accepted", {detail: {id}}));  // questions.js
+    }
+    refreshTimeline();
+  }
+
+  // The timeline section is rendered (and escaped) by the server: fetched again after each grading, parsed
+  // inertly (DOMParser runs no script) and put in place of the old one.
+  async function refreshTimeline() {
+    const box = $("timeline-box");
+    if (!box) return;
+    const response = await fetch("/exercises/" + encodeURIComponent(boot.exercise_id) + "/timeline?lang=" + boot.lang);
+    if (!response.ok) return;
+    const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+    box.replaceChildren(...doc.body.childNodes);
   }
 
   async function revealReference() {
