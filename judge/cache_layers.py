@@ -215,7 +215,7 @@ def _base_step(folder, mode: str, vec_isa_ok: bool) -> dict:
 
 def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict, exercises: list[Exercise],
                 say: Log, progress: LayerProgress) -> None:
-    from judge.grading import grade, make_sandbox
+    from judge.grading import make_sandbox
 
     building = LayerBuild(cache, layer).start(base=below)
     if building is None:
@@ -224,13 +224,8 @@ def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict
     env = (("TORCHINDUCTOR_VEC_ISA_OK", "1"),) if base_info.get("vec_isa_ok") else ()
     sandbox = make_sandbox("local", compile_cache=CompileCache(root=cache.root, build=building.dir, build_env=env),
                            nice=BUILD_NICE)
-    verdicts = {}
     try:
-        for exercise in exercises:
-            report = grade(exercise, exercise.read(exercise.reference), sandbox=sandbox,
-                           filename=exercise.reference.rsplit("/", 1)[-1])
-            verdicts[exercise.id] = report.verdict.value
-            progress.update(pending=[e.id for e in exercises if e.id not in verdicts])
+        verdicts = _grade_references(exercises, sandbox, progress)
         path = building.commit({key: base_info.get(key) for key in ("vec_isa", "vec_isa_ok", "vec_isa_loaded")}
                                | {"references": verdicts})
     except BaseException:
@@ -243,6 +238,20 @@ def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict
 
 
 # ---- the GPU layer: the references' Triton kernels, for the prestarted GPU graders' verifiers ---------------------
+
+def _grade_references(exercises: list[Exercise], sandbox, progress: LayerProgress) -> dict[str, str]:
+    """Grade each exercise's reference on `sandbox` (compiling its kernels into the layer being built): exercise id
+    -> verdict, the exercises still to do told to `progress` after each."""
+    from judge.grading import grade
+
+    verdicts: dict[str, str] = {}
+    for exercise in exercises:
+        report = grade(exercise, exercise.read(exercise.reference), sandbox=sandbox,
+                       filename=exercise.reference.rsplit("/", 1)[-1])
+        verdicts[exercise.id] = report.verdict.value
+        progress.update(pending=[e.id for e in exercises if e.id not in verdicts])
+    return verdicts
+
 
 def gpu_key() -> str:
     """What a Triton kernel depends on besides config_key(): the driver and the GPUs."""
@@ -273,7 +282,7 @@ def build_gpu(cache: CompileCache, layer: Layer, exercises: list[Exercise], say:
               progress: LayerProgress | None = None) -> bool:
     """Grade each CUDA exercise's reference in prestarted processes that share the layer's build folder (trusted
     code only), then seal it. True when the layer is complete."""
-    from judge.grading import grade, make_sandbox
+    from judge.grading import make_sandbox
 
     progress = progress or LayerProgress(layer=GPU)
     exercises = sorted(exercises, key=lambda e: (e.order, e.id))
@@ -281,14 +290,10 @@ def build_gpu(cache: CompileCache, layer: Layer, exercises: list[Exercise], say:
     if cache.ready(layer) is None:
         building = LayerBuild(cache, layer).start()
         if building is not None:
-            started, verdicts = time.monotonic(), {}
+            started = time.monotonic()
             sandbox = make_sandbox("prestarted", build=building.dir)
             try:
-                for exercise in exercises:
-                    report = grade(exercise, exercise.read(exercise.reference), sandbox=sandbox,
-                                   filename=exercise.reference.rsplit("/", 1)[-1])
-                    verdicts[exercise.id] = report.verdict.value
-                    progress.update(pending=[e.id for e in exercises if e.id not in verdicts])
+                verdicts = _grade_references(exercises, sandbox, progress)
                 path = building.commit({"references": verdicts})
             except BaseException:
                 building.discard()
