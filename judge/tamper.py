@@ -25,9 +25,10 @@ _GUARDED_FUNCTIONS = [
 def _configs():
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
+    import torch.fx.experimental._config as symbolic_shapes_config  # backed_size_oblivious and the other shape knobs
 
     return {"torch._dynamo.config": torch._dynamo.config, "torch._inductor.config": inductor_config,
-            "torch._functorch.config": functorch_config}
+            "torch._functorch.config": functorch_config, "torch.fx.experimental._config": symbolic_shapes_config}
 
 
 class Snapshot:

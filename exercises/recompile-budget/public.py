@@ -1,5 +1,6 @@
-"""Handed to `compile_scorer` as `fn`: the grader's scoring step (the same as `scores` in your file), or another
-function of the same shapes (`compile_scorer` must serve whichever `fn` it is given), and `backend`."""
+"""The grader's scoring step (the same as `scores` in your file: the results are compared with it), another function
+of the same shapes handed to `compile_scorer` as `fn` once (it must serve whichever `fn` it is given), and the
+grader's `backend`."""
 
 from judge.compiling import recording_backend
 

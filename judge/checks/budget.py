@@ -21,52 +21,59 @@ from judge.i18n import T
 from judge.report import RecompileDiagnostic
 
 
-def describe_request(x: torch.Tensor) -> str:
-    """`x [2, 9, 16] float32`: how a message names a request."""
-    return f"x {list(x.shape)} {str(x.dtype).removeprefix('torch.')}"
+def describe_request(request) -> str:
+    """`x [2, 9, 16] float32`: how a message names a request (a tensor, or a tuple of the call's tensors)."""
+    if isinstance(request, tuple):
+        return ", ".join(describe_request(t) for t in request)
+    return f"x {list(request.shape)} {str(request.dtype).removeprefix('torch.')}"
 
 
 @dataclass
 class Served:
-    """What serving a schedule gave: per request (x, output computed here or None when it ran eagerly, expected),
+    """What serving a schedule gave: per request (the request, its output computed here or None when it ran eagerly,
+    what `expected_fn` gave),
     and the positions (1-based) of the requests that ran eagerly."""
 
     compiled: object
-    results: list[tuple[torch.Tensor, object, object]] = field(default_factory=list)
+    results: list[tuple[object, object, object]] = field(default_factory=list)
     eager: list[int] = field(default_factory=list)
 
 
-def serve_schedule(compiled, requests: list[torch.Tensor], *, expected_fn=None, allow_eager: bool = False) -> Served:
-    """Call `compiled` (a `RemoteCompiled` made with `learner_compiled=True`) on each request in order.
+def serve_schedule(compiled, requests: list, *, expected_fn=None, allow_eager: bool = False) -> Served:
+    """Call `compiled` (a `RemoteCompiled` made with `learner_compiled=True`) on each request in order: a tensor,
+    or a tuple of the call's arguments.
 
-    A request that ran no graph and compiled none is recorded in `.eager` (with `allow_eager`), else fails at once
-    with RECOMPILE (`eager_fallback`). `expected_fn`, when given, is computed first on a pristine copy."""
+    A request that ran no graph and compiled none is recorded in `.eager` (with `allow_eager`), else the first one
+    fails with RECOMPILE once the schedule is served (`eager_fallback`); none compiled at all is a WRONG_ANSWER.
+    `expected_fn`, when given, is computed first on a pristine copy."""
     served = Served(compiled)
     for i, x in enumerate(requests, start=1):
         before = compiled.frame_count
+        args = x if isinstance(x, tuple) else (x,)
         try:
-            expected, out = expected_first(expected_fn or (lambda x: None), compiled, x)
+            expected, out = expected_first(expected_fn or (lambda *_: None), compiled, *args)
         except GraphBreak:
-            if compiled.frame_count == 0:
-                raise WrongAnswer(T("serving never compiled `fn` through the judge's backend: return a `torch.compile`'d function (compiled "
-                                    "with the `backend` you are given, where the exercise hands you one)")) from None
             if compiled.frame_count != before:
                 raise
             served.eager.append(i)
-            if not allow_eager:
-                raise eager_fallback(compiled, i, x) from None
             served.results.append((x, None, None))
             continue
         served.results.append((x, out, expected))
+    if compiled.frame_count == 0:
+        raise WrongAnswer(T("serving never compiled `fn` through the judge's backend: return a `torch.compile`'d "
+                            "function (compiled with the `backend` you are given, where the exercise hands you one)"))
+    if served.eager and not allow_eager:
+        i = served.eager[0]
+        raise eager_fallback(compiled, i, requests[i - 1])
     return served
 
 
-def eager_fallback(compiled, i: int, x: torch.Tensor) -> Recompile:
-    """The failure of request `i`, which no compiled graph served (the recompile limit was reached)."""
+def eager_fallback(compiled, i: int, x) -> Recompile:
+    """The failure of request `i`, which no compiled graph served (the recompile limit reached, or `fn` called)."""
     reasons = list(compiled.recompile_reasons)
-    limit = T("request {i} ({request}) ran eagerly: after {count} compiles Dynamo reached the function's "
-              "`recompile_limit` and fell back to eager without an error, so this request and every later one "
-              "that fails the guards run uncompiled",
+    limit = T("request {i} ({request}) ran eagerly: no compiled graph served it (there were {count} compiles). "
+              "Past a function's `recompile_limit` Dynamo falls back to eager without an error; code that calls "
+              "`fn` itself instead of the compiled function does the same",
               i=i, request=describe_request(x), count=compiled.frame_count)
     if reasons:
         message = T("{limit}. The last guard that failed: `{guard}`", limit=limit, guard=reasons[-1])

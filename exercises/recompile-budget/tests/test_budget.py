@@ -1,6 +1,8 @@
 """Hidden tests for recompile-budget: a schedule of requests served within two compiles, and the limit kept.
 
-compile_scorer runs in the runner on the grader's scores and backend (public.py); each request is served there, the
+compile_scorer runs in the runner on the learner's own scores (the numbers are compared with the grader's,
+public.py; a failing guard names the learner's line) and the grader's backend, and once on another fn of the
+grader's; each request is served there, the
 learner's torch.compile recording into the grader's backend with the learner's own options (`recompile_limit` among
 them: `force_backend`, which other exercises use, bypasses it), and the graph that served it runs here on this
 side's own input
@@ -26,9 +28,10 @@ def requests():
     return [torch.randn(b, t, 16) for b, t in SCHEDULE]
 
 
-def compiled_scorer(entry, fn_name="scores"):
-    """compile_scorer(fn) in the runner, its result compiled with the learner's own options and counted."""
-    serve = entry(remote.public(fn_name), remote.public("backend"))
+def compiled_scorer(entry, fn=None):
+    """compile_scorer(fn, backend) in the runner, its result compiled with the learner's own options and counted.
+    `fn` is the learner's own `scores` unless given (a report's failing guard then names the learner's line)."""
+    serve = entry(fn or remote.learner("scores"), remote.public("backend"))
     if not isinstance(serve, remote.Ref):
         raise WrongAnswer(T("`compile_scorer` returned `{type}`; it must return the callable that serves every "
                             "request (a `torch.compile`'d function)",
@@ -81,7 +84,7 @@ def test_serves_the_function_it_is_given(entry, public):
     """compile_scorer serves the function it is given: another fn gives that fn's scores
     zh: compile_scorer 服务的是传给它的函数：换一个 fn，得到的就是那个 fn 的分数
     """
-    served = serve_schedule(compiled_scorer(entry, "other_scores"), requests()[:4], expected_fn=public.other_scores)
+    served = serve_schedule(compiled_scorer(entry, remote.public("other_scores")), requests()[:4], expected_fn=public.other_scores)
     for x, out, expected in served.results:
         assert_same(out, expected, case=T("{request}, served for another `fn` than `scores` (the result must be "
                                           "that `fn`'s: serve what you are given)",
