@@ -69,9 +69,14 @@ class Session:
         self.own_backend = bool(options.get("learner_backend"))  # the learner compiled with `recording_backend`
         self.tensor_lines: dict[str, dict] = {}  # tensor source -> the learner's line that first used it
         compile_options = {k: options[k] for k in ("fullgraph", "dynamic") if k in options}
-        self.compiled = target if self.force or self.own_backend else torch.compile(target, backend=self._backend, **compile_options)
+        self.compiled = target if self.force or self.own_backend \
+            else torch.compile(target, backend=self._backend, **compile_options)
 
     def _backend(self, gm, example_inputs):
+        from torch._guards import TracingContext
+
+        if TracingContext.try_get() is None:  # called by hand, not by Dynamo: a graph nothing compiled
+            raise RuntimeError("the judge's backend takes only the graphs Dynamo captures while compiling")
         index = len(self.graphs)
         self.graphs.append((gm, self._describe_inputs(gm, example_inputs)))
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import torch
-
+from judge import ir
 from judge.checks.expected import expected_first
 from judge.checks.failures import GraphBreak, Recompile, WrongAnswer
 from judge.i18n import T
@@ -58,6 +57,7 @@ def serve_schedule(compiled, requests: list, *, expected_fn=None, allow_eager: b
             served.eager.append(i)
             served.results.append((x, None, None))
             continue
+        assert_captured_by_dynamo(compiled, compiled.calls[-1].graph, i)
         served.results.append((x, out, expected))
     if compiled.frame_count == 0:
         raise WrongAnswer(T("serving never compiled `fn` through the judge's backend: return a `torch.compile`'d "
@@ -66,6 +66,23 @@ def serve_schedule(compiled, requests: list, *, expected_fn=None, allow_eager: b
         i = served.eager[0]
         raise eager_fallback(compiled, i, requests[i - 1])
     return served
+
+
+def assert_captured_by_dynamo(compiled, index: int, i: int) -> None:
+    """Fail unless graph `index` carries what Dynamo records on every tensor input it captured (its example value, with
+    the shape the guards hold it to): a graph traced by other means and handed to the backend by hand was never
+    compiled, and its inputs take any size, so "one compile" would mean nothing."""
+    graph = compiled.graphs[index]
+    for node, spec in zip(ir.placeholders(graph.gm), graph.inputs):
+        if not isinstance(spec, dict) or spec.get("kind") not in ("arg", "kwarg"):
+            continue
+        meta = node.meta.get("ir", {})
+        value = meta.get("value") if isinstance(meta.get("value"), dict) else {}
+        if not isinstance(value.get("shape"), list):
+            raise WrongAnswer(T("request {i} was served by a graph that torch.compile did not capture (its input "
+                                "`{name}` carries no example value, as every input Dynamo captures does): compile "
+                                "`fn` with torch.compile, do not hand graphs to the backend yourself",
+                                i=i, name=node.name))
 
 
 def eager_fallback(compiled, i: int, x) -> Recompile:

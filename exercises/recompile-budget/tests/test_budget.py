@@ -66,7 +66,7 @@ def test_limit_holds(entry, public):
     assert_compiles(compiled, at_most=BUDGET, guard_failures=compiled.recompile_reasons,
                     what=T("`scores`, after the schedule and then {novel},",
                            zh="服务完整个调度、再服务 {novel} 之后，`scores`", novel=shown))
-    for x, out, expected in served.results:
+    for x, out, _ in served.results:
         if out is not None:  # a request it compiled for (within the budget) runs its graph here
             assert_same(out, public.scores(x), case=T.same(describe_request(x)))
 
