@@ -14,7 +14,13 @@ import torch
 from judge import remote
 from judge.checks import WrongAnswer, assert_compiles, assert_same
 from judge.checks.budget import describe_request, serve_schedule
+from judge.checks.trust import rests_on_learner_process
 from judge.i18n import T
+
+COUNTS = T("how many graphs Dynamo compiled in your process and which one each request ran (each served request "
+           "must still run its graph here, on this side's input, so a graph specialised to other shapes refuses it)",
+           zh="你的进程里 Dynamo 编译了几张图、每个请求运行的是哪一张（每个请求仍须在本方、用本方的输入运行它那张图，"
+              "特化到别的形状的图不会接受它）")
 
 BUDGET = 2
 # (batch, length) in the order served: the batch changes, the length changes, and length 1 comes back.
@@ -45,6 +51,7 @@ def schedule_text():
     return ", ".join(f"[{b}, {t}, 16]" for b, t in SCHEDULE)
 
 
+@rests_on_learner_process(COUNTS)
 def test_within_budget(entry):
     """The schedule of 9 requests is served by compiled graphs, with at most 2 compiles
     zh: 9 个请求都由编译出的图服务，最多编译 2 次
@@ -55,6 +62,7 @@ def test_within_budget(entry):
                            shapes=schedule_text()))
 
 
+@rests_on_learner_process(COUNTS)
 def test_limit_holds(entry, public):
     """Requests unlike any before (float64, bfloat16) never take the compiles past 2: the limit is kept
     zh: 与之前都不同的请求（float64、bfloat16）也不会让编译超过 2 次：上限一直有效

@@ -12,6 +12,7 @@ import torch
 from judge import remote
 from judge.checks import WrongAnswer, assert_compiles, assert_same
 from judge.checks.budget import serve_schedule
+from judge.checks.trust import rests_on_learner_process
 from judge.i18n import T
 
 SIZES = [0, 1, 7, 2, 1, 0, 33, 5]  # in the order served: 0 and 1 first, and again later
@@ -38,6 +39,11 @@ def case(x, w) -> T:
     return T.same(f"x [{x.shape[0]}, 16] float32, w [{w.shape[0]}] float32 (n = {x.shape[0]})")
 
 
+@rests_on_learner_process(T(
+    "how many graphs Dynamo compiled in your process (the one graph must still serve every n here, on this side's "
+    "tensors, and a graph specialised to n = 0 or 1 refuses the other sizes)",
+    zh="你的进程里 Dynamo 编译了几张图（那一张图仍须在本方、用本方的张量服务每个 n，"
+       "特化到 n = 0 或 1 的图不接受别的大小）"))
 def test_compiles_once(entry):
     """Requests of n = 0, 1, 7, 2, 1, 0, 33, 5 tokens are served by one compile
     zh: n = 0、1、7、2、1、0、33、5 个 token 的请求只编译一次
