@@ -4,15 +4,19 @@ compile_pool runs in the runner on the learner's own pool (the numbers are compa
 a failing guard names the learner's line), and once on another fn of the grader's; each request is served there under the grader's
 recording backend (`torch.compiler.set_stance(force_backend=...)`, the learner's marks and options kept), and the
 graph that served it runs here on this side's own tensors (judge/checks/budget.py): a graph specialised to n = 0
-or n = 1 refuses the other sizes here, so one graph passes only by taking every n.
+or n = 1 refuses the other sizes here, so one graph passes only by taking every n. The count is the runner's; it
+is confirmed here, by this side's own compile of pool with each size marked as that one graph recorded it
+(unbacked, backed or static) on every request.
 """
 
-import torch
+import re
 
-from judge import remote
-from judge.checks import WrongAnswer, assert_compiles, assert_same
+import torch
+from torch._dynamo.decorators import mark_unbacked
+
+from judge import ir, remote
+from judge.checks import CompileCounter, WrongAnswer, assert_compiles, assert_same, recompile_log
 from judge.checks.budget import serve_schedule
-from judge.checks.trust import rests_on_learner_process
 from judge.i18n import T
 
 SIZES = [0, 1, 7, 2, 1, 0, 33, 5]  # in the order served: 0 and 1 first, and again later
@@ -39,20 +43,60 @@ def case(x, w) -> T:
     return T.same(f"x [{x.shape[0]}, 16] float32, w [{w.shape[0]}] float32 (n = {x.shape[0]})")
 
 
-@rests_on_learner_process(T(
-    "how many graphs Dynamo compiled in your process (the one graph must still serve every n here, on this side's "
-    "tensors, and a graph specialised to n = 0 or 1 refuses the other sizes)",
-    zh="你的进程里 Dynamo 编译了几张图（那一张图仍须在本方、用本方的张量服务每个 n，"
-       "特化到 n = 0 或 1 的图不接受别的大小）"))
-def test_compiles_once(entry):
+def test_compiles_once(entry, public):
     """Requests of n = 0, 1, 7, 2, 1, 0, 33, 5 tokens are served by one compile
     zh: n = 0、1、7、2、1、0、33、5 个 token 的请求只编译一次
     """
     compiled = compiled_pool(entry)
     serve_schedule(compiled, requests())
-    assert_compiles(compiled, at_most=1, guard_failures=compiled.recompile_reasons,
-                    what=T("`pool`, served for n = {sizes} tokens,", zh="服务 n = {sizes} 个 token 时，`pool`",
-                           sizes=", ".join(map(str, SIZES))))
+    what = T("`pool`, served for n = {sizes} tokens,", zh="服务 n = {sizes} 个 token 时，`pool`",
+             sizes=", ".join(map(str, SIZES)))
+    assert_compiles(compiled, at_most=1, guard_failures=compiled.recompile_reasons, what=what)
+    # One graph on the runner's word; confirmed here: the sizes that graph took as unbacked (u0) or backed (s0),
+    # marked the same way on every request of this side's own compile of pool, must compile once here too.
+    shapes = recorded_shapes(compiled.graphs[0])
+    if not all(shapes):
+        raise WrongAnswer(T("the graph does not take the request's own `x` and `w` as inputs: `serve` must hand them to "
+                            "the compiled function as they are (marking them is fine; a copy or a padded tensor is "
+                            "another tensor)",
+                            zh="图的输入不是请求自己的 `x` 和 `w`：`serve` 必须把它们原样交给编译过的函数"
+                               "（可以做标记；复制或填充出来的是另一个张量）"))
+    counter = CompileCounter()
+    torch._dynamo.reset()
+    here = torch.compile(public.pool, backend=counter)
+    with recompile_log() as reasons:
+        for x, w in requests():
+            for tensor, shape in zip((x, w), shapes):
+                mark_like(tensor, shape)
+            here(x, w)
+    shown = ", ".join(f"{name} [{', '.join(map(str, shape))}]" for name, shape in zip(("x", "w"), shapes))
+    assert_compiles(counter, at_most=1, guard_failures=reasons,
+                    what=T("`pool` compiled here with the sizes your graph recorded ({shapes}), marked the same way "
+                           "on every request,",
+                           zh="本方按你的图记录的大小（{shapes}）在每个请求上做同样的标记后编译的 `pool`", shapes=shown))
+
+
+def recorded_shapes(graph) -> list[list]:
+    """The recorded shapes of the graph's inputs x and w (the call's arguments 0 and 1), symbols as their names."""
+    shapes: list[list] = [[], []]
+    for node, spec in zip(ir.placeholders(graph.gm), graph.inputs):
+        path = spec.get("path") if isinstance(spec, dict) and spec.get("kind") == "arg" else None
+        shape = node.meta.get("ir", {}).get("value", {}).get("shape")
+        if isinstance(path, list) and path in ([0], [1]) and isinstance(shape, list):
+            shapes[path[0]] = shape
+    return shapes
+
+
+def mark_like(tensor: torch.Tensor, shape: list) -> None:
+    """Mark each dim of `tensor` as `shape` recorded it: `u0` unbacked, `s0` (or an expression) dynamic, a number
+    static (a shape of another rank marks nothing, and the compile here says why)."""
+    if len(shape) != tensor.dim():
+        return
+    for dim, size in enumerate(shape):
+        if isinstance(size, str) and re.fullmatch(r"u\d+", size):
+            mark_unbacked(tensor, dim)
+        elif isinstance(size, str):
+            torch._dynamo.mark_dynamic(tensor, dim)
 
 
 def test_same_numbers(entry, public):
