@@ -7,15 +7,25 @@
 A request that runs no graph and compiles none ran eagerly: Dynamo reached the function's `recompile_limit` and falls
 back to eager without an error (a warning in a log). Counts are the graphs the runner captured; a request passes
 only by running one of them here, on this side's own input, so a graph specialised to other sizes refuses it.
+Code in the runner could rewrite those counts; `replay_here` confirms them with this side's own compile of the
+grader's function, each size of every request marked as the learner's first graph recorded it:
+
+    replayed = replay_here(public.pool, requests, recorded_arg_shapes(served.compiled.graphs[0], 2))
+    assert_compiles(replayed.counter, at_most=1, guard_failures=replayed.reasons, what=...)
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+import torch
+from torch._dynamo.decorators import mark_unbacked
 
 from judge import ir
 from judge.checks.expected import expected_first
 from judge.checks.failures import GraphBreak, Recompile, WrongAnswer
+from judge.checks.recompiles import CompileCounter, recompile_log
 from judge.i18n import T
 from judge.report import RecompileDiagnostic
 
@@ -98,3 +108,68 @@ def eager_fallback(compiled, i: int, x) -> Recompile:
         message = T("{limit}.", limit=limit)
     return Recompile(message, [RecompileDiagnostic(compiles=compiled.frame_count, limit=compiled.frame_count,
                                                    guard_failures=reasons[:10])])
+
+
+def recorded_arg_shapes(graph, count: int) -> list[list]:
+    """The shapes graph recorded for the call's first `count` arguments (symbols as their names: `u0` unbacked, `s0`
+    backed), [] for an argument the graph does not take as an input (a copy of it, or nothing)."""
+    shapes: list[list] = [[] for _ in range(count)]
+    for node, spec in zip(ir.placeholders(graph.gm), graph.inputs):
+        path = spec.get("path") if isinstance(spec, dict) and spec.get("kind") == "arg" else None
+        value = node.meta.get("ir", {}).get("value")
+        shape = value.get("shape") if isinstance(value, dict) else None
+        if isinstance(path, list) and len(path) == 1 and path[0] in range(count) and isinstance(shape, list):
+            shapes[path[0]] = shape
+    return shapes
+
+
+def mark_as_recorded(tensor: torch.Tensor, shape: list) -> None:
+    """Mark each dim of `tensor` as `shape` recorded it: `u0` unbacked, `s0` (or an expression of sizes) dynamic, a
+    number static; a shape of another rank marks nothing."""
+    if len(shape) != tensor.dim():
+        return
+    for dim, size in enumerate(shape):
+        if isinstance(size, str) and re.fullmatch(r"u\d+", size):
+            mark_unbacked(tensor, dim)
+        elif isinstance(size, str):
+            torch._dynamo.mark_dynamic(tensor, dim)
+
+
+@dataclass
+class Replayed:
+    """This side's own compile of a schedule: its counter, the guards that failed, the requests (1-based) that ran no
+    graph."""
+
+    counter: CompileCounter
+    reasons: list[str]
+    eager: list[int]
+
+
+def replay_here(fn, requests: list, shapes: list[list], **compile_options) -> Replayed:
+    """torch.compile(fn, **compile_options) here, each request's arguments marked as `shapes` recorded them, called in
+    order: what Dynamo does with those marks, counted by this side."""
+    counter = CompileCounter()
+    runs = [0]
+
+    def backend(gm, example_inputs):
+        graph = counter(gm, example_inputs)
+
+        def run(*args):
+            runs[0] += 1
+            return graph(*args)
+
+        return run
+
+    torch._dynamo.reset()
+    compiled = torch.compile(fn, backend=backend, **compile_options)
+    eager = []
+    with recompile_log() as reasons:
+        for i, request in enumerate(requests, start=1):
+            args = request if isinstance(request, tuple) else (request,)
+            for tensor, shape in zip(args, shapes):
+                mark_as_recorded(tensor, shape)
+            before = runs[0]
+            compiled(*args)
+            if runs[0] == before:
+                eager.append(i)
+    return Replayed(counter, list(reasons), eager)

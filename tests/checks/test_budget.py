@@ -7,7 +7,7 @@ import torch
 
 from judge import ir
 from judge.checks import GraphBreak, Recompile, WrongAnswer
-from judge.checks.budget import serve_schedule
+from judge.checks.budget import mark_as_recorded, recorded_arg_shapes, replay_here, serve_schedule
 from judge.remote.graphs import Graph
 
 
@@ -88,3 +88,43 @@ def test_a_graph_break_that_compiled_a_graph_is_raised_as_it_is():
 def test_a_graph_traced_by_hand_is_refused():
     with pytest.raises(WrongAnswer, match="torch.compile did not capture"):
         serve_schedule(Scripted(["new"], make=traced_by_hand), requests(1))
+
+
+def test_the_shapes_a_graph_recorded_for_the_calls_arguments():
+    graph = Graph(captured(), [{"kind": "arg", "path": [0]}])
+    assert recorded_arg_shapes(graph, 2) == [[2, 3], []]  # the second argument is not an input of the graph
+
+
+def pooled(x, w):
+    return (x * w.softmax(0)[:, None]).sum(0)
+
+
+def sizes(*ns):
+    return [(torch.randn(n, 4), torch.randn(n)) for n in ns]
+
+
+@pytest.mark.parametrize("shapes, compiles", [
+    ([["u0", 4], ["u0"]], 1),   # unbacked: no 0/1 specialisation
+    ([["s0", 4], ["s0"]], 3),   # backed: 0 and 1 each compile a graph of their own
+    ([["u0", 4], [0]], 3),      # w recorded static: its size guard fails
+])
+def test_a_replay_marks_every_request_as_recorded_and_counts_here(shapes, compiles):
+    replayed = replay_here(pooled, sizes(0, 1, 5, 9), shapes)
+    assert replayed.counter.frame_count == compiles and replayed.eager == []
+    assert bool(replayed.reasons) == (compiles > 1)
+    torch._dynamo.reset()
+
+
+def test_a_replay_past_its_recompile_limit_names_the_eager_requests():
+    replayed = replay_here(pooled, sizes(3, 4, 1, 0), [[3, 4], [3]], recompile_limit=2)  # 1 and 0 need graphs 3, 4
+    assert replayed.counter.frame_count == 2 and replayed.eager == [3, 4]
+    torch._dynamo.reset()
+
+
+def test_marks_follow_the_recorded_names_and_a_rank_mismatch_marks_nothing():
+    x = torch.randn(3, 4, 5)
+    mark_as_recorded(x, ["u0", "s1", 5])
+    assert x._dynamo_unbacked_indices == {0} and x._dynamo_dynamic_indices == {1}
+    y = torch.randn(3, 4)
+    mark_as_recorded(y, ["u0"])
+    assert not hasattr(y, "_dynamo_unbacked_indices") and not hasattr(y, "_dynamo_dynamic_indices")

@@ -12,15 +12,16 @@ side's own input
 import torch
 
 from judge import remote
-from judge.checks import WrongAnswer, assert_compiles, assert_same
-from judge.checks.budget import describe_request, serve_schedule
+from judge.checks import Recompile, WrongAnswer, assert_compiles, assert_same
+from judge.checks.budget import describe_request, recorded_arg_shapes, replay_here, serve_schedule
 from judge.checks.trust import rests_on_learner_process
 from judge.i18n import T
+from judge.report import RecompileDiagnostic
 
-COUNTS = T("how many graphs Dynamo compiled in your process and which one each request ran (each served request "
-           "must still run its graph here, on this side's input, so a graph specialised to other shapes refuses it)",
-           zh="你的进程里 Dynamo 编译了几张图、每个请求运行的是哪一张（每个请求仍须在本方、用本方的输入运行它那张图，"
-              "特化到别的形状的图不会接受它）")
+COUNTS = T("how many graphs Dynamo compiled in your process after the schedule: the recompile_limit your code gave "
+           "torch.compile exists only there (the schedule itself is confirmed by this side's own compile)",
+           zh="调度之后你的进程里 Dynamo 又编译了几张图：你的代码传给 torch.compile 的 recompile_limit 只存在于那个进程"
+              "（调度本身由本方自己的编译确认）")
 
 BUDGET = 2
 # (batch, length) in the order served: the batch changes, the length changes, and length 1 comes back.
@@ -51,15 +52,35 @@ def schedule_text():
     return ", ".join(f"[{b}, {t}, 16]" for b, t in SCHEDULE)
 
 
-@rests_on_learner_process(COUNTS)
-def test_within_budget(entry):
+def test_within_budget(entry, public):
     """The schedule of 9 requests is served by compiled graphs, with at most 2 compiles
     zh: 9 个请求都由编译出的图服务，最多编译 2 次
     """
     served = serve_schedule(compiled_scorer(entry), requests())
-    assert_compiles(served.compiled, at_most=BUDGET, guard_failures=served.compiled.recompile_reasons,
-                    what=T("`scores`, served for x of shapes {shapes},", zh="服务形状为 {shapes} 的 x 时，`scores`",
-                           shapes=schedule_text()))
+    what = T("`scores`, served for x of shapes {shapes},", zh="服务形状为 {shapes} 的 x 时，`scores`",
+             shapes=schedule_text())
+    assert_compiles(served.compiled, at_most=BUDGET, guard_failures=served.compiled.recompile_reasons, what=what)
+    # Within the budget on the runner's word; confirmed here: the sizes the first graph took as symbolic, marked the
+    # same way on every request of this side's own compile of scores (recompile_limit=2), serve the schedule.
+    shapes = recorded_arg_shapes(served.compiled.graphs[0], 1)
+    if not all(shapes):
+        raise WrongAnswer(T("the graph does not take the request's own `x` as its input: `serve` must hand it to the "
+                            "compiled function as it is (marking it is fine; a copy is another tensor)",
+                            zh="图的输入不是请求自己的 `x`：`serve` 必须把它原样交给编译过的函数"
+                               "（可以做标记；复制出来的是另一个张量）"))
+    replayed = replay_here(public.scores, requests(), shapes, recompile_limit=BUDGET)
+    here = T("`scores` compiled here with the sizes your first graph recorded (x [{shape}]) marked on every request "
+             "and recompile_limit={limit},",
+             zh="本方按你的第一张图记录的大小（x [{shape}]）在每个请求上做同样的标记、以 recompile_limit={limit} 编译的 "
+                "`scores`", shape=", ".join(map(str, shapes[0])), limit=BUDGET)
+    if replayed.eager:
+        raise Recompile(T("{what} ran request {i} eagerly: the limit was reached. The last guard that failed: "
+                          "`{guard}`",
+                          zh="{what}以 eager 方式运行了第 {i} 个请求：达到了上限。最后一个失败的 guard：`{guard}`",
+                          what=here, i=replayed.eager[0], guard=(replayed.reasons or ["?"])[-1]),
+                        [RecompileDiagnostic(compiles=replayed.counter.frame_count, limit=BUDGET,
+                                             guard_failures=replayed.reasons[:10])])
+    assert_compiles(replayed.counter, at_most=BUDGET, guard_failures=replayed.reasons, what=here)
 
 
 @rests_on_learner_process(COUNTS)

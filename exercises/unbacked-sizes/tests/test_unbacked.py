@@ -9,14 +9,11 @@ is confirmed here, by this side's own compile of pool with each size marked as t
 (unbacked, backed or static) on every request.
 """
 
-import re
-
 import torch
-from torch._dynamo.decorators import mark_unbacked
 
-from judge import ir, remote
-from judge.checks import CompileCounter, WrongAnswer, assert_compiles, assert_same, recompile_log
-from judge.checks.budget import serve_schedule
+from judge import remote
+from judge.checks import WrongAnswer, assert_compiles, assert_same
+from judge.checks.budget import recorded_arg_shapes, replay_here, serve_schedule
 from judge.i18n import T
 
 SIZES = [0, 1, 7, 2, 1, 0, 33, 5]  # in the order served: 0 and 1 first, and again later
@@ -54,49 +51,19 @@ def test_compiles_once(entry, public):
     assert_compiles(compiled, at_most=1, guard_failures=compiled.recompile_reasons, what=what)
     # One graph on the runner's word; confirmed here: the sizes that graph took as unbacked (u0) or backed (s0),
     # marked the same way on every request of this side's own compile of pool, must compile once here too.
-    shapes = recorded_shapes(compiled.graphs[0])
+    shapes = recorded_arg_shapes(compiled.graphs[0], 2)
     if not all(shapes):
         raise WrongAnswer(T("the graph does not take the request's own `x` and `w` as inputs: `serve` must hand them to "
                             "the compiled function as they are (marking them is fine; a copy or a padded tensor is "
                             "another tensor)",
                             zh="图的输入不是请求自己的 `x` 和 `w`：`serve` 必须把它们原样交给编译过的函数"
                                "（可以做标记；复制或填充出来的是另一个张量）"))
-    counter = CompileCounter()
-    torch._dynamo.reset()
-    here = torch.compile(public.pool, backend=counter)
-    with recompile_log() as reasons:
-        for x, w in requests():
-            for tensor, shape in zip((x, w), shapes):
-                mark_like(tensor, shape)
-            here(x, w)
+    replayed = replay_here(public.pool, requests(), shapes)
     shown = ", ".join(f"{name} [{', '.join(map(str, shape))}]" for name, shape in zip(("x", "w"), shapes))
-    assert_compiles(counter, at_most=1, guard_failures=reasons,
+    assert_compiles(replayed.counter, at_most=1, guard_failures=replayed.reasons,
                     what=T("`pool` compiled here with the sizes your graph recorded ({shapes}), marked the same way "
                            "on every request,",
                            zh="本方按你的图记录的大小（{shapes}）在每个请求上做同样的标记后编译的 `pool`", shapes=shown))
-
-
-def recorded_shapes(graph) -> list[list]:
-    """The recorded shapes of the graph's inputs x and w (the call's arguments 0 and 1), symbols as their names."""
-    shapes: list[list] = [[], []]
-    for node, spec in zip(ir.placeholders(graph.gm), graph.inputs):
-        path = spec.get("path") if isinstance(spec, dict) and spec.get("kind") == "arg" else None
-        shape = node.meta.get("ir", {}).get("value", {}).get("shape")
-        if isinstance(path, list) and path in ([0], [1]) and isinstance(shape, list):
-            shapes[path[0]] = shape
-    return shapes
-
-
-def mark_like(tensor: torch.Tensor, shape: list) -> None:
-    """Mark each dim of `tensor` as `shape` recorded it: `u0` unbacked, `s0` (or an expression) dynamic, a number
-    static (a shape of another rank marks nothing, and the compile here says why)."""
-    if len(shape) != tensor.dim():
-        return
-    for dim, size in enumerate(shape):
-        if isinstance(size, str) and re.fullmatch(r"u\d+", size):
-            mark_unbacked(tensor, dim)
-        elif isinstance(size, str):
-            torch._dynamo.mark_dynamic(tensor, dim)
 
 
 def test_same_numbers(entry, public):
