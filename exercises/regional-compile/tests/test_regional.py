@@ -69,6 +69,23 @@ def block_copies(graph) -> tuple[int, int]:
     return len(inline) + sum(per_subgraph.values()), calls
 
 
+def operations(gm: torch.fx.GraphModule, seen: set[int] | None = None) -> int:
+    """Operations Dynamo traced: the graph's calls and those of each distinct subgraph it reads (counted once),
+    without the calls of subgraphs and the picking of their results, which are one per layer by design."""
+    seen = set() if seen is None else seen
+    count = 0
+    for node in gm.graph.nodes:
+        if node.op in ("call_function", "call_method", "call_module") \
+                and "invoke_subgraph" not in str(node.target) and "getitem" not in str(node.target):
+            count += 1
+        elif node.op == "get_attr":
+            sub = getattr(gm, str(node.target), None)
+            if isinstance(sub, torch.fx.GraphModule) and id(sub) not in seen:
+                seen.add(id(sub))
+                count += operations(sub, seen)
+    return count
+
+
 def test_one_graph(entry, public):
     """torch.compile(Stack(), fullgraph=True) captures one graph
     zh: torch.compile(Stack(), fullgraph=True) 只捕获一张图
@@ -81,9 +98,11 @@ def test_one_graph(entry, public):
 
 
 def test_block_traced_once(entry, public):
-    """The block is traced once and reused: at most 2 copies of it in the graph, for 8 blocks and for 12
-    zh: 块只追踪一次、反复复用：8 个块和 12 个块时，图里都最多只有它的 2 份拷贝
+    """The block is traced once and reused: at most 2 copies of it in the graph, for 8 blocks and for 12, and the
+    graph no larger for 12
+    zh: 块只追踪一次、反复复用：8 个块和 12 个块时图里都最多只有它的 2 份拷贝，12 个块的图也不更大
     """
+    traced = {}
     for n in (8, 12):
         session, _ = compiled_stack(entry, public, n)
         session(torch.randn(2, 8, D))
@@ -98,6 +117,16 @@ def test_block_traced_once(entry, public):
                    "把块标成嵌套编译区域（`torch.compiler.nested_compile_region`）：它只追踪一次，每个块都调用那个子图"
                    "（torch 2.13 会把第一次调用内联：最多 {limit} 份）",
                 n=n, copies=copies, calls=calls, limit=MAX_COPIES))
+        traced[n] = operations(session.graph_modules[0])
+    # Whatever the weights are (parameters, or tensors the graph holds as constants), a block traced per layer
+    # makes the graph grow with the depth; a region traced once does not.
+    if traced[12] > traced[8]:
+        raise WrongAnswer(T("the graph grows with the depth: {small} operations for 8 blocks, {large} for 12 (its "
+                            "subgraphs included, each counted once): the block is traced for every layer. Mark it as "
+                            "a nested compile region (`torch.compiler.nested_compile_region`)",
+                            zh="图随层数增长：8 个块时 {small} 个运算，12 个块时 {large} 个（包括子图，每个只算一次）："
+                               "每一层都追踪了一遍块。把它标成嵌套编译区域（`torch.compiler.nested_compile_region`）",
+                            small=traced[8], large=traced[12]))
 
 
 def test_same_numbers(entry, public):
