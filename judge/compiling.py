@@ -42,6 +42,16 @@ def _module_state(obj, owner: str) -> dict[int, dict]:
 
 
 MAX_GUARD_CHARS = 12_000
+ACTIVE: list = []  # [the Session whose call is running]: where `recording_backend` sends a graph
+
+
+def recording_backend(gm, example_inputs):
+    """A backend the learner's own `torch.compile(..., backend=...)` may be handed (an exercise's public module):
+    it records into the session of the call being served, like the backend `force_backend` swaps in, while the
+    learner's other options (`recompile_limit` among them, which `force_backend` bypasses) keep their effect."""
+    if not ACTIVE:
+        raise RuntimeError("the judge's backend compiles only while the judge serves a call")
+    return ACTIVE[0]._backend(gm, example_inputs)
 
 
 class Session:
@@ -56,11 +66,17 @@ class Session:
         self.outputs: dict[int, tuple] = {}
         self.current = None
         self.force = bool(options.get("force_backend"))
+        self.own_backend = bool(options.get("learner_backend"))  # the learner compiled with `recording_backend`
         self.tensor_lines: dict[str, dict] = {}  # tensor source -> the learner's line that first used it
         compile_options = {k: options[k] for k in ("fullgraph", "dynamic") if k in options}
-        self.compiled = target if self.force else torch.compile(target, backend=self._backend, **compile_options)
+        self.compiled = target if self.force or self.own_backend \
+            else torch.compile(target, backend=self._backend, **compile_options)
 
     def _backend(self, gm, example_inputs):
+        from torch._guards import TracingContext
+
+        if TracingContext.try_get() is None:  # called by hand, not by Dynamo: a graph nothing compiled
+            raise RuntimeError("the judge's backend takes only the graphs Dynamo captures while compiling")
         index = len(self.graphs)
         self.graphs.append((gm, self._describe_inputs(gm, example_inputs)))
 
@@ -108,6 +124,7 @@ class Session:
                 contextlib.redirect_stdout(printed):
             stance = torch.compiler.set_stance("default", force_backend=self._backend) if self.force \
                 else contextlib.nullcontext()
+            ACTIVE[:] = [self]
             try:
                 with stance:
                     result = self.compiled(*args, **kwargs)
@@ -115,6 +132,8 @@ class Session:
                 error = describe(exc)
                 if error["kind"] in (ErrorKind.GRAPH_BREAK, ErrorKind.ERROR):  # eagerly, a plain error names the line
                     error = self._eager_also_fails(args, kwargs) or error
+            finally:
+                ACTIVE.clear()
         new = [{"index": i, "ir": ir.to_ir(gm), "inputs": inputs}
                for i, (gm, inputs) in enumerate(self.graphs) if i >= self.sent]
         self.sent = len(self.graphs)

@@ -110,7 +110,8 @@ def to_ir(gm: torch.fx.GraphModule, *, sources: dict[str, str] | None = None, _d
         if node.op == "placeholder":
             source = (sources or {}).get(node.name)
             if source is None and node.meta.get("grapharg") is not None:
-                source = node.meta["grapharg"].source.name()
+                name = node.meta["grapharg"].source.name  # a method before torch 2.13, a property since
+                source = name() if callable(name) else name
             if source:
                 meta["source"] = source
         if node.op in ("call_function",):

@@ -22,12 +22,15 @@ _GUARDED_FUNCTIONS = [
 ]
 
 
-def _configs():
+def config_modules() -> dict:
+    """The compiler's config modules by name, the one list both the runner's snapshot and the verifier's sealed runs
+    watch (judge/checks/sealed.py)."""
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
+    import torch.fx.experimental._config as symbolic_shapes_config  # backed_size_oblivious and the other shape knobs
 
     return {"torch._dynamo.config": torch._dynamo.config, "torch._inductor.config": inductor_config,
-            "torch._functorch.config": functorch_config}
+            "torch._functorch.config": functorch_config, "torch.fx.experimental._config": symbolic_shapes_config}
 
 
 class Snapshot:
@@ -38,7 +41,7 @@ class Snapshot:
         methods (e.g. {"judge.runner.Runner": the runner})."""
         self.watched = dict(watch or {})
         self.shadowing = {name: _shadowing(obj) for name, obj in self.watched.items()}
-        self.configs = {name: _plain_config(mod) for name, mod in _configs().items()}
+        self.configs = {name: _plain_config(mod) for name, mod in config_modules().items()}
         self.functions = {(owner.__name__, attr): getattr(owner, attr) for owner, attr in _GUARDED_FUNCTIONS}
         self.stance = _stance()
         self.judge = _judge_functions()
@@ -58,7 +61,7 @@ class Snapshot:
             if now_process.get(key) != before:
                 found.append(T("{change} (process-wide state; restore it, e.g. with a `with` block)",
                                change=_change(key, before, now_process.get(key))))
-        for name, mod in _configs().items():
+        for name, mod in config_modules().items():
             now = _plain_config(mod)
             for key, before in self.configs[name].items():
                 if now.get(key, before) != before:

@@ -108,11 +108,9 @@ _ITEMS: list = []
 
 
 def _configs() -> dict[str, ModuleType]:
-    import torch._functorch.config as functorch_config
-    import torch._inductor.config as inductor_config
+    from judge.tamper import config_modules
 
-    return {"torch._dynamo.config": torch._dynamo.config, "torch._inductor.config": inductor_config,
-            "torch._functorch.config": functorch_config}
+    return config_modules()
 
 
 _CONFIG_VARS: dict[str, tuple[list[str], list, list]] = {}  # module -> (keys, entries, their ContextVars)

@@ -20,7 +20,7 @@ from judge.remote.failures import YOUR_FUNCTION, Protocol, raise_learner_error
 from judge.remote.values import RunnerObject, encode_arg
 
 RUNNER_OPTIONS = ("fullgraph", "dynamic")  # what the runner passes to torch.compile (judge/compiling.py)
-VERIFIER_OPTIONS = ("what", "local_backend", "mutates_args", "rewrite_graph", "learner_compiled")
+VERIFIER_OPTIONS = ("what", "local_backend", "mutates_args", "rewrite_graph", "learner_compiled", "learner_backend")
 
 
 class Ref(RunnerObject):
@@ -33,7 +33,7 @@ class Ref(RunnerObject):
     def compile(self, *, fullgraph: bool = False, dynamic: bool | None = None, what=YOUR_FUNCTION,
                 local_backend=None, mutates_args=(),
                 rewrite_graph: Callable[[torch.fx.GraphModule], None] | None = None,
-                learner_compiled: bool = False, **unknown) -> RemoteCompiled:
+                learner_compiled: bool = False, learner_backend: bool = False, **unknown) -> RemoteCompiled:
         """`torch.compile(self, fullgraph=..., dynamic=...)` in the runner; calls run the captured graph here.
 
         The verifier's side:
@@ -45,18 +45,21 @@ class Ref(RunnerObject):
         - `rewrite_graph`: called once on each rebuilt graph before it first runs here (e.g. to send a provided
           operator's nodes to the test's own implementation);
         - `learner_compiled`: the target is already a `torch.compile` result of the learner's code: the runner
-          records its graphs with the learner's own options (then `fullgraph` and `dynamic` are not given).
+          records its graphs with the learner's own options (then `fullgraph` and `dynamic` are not given);
+        - `learner_backend`: as `learner_compiled`, but the learner's code compiled with the backend the exercise
+          handed it (`judge.compiling.recording_backend`, from its public module) instead of having it swapped in
+          with `force_backend`, which bypasses the function's own `recompile_limit`.
         Any other option is a TypeError: the runner honours only `fullgraph` and `dynamic`."""
         if unknown:
             names = ", ".join(f"`{name}`" for name in sorted(unknown))
             raise TypeError(f"Ref.compile() does not take {names}: the runner compiles with {RUNNER_OPTIONS} only, "
                             f"and the verifier's side takes {VERIFIER_OPTIONS} (for a backend or a mode, compile the "
                             "captured graph here with local_backend=...)")
-        if learner_compiled:
+        if learner_compiled or learner_backend:
             if fullgraph or dynamic is not None:
                 raise TypeError("Ref.compile(learner_compiled=True) keeps the learner's own options: give neither "
                                 "fullgraph nor dynamic")
-            options: dict = {"force_backend": True}
+            options: dict = {"learner_backend": True} if learner_backend else {"force_backend": True}
         else:
             options = {"fullgraph": bool(fullgraph), "dynamic": dynamic}
         return RemoteCompiled(self, options, what=what, local_backend=local_backend, mutates_args=mutates_args,

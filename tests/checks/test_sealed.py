@@ -49,6 +49,13 @@ def dynamo_config_changed(x):
     return x * 2
 
 
+def shapes_config_changed(x):
+    import torch.fx.experimental._config as shapes_config
+
+    shapes_config.backed_size_oblivious = not shapes_config.backed_size_oblivious  # no 0/1 specialisation anywhere
+    return x * 2
+
+
 @pytest.mark.parametrize("graph, changed", [
     (grad_off, "torch.is_grad_enabled()"),
     (autocast_left_open, "torch.is_autocast_enabled('cpu')"),
@@ -58,6 +65,7 @@ def dynamo_config_changed(x):
     (deterministic_changed, "torch.are_deterministic_algorithms_enabled()"),
     (inductor_config_changed, "torch._inductor.config.max_autotune"),
     (dynamo_config_changed, "torch._dynamo.config.recompile_limit"),
+    (shapes_config_changed, "torch.fx.experimental._config.backed_size_oblivious"),
 ], ids=lambda v: getattr(v, "__name__", None) or str(v).split("(")[0])
 def test_a_run_that_changes_process_state_is_forbidden_and_undone(graph, changed):
     before = ProcessState.now()

@@ -87,6 +87,18 @@ def test_learner_compiled_keeps_the_learners_options(grading):
         remote.entry_ref().compile(learner_compiled=True, fullgraph=True)
 
 
+def test_learner_backend_keeps_the_learners_options_and_their_backend(grading):
+    remote.entry_ref().compile(learner_backend=True)(torch.randn(3))
+    assert grading.client.sent[0][1]["options"] == {"learner_backend": True}
+
+
+def test_the_recording_backend_refuses_outside_a_served_call():
+    from judge.compiling import recording_backend
+
+    with pytest.raises(RuntimeError, match="only while the judge serves a call"):
+        recording_backend(None, [])
+
+
 def test_each_grading_names_its_own_compile_sessions():
     first, second = remote.GradingContext(client=Recorder()), remote.GradingContext(client=Recorder())
     with remote.using(first):

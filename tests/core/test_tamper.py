@@ -61,3 +61,14 @@ def test_a_plain_attribute_of_the_live_runner_is_not_a_patch():
     runner.handles["h0"] = object()
     runner.submission = object()
     assert snapshot.changes() == []
+
+
+def test_a_symbolic_shapes_config_flag_is_named():
+    # backed_size_oblivious drops the 0/1 specialisation of every backed size in the process (unbacked-sizes' cheat)
+    import torch.fx.experimental._config as shapes_config
+
+    snapshot = tamper.Snapshot()
+    with shapes_config.patch(backed_size_oblivious=True):
+        assert any("torch.fx.experimental._config.backed_size_oblivious" in c for c in snapshot.changes())
+    assert snapshot.changes() == []
+

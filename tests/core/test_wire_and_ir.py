@@ -160,3 +160,16 @@ def test_a_view_with_gaps_travels_as_the_dense_tensor_it_reads():
     assert torch.equal(back, view) and back.stride() == (12, 1)
     transposed = torch.randn(3, 5).t()
     assert wire.decode_tensor(wire.encode_tensor(transposed)).stride() == transposed.stride()
+
+
+def test_a_graph_described_while_dynamo_still_holds_it_names_its_inputs_sources():
+    # Inside the backend each placeholder still carries Dynamo's GraphArg, whose source name is a property on 2.13
+    import torch
+
+    from judge import ir
+
+    described = []
+    torch._dynamo.reset()
+    torch.compile(lambda x: x + 1, backend=lambda gm, _: described.append(ir.to_ir(gm)) or gm.forward)(torch.ones(2))
+    placeholders = [n for n in described[0]["nodes"] if n.get("op") == "placeholder"]
+    assert [n["meta"].get("source") for n in placeholders] == ["L['x']"]

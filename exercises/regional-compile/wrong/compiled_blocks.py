@@ -1,0 +1,25 @@
+import torch
+import torch.nn.functional as F
+
+
+class Block(torch.nn.Module):
+    def __init__(self, d=16):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(d)
+        self.lin = torch.nn.Linear(d, d)
+
+    def forward(self, x):
+        return x + F.gelu(self.lin(self.norm(x)))
+
+
+class Stack(torch.nn.Module):
+    def __init__(self, n=8, d=16):
+        super().__init__()
+        self.blocks = torch.nn.ModuleList(Block(d) for _ in range(n))
+        for block in self.blocks:
+            block.compile()                    # regional compilation: compile each block module
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x

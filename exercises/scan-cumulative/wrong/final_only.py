@@ -1,0 +1,11 @@
+import torch
+from torch._higher_order_ops.scan import scan
+
+
+def ema(x, decay):
+    def step(h, x_t):
+        h = decay * h + (1 - decay) * x_t
+        return h, h.clone()
+
+    last, _ = scan(step, torch.zeros_like(x[0]), x)
+    return last.expand_as(x)                   # the running average: its final value, for every step
