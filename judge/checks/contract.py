@@ -308,8 +308,8 @@ def search(run: ContractRun, spec: dict) -> dict:
         found = type(exc)(T("{message} [counterexample found by search, seed {seed}, budget {budget}]",
                             message=exc.message, seed=seed, budget=budget),
                           exc.diagnostics, verdict=exc.verdict)
-        if isinstance(exc, WrongAnswer):  # what it compared: the counterexample's stages (judge/remote/stages.py)
-            found.compared = exc.compared
+        if isinstance(exc, WrongAnswer) and isinstance(found, WrongAnswer):  # what it compared: the counterexample's
+            found.compared = exc.compared  # stages (judge/remote/stages.py)
         raise found from None
     finally:
         stats["round_trips"], stats["seconds"] = run.round_trips, time.monotonic() - started
