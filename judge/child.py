@@ -28,6 +28,11 @@ PROGRAM = Program(module="judge.child")
 def prepare_worker() -> None:
     """Import torch and what every grading imports, and compile once, so that forked children start fast."""
     os.environ.update(PROGRAM.environment())
+    # Forked children grade on the CPU only (a GPU exercise's full grading never forks: judge/requirements.py), and
+    # Triton decides at import whether its language runs interpreted: a CPU tier's Triton kernels need it so.
+    from judge import tiers
+
+    os.environ.update(tiers.INTERPRETER)
     import importlib
 
     import torch
@@ -95,6 +100,9 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
     try:
         job = json.loads(job_json)
         del job_json
+        from judge import tiers
+
+        tiers.enter(job.get("tier"))  # before anything imports Triton in a fresh process
         configure_compile_caches()
         if job.get("role") == "runner":
             from judge import runner
