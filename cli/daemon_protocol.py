@@ -6,7 +6,7 @@ messages, one JSON object per line over a Unix socket, each of a bounded size.
     client -> {"op": "status"}                     <- {"op": "status", "pid", "state", "fingerprint", ...}
     client -> {"op": "stop"}                       <- {"op": "stopping", "pid"}, then the daemon exits
     client -> {"op": "grade", "version", "fingerprint", "exercise": FOLDER, "source", "filename",
-               "stop_after_first_failure"}
+               "stop_after_first_failure", "tier"}     (tier: "" for the whole grading, "cpu": judge/tiers.py)
               <- {"op": "event", "event": ProgressEvent}*    ("running" and one "check" per finished check)
               <- {"op": "alive"}*                              (every HEARTBEAT_S while it works)
               <- {"op": "report", "report": Report} | {"op": "refused", "reason", ...} | {"op": "error", "message"}

@@ -34,6 +34,27 @@ def passed_cpu(checks: int) -> T:
                 "CUDA GPU。", n=checks)
 
 
+CPU_TIER_PASSED = "CPU_TIER_PASSED"  # what a record of progress keeps of a passed CPU tier (never "solved")
+PASSED_TITLE = T("Passed the CPU tier, waiting for a GPU", zh="通过了 CPU 这一层，等待 GPU")
+
+
+def tier_line(section) -> T:
+    """One line of a front-end about a tier graded before the report's own (a `judge.report.TierSection`)."""
+    return T("CPU tier: {verdict}, {n} checks on the CPU in {seconds:.1f} s", zh="CPU 这一层：{verdict}，在 CPU 上的 "
+             "{n} 项检查，用时 {seconds:.1f} 秒", verdict=section.verdict.value, n=len(section.checks),
+             seconds=section.duration_s)
+
+
+def waits_for_gpu(report) -> bool:
+    """A report of a passed CPU tier: its ACCEPTED is the tier's, the exercise is not solved yet."""
+    return report.tier == CPU and report.accepted
+
+
+def standing(report) -> str:
+    """The verdict a record of progress keeps: the report's, or CPU_TIER_PASSED for a passed CPU tier."""
+    return CPU_TIER_PASSED if waits_for_gpu(report) else report.verdict.value
+
+
 def cpu_checks(exercise) -> list[str]:
     """The hidden tests of the exercise's CPU tier, in the order they run ([] when it declares none)."""
     return list(getattr(exercise, "cpu_tier", None) or [])
