@@ -521,9 +521,12 @@ class Report(Localized):
 
 
 class ProgressEvent(BaseModel):
-    """A live update while grading: queued, running, each check as it finishes, then done."""
+    """A live update while grading: queued, running, each check as it finishes, then done; `tier` when a tier was
+    passed and the file waits for the next (its report, its place in that queue and an estimate of the wait)."""
 
-    type: Literal["queued", "running", "check", "done"]
+    type: Literal["queued", "running", "check", "tier", "done"]
     check: CheckResult | None = None
     total_checks: int | None = None
     report: Report | None = None
+    position: int | None = Field(None, description="`tier`: its place in the queue it now waits in (1: next).")
+    wait_s: float | None = Field(None, description="`tier`: an estimate of that wait, in seconds.")
