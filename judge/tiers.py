@@ -29,20 +29,17 @@ CPU_ENVIRONMENT = {"CUDA_VISIBLE_DEVICES": "", **INTERPRETER}
 def passed_cpu(checks: int) -> T:
     """The summary of a passed CPU tier: what it means, and that the GPU checks are still to come."""
     return T("Passed the CPU tier ({n} checks on the CPU, no GPU needed). The GPU checks are still to come: your file "
-             "waits for a CUDA GPU.",
-             zh="通过了 CPU 这一层（在 CPU 上的 {n} 项检查，不需要 GPU）。GPU 上的检查还没有做：你的文件在等待一块 "
-                "CUDA GPU。", n=checks)
+             "waits for a CUDA GPU.", n=checks)
 
 
 CPU_TIER_PASSED = "CPU_TIER_PASSED"  # what a record of progress keeps of a passed CPU tier (never "solved")
-PASSED_TITLE = T("Passed the CPU tier, waiting for a GPU", zh="通过了 CPU 这一层，等待 GPU")
+PASSED_TITLE = T("Passed the CPU tier, waiting for a GPU")
 
 
 def tier_line(section) -> T:
     """One line of a front-end about a tier graded before the report's own (a `judge.report.TierSection`)."""
-    return T("CPU tier: {verdict}, {n} checks on the CPU in {seconds:.1f} s", zh="CPU 这一层：{verdict}，在 CPU 上的 "
-             "{n} 项检查，用时 {seconds:.1f} 秒", verdict=section.verdict.value, n=len(section.checks),
-             seconds=section.duration_s)
+    return T("CPU tier: {verdict}, {n} checks on the CPU in {seconds:.1f} s", verdict=section.verdict.value,
+             n=len(section.checks), seconds=section.duration_s)
 
 
 def waits_for_gpu(report) -> bool:
