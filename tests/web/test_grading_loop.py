@@ -13,8 +13,8 @@ from sqlalchemy import text
 
 from judge.report import Report
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker, wait_done, wait_until
-from web.app import create_app
 from web import gpu_wait
+from web.app import create_app
 from web.grading_loop import MAX_ATTEMPTS
 from web.settings import Settings
 
