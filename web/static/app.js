@@ -125,8 +125,10 @@
       const wait = event.position ? fmt(T.gpu_queue, {n: event.position, s: Math.round(event.wait_s)})
                                   : T.gpu_waiting;
       setStatus(T.cpu_tier_passed + " · " + wait, "busy");
+      progress.replaceChildren();  // the GPU grading's checks come here, below the CPU tier's
+      finished = 0;
       reportBox.replaceChildren(el("p", {class: "tier-wait"}, T.cpu_tier_passed + " · " + wait),
-                                ...R.render(event.report).parts);
+                                ...R.render(event.report).parts, progress);
     });
     on("done", (event) => { source.close(); done(id, event.report); });
     source.onerror = () => {
