@@ -126,7 +126,7 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
               measure_cost=None, seed: int = 0, tier: str | None = None) -> tuple[RunOutcome, tuple]:
     runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost, seed,
                                          tier)
-    return run_jobs(runner_job, verifier_job, exercise.limits, sandbox, emit)
+    return run_jobs(runner_job, verifier_job, tiers.limits_for(exercise.limits, tier), sandbox, emit)
 
 
 def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) -> tuple[RunOutcome, tuple]:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from judge.cost_spec import spec_for as cost_spec_for
 from judge.exercise import Exercise
 from judge.i18n import T
-from judge.tiers import cpu_checks
+from judge.tiers import cpu_checks, limits_for
 from sandbox.limits import Limits
 
 # The verifier waits on the runner: it gets the runner's time plus this much, and more CPU and memory.
@@ -86,7 +86,7 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
     verifier = VerifierJob(exercise_id=exercise.id, entry_point=exercise.entry_point, filename=filename,
                            files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
                            reference=exercise.reference, starter=exercise.starter, public=public,
-                           op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds,
+                           op_namespaces=exercise.op_namespaces, runner_seconds=limits_for(exercise.limits, tier).time_seconds,
                            contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
                            stop_after_first_failure=stop_after_first_failure or tier is not None, seed=seed,
                            tier=tier, tier_checks=cpu_checks(exercise) if tier else [])

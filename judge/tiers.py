@@ -26,6 +26,19 @@ INTERPRETER = {"TRITON_INTERPRET": "1"}
 CPU_ENVIRONMENT = {"CUDA_VISIBLE_DEVICES": "", **INTERPRETER}
 
 
+# A pre-check in seconds: the CPU tier's runner gets at most this long (a file that runs on holds a CPU grader, not
+# a GPU one, but no longer than this); its verifier gets the usual margin on top (judge.job.verifier_limits).
+CPU_TIER_SECONDS = 60.0
+
+
+def limits_for(limits, tier: str | None):
+    """The runner's limits for `tier`: the exercise's, its time (and CPU time) capped in the CPU tier."""
+    if tier != CPU or limits.time_seconds <= CPU_TIER_SECONDS:
+        return limits
+    return limits.model_copy(update={"time_seconds": CPU_TIER_SECONDS,
+                                     "cpu_seconds": min(limits.cpu_limit, 2 * CPU_TIER_SECONDS)})
+
+
 def passed_cpu(checks: int) -> T:
     """The summary of a passed CPU tier: what it means, and that the GPU checks are still to come."""
     return T("Passed the CPU tier ({n} checks on the CPU, no GPU needed). The GPU checks are still to come: your file "

@@ -10,8 +10,10 @@ import pytest
 
 from judge.exercise import ExerciseError, load_exercise
 from judge.grading import grade
+from judge.job import make_jobs
+from judge.paths import EXERCISES_DIR
 from judge.report import Verdict
-from judge.tiers import CPU, grade_tiers, selected, standing, waits_for_gpu
+from judge.tiers import CPU, CPU_TIER_SECONDS, grade_tiers, limits_for, selected, standing, waits_for_gpu
 
 FAKE = Path(__file__).parent.parent / "fake_course" / "add-one"
 # Run in the verifier: what the CPU tier promises its hidden tests.
@@ -53,6 +55,15 @@ def gpu_exercise(tmp_path) -> Path:
     toml.write_text(toml.read_text().replace('id = "add-one"', 'id = "add-one"\nneeds_cuda = true\n'
                                              'cpu_tier = ["test_values", "test_on_the_cpu"]', 1))
     return folder
+
+
+def test_a_file_that_runs_on_holds_a_cpu_grader_no_longer_than_the_cpu_tiers_cap():
+    exercise = load_exercise(EXERCISES_DIR / "triton-fused-add-rmsnorm")  # 240 s on the GPU
+    capped = limits_for(exercise.limits, CPU)
+    assert (capped.time_seconds, capped.cpu_limit, capped.memory_mb) == (CPU_TIER_SECONDS, 2 * CPU_TIER_SECONDS,
+                                                                         exercise.limits.memory_mb)
+    assert limits_for(exercise.limits, None) == exercise.limits
+    assert make_jobs(exercise, "", tier=CPU)[1].runner_seconds == CPU_TIER_SECONDS
 
 
 def test_a_tier_selects_its_tests_in_its_order_whatever_their_parameters():
