@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-VERSION = 1  # bump when a message changes meaning
+VERSION = 2  # bump when a message changes meaning (2: a grade request names its tier)
 MAX_REQUEST_BYTES = 1 << 20  # a grade request: the source (at most 64 KiB, judge.job) JSON-escaped, and paths
 MAX_REPLY_BYTES = 64 << 20  # one reply line: a report with its compiler view (generated code included)
 HEARTBEAT_S = 5.0
