@@ -195,11 +195,12 @@ def start(settings: DaemonSettings) -> int:
 
 
 def grade(conn: Connection, exercise: Exercise, source: str, filename: str, on_event: OnEvent | None,
-          settings: DaemonSettings, stop_after_first_failure: bool = False) -> Report:
+          settings: DaemonSettings, stop_after_first_failure: bool = False, tier: str | None = None) -> Report:
     """Grade through the daemon at `conn`: its events go to `on_event`, its report comes back. OtherCode when it
     runs other code; Unavailable when it fails (the connection is closed either way)."""
     request = {"op": "grade", "version": VERSION, "fingerprint": fingerprint(), "exercise": str(exercise.root),
-               "source": source, "filename": filename, "stop_after_first_failure": stop_after_first_failure}
+               "source": source, "filename": filename, "stop_after_first_failure": stop_after_first_failure,
+               "tier": tier or ""}
     try:
         conn.sock.settimeout(settings.silence_seconds)
         send(conn.sock, request)
@@ -244,19 +245,19 @@ class DaemonGrader:
         self.used_daemon = False
 
     def __call__(self, source: str, filename: str, on_event: OnEvent | None = None,
-                 stop_after_first_failure: bool = False) -> Report:
+                 stop_after_first_failure: bool = False, tier: str | None = None) -> Report:
         try:
-            report = self._through_daemon(source, filename, on_event, stop_after_first_failure)
+            report = self._through_daemon(source, filename, on_event, stop_after_first_failure, tier)
         except Unusable as exc:
             self.notes.append(not_used(str(exc)))
-            return self._fresh(source, filename, on_event, stop_after_first_failure)
+            return self._fresh(source, filename, on_event, stop_after_first_failure, tier)
         except Unavailable as exc:
             self.notes.append(fell_back(exc.reason))
-            return self._fresh(source, filename, on_event, stop_after_first_failure)
+            return self._fresh(source, filename, on_event, stop_after_first_failure, tier)
         if report is not None:
             self.used_daemon = True
             return report
-        report = self._fresh(source, filename, on_event, stop_after_first_failure)
+        report = self._fresh(source, filename, on_event, stop_after_first_failure, tier)
         try:
             start(self.settings)
         except (OSError, Unusable) as exc:
@@ -265,24 +266,25 @@ class DaemonGrader:
             self.notes.append(starting(self.settings))
         return report
 
-    def _through_daemon(self, source, filename, on_event, stop_after_first_failure) -> Report | None:
+    def _through_daemon(self, source, filename, on_event, stop_after_first_failure, tier=None) -> Report | None:
         """The daemon's report; None when no daemon of this code runs (one of other code is stopped first)."""
         conn = connect(self.settings)
         if conn is None:
             return None
         try:
-            return grade(conn, self.exercise, source, filename, on_event, self.settings, stop_after_first_failure)
+            return grade(conn, self.exercise, source, filename, on_event, self.settings, stop_after_first_failure,
+                         tier)
         except OtherCode as exc:
             stop(self.settings, pid=exc.pid)  # replaced: this grading runs fresh, then starts one of this code
             return None
 
-    def _fresh(self, source, filename, on_event, stop_after_first_failure) -> Report:
+    def _fresh(self, source, filename, on_event, stop_after_first_failure, tier=None) -> Report:
         from judge.grading import grade as grade_here
 
         sandbox = self.fresh()
         try:
             return grade_here(self.exercise, source, sandbox=sandbox, filename=filename, on_event=on_event,
-                              stop_after_first_failure=stop_after_first_failure)
+                              stop_after_first_failure=stop_after_first_failure, tier=tier)
         finally:
             sandbox.close()
 

@@ -6,7 +6,7 @@ messages, one JSON object per line over a Unix socket, each of a bounded size.
     client -> {"op": "status"}                     <- {"op": "status", "pid", "state", "fingerprint", ...}
     client -> {"op": "stop"}                       <- {"op": "stopping", "pid"}, then the daemon exits
     client -> {"op": "grade", "version", "fingerprint", "exercise": FOLDER, "source", "filename",
-               "stop_after_first_failure"}
+               "stop_after_first_failure", "tier"}     (tier: "" for the whole grading, "cpu": judge/tiers.py)
               <- {"op": "event", "event": ProgressEvent}*    ("running" and one "check" per finished check)
               <- {"op": "alive"}*                              (every HEARTBEAT_S while it works)
               <- {"op": "report", "report": Report} | {"op": "refused", "reason", ...} | {"op": "error", "message"}
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-VERSION = 1  # bump when a message changes meaning
+VERSION = 2  # bump when a message changes meaning (2: a grade request names its tier)
 MAX_REQUEST_BYTES = 1 << 20  # a grade request: the source (at most 64 KiB, judge.job) JSON-escaped, and paths
 MAX_REPLY_BYTES = 64 << 20  # one reply line: a report with its compiler view (generated code included)
 HEARTBEAT_S = 5.0

@@ -166,8 +166,11 @@ class Daemon:
         if request.get("version") != VERSION or request.get("fingerprint") != self.fingerprint:
             _quietly(send, conn, {"op": "refused", "reason": "fingerprint", "fingerprint": self.fingerprint})
             return
-        fields = {"exercise": str, "source": str, "filename": str, "stop_after_first_failure": bool}
+        from judge.tiers import TIERS
+
+        fields = {"exercise": str, "source": str, "filename": str, "stop_after_first_failure": bool, "tier": str}
         wrong = [name for name, kind in fields.items() if not isinstance(request.get(name), kind)]
+        wrong += ["tier"] if not wrong and request["tier"] not in ("", *TIERS) else []
         if wrong:
             _quietly(send, conn, {"op": "error", "message": f"malformed request: {', '.join(wrong)}"})
             return
@@ -215,7 +218,8 @@ class Daemon:
 
         started = time.monotonic()
         report = grade(exercise, request["source"], sandbox=self.sandbox, on_event=on_event,
-                       filename=request["filename"], stop_after_first_failure=request["stop_after_first_failure"])
+                       filename=request["filename"], stop_after_first_failure=request["stop_after_first_failure"],
+                       tier=request["tier"] or None)
         self.gradings += 1
         log.info("graded %s (%s) in %.2f s", exercise.id, report.verdict.value, time.monotonic() - started)
         return {"op": "report", "report": report.model_dump(mode="json")}

@@ -88,8 +88,10 @@ def grade(exercise_id, file, as_json, watch, no_daemon, exercises_dir, workspace
     elif not file.is_file():
         fail(T("{path}: no such file", path=str(file)), lang)
     from judge.requirements import backend_for, cannot_grade_here, cuda_missing
+    from judge.tiers import has_cpu_tier
 
-    if cannot_grade_here(exercise):
+    missing = cannot_grade_here(exercise)
+    if missing and (watch or not has_cpu_tier(exercise)):
         fail(T("{exercise} needs a CUDA GPU ({reason}): grade it on a machine with one (the web app sends it "
                "to a GPU grader).", exercise=exercise.id, reason=cuda_missing()), lang)
     asked = sandbox
@@ -98,10 +100,18 @@ def grade(exercise_id, file, as_json, watch, no_daemon, exercises_dir, workspace
         watch_file(console, exercise, file, ws, sandbox, lang=lang)
         return
     # The background judge serves the default way (its sandbox is `local`); any other --sandbox is honoured here.
-    grader = None
+    grader = graded = None
     if not no_daemon and asked in (None, DAEMON_BACKEND) and backend_for(exercise, DAEMON_BACKEND) == DAEMON_BACKEND:
         grader = _daemon_grader(exercise, sandbox, lang)
-    accepted = grade_file(console, exercise, file, ws, sandbox, as_json, lang=lang, grader=grader)
+    if has_cpu_tier(exercise):  # the CPU tier first, warm where it can be (it needs no GPU), then the GPU's
+        from cli.terminal_grading import fresh_grading, tiered
+
+        cpu_name = asked or ONE_GRADING_BACKEND
+        if not no_daemon and asked in (None, DAEMON_BACKEND):
+            grader = _daemon_grader(exercise, cpu_name, lang)  # its notes are said after the grading
+        graded = tiered(exercise, grader or fresh_grading(exercise, cpu_name),
+                        None if missing else fresh_grading(exercise, sandbox))
+    accepted = grade_file(console, exercise, file, ws, sandbox, as_json, lang=lang, grader=graded or grader)
     for note in grader.notes if grader is not None else []:
         err_console.print(f"[dim]{escape(text(note, lang))}[/]", soft_wrap=True)
     sys.exit(0 if accepted else 1)

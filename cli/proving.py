@@ -14,6 +14,7 @@ from judge.installed import version_warning
 from judge.proving import Proof, prove
 from judge.report import ErrorDiagnostic, localized
 from judge.statement_check import contract_problems
+from judge.tiers import has_cpu_tier
 
 
 def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str, lang: str = "en",
@@ -38,10 +39,12 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         for exercise in exercises:
             console.rule(exercise.id)
             missing = cannot_grade_here(exercise)
-            if missing:
+            if missing and not has_cpu_tier(exercise):
                 console.print(f"[yellow]skipped:[/] {escape(exercise.id)} {escape(missing)}")
                 skipped += 1
                 continue
+            if missing:  # what its CPU tier decides is proven here; the rest waits for a GPU machine
+                console.print(f"[yellow]CPU tier only:[/] {escape(exercise.id)} {escape(missing)}")
             warning = version_warning(exercise)
             if warning:
                 console.print(f"[yellow]warning:[/] {escape(warning)}")
@@ -52,7 +55,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
             name = backend_for(exercise, sandbox_name)
             if name != sandbox_name and name not in others:
                 others[name] = make_sandbox(name)
-            proofs = prove(exercise, sandbox=others.get(name, sandbox),
+            proofs = prove(exercise, sandbox=others.get(name, sandbox), cpu_sandbox=sandbox, gpu_here=not missing,
                            on_proof=lambda p: print_proof(console, p, lang, verbose))
             failed += sum(not p.ok for p in proofs)
     finally:

@@ -18,6 +18,7 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 
+from judge import tiers
 from judge.i18n import T, text
 from judge.report import VERDICT_NAME, CompilerView, Report, Verdict, localized
 
@@ -87,10 +88,13 @@ def verdict_title(verdict: Verdict, lang: str) -> str:
 
 def print_report(console: Console, report: Report, source_path: Path | None = None, lang: str = "en") -> None:
     """The verdict first, then each check, with the learner's own line quoted where a check points at one."""
+    waiting = tiers.waits_for_gpu(report)  # a passed CPU tier: its ACCEPTED is the tier's, not the exercise's
     report = localized(report, lang)
-    console.print(Panel(inline_code(report.summary), title=f"[{verdict_style(report.verdict)}]"
-                                                      f"{verdict_title(report.verdict, lang)}",
-                        title_align="left", expand=False))
+    title = f"[yellow]{say(tiers.PASSED_TITLE, lang)} · {tiers.CPU_TIER_PASSED}" if waiting else \
+        f"[{verdict_style(report.verdict)}]{verdict_title(report.verdict, lang)}"
+    console.print(Panel(inline_code(report.summary), title=title, title_align="left", expand=False))
+    for section in report.tiers:  # the tiers graded before this report's (judge/tiers.py)
+        console.print(f" [dim]{say(tiers.tier_line(section), lang)}[/]")
     if report.trust == "self-checked":
         console.print(f"[yellow]{say(SELF_CHECKED, lang)}[/] {say(SELF_CHECKED_WHY, lang)}")
     if report.version_warning:

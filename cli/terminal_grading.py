@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from judge import tiers
 from judge.exercise import Exercise
 from judge.i18n import T, text
 from judge.report import ProgressEvent
@@ -19,11 +20,37 @@ def _sandbox(name: str):
 
 
 def _grading_in(exercise: Exercise, sandbox):
-    """A grader (source, filename, on_event) -> Report that grades in `sandbox`."""
+    """A grader (source, filename, on_event, **grade's options) -> Report that grades in `sandbox`."""
     from judge.grading import grade
 
+    def grader(source: str, filename: str, on_event=None, **options):
+        return grade(exercise, source, sandbox=sandbox, filename=filename, on_event=on_event, **options)
+
+    return grader
+
+
+def fresh_grading(exercise: Exercise, sandbox_name: str):
+    """A grader that makes a `sandbox_name` sandbox for each grading and closes it after."""
+
+    def grader(source: str, filename: str, on_event=None, **options):
+        sandbox = _sandbox(sandbox_name)
+        try:
+            return _grading_in(exercise, sandbox)(source, filename, on_event, **options)
+        finally:
+            sandbox.close()
+
+    return grader
+
+
+def tiered(exercise: Exercise, cpu_grader, full_grader):
+    """A grader that grades tier by tier (judge/tiers.py): the CPU tier with `cpu_grader` (called with
+    tier="cpu"), then, if it passed, the whole grading with `full_grader` (None where no GPU grades here)."""
+    from judge.tiers import CPU, grade_tiers
+
     def grader(source: str, filename: str, on_event=None):
-        return grade(exercise, source, sandbox=sandbox, filename=filename, on_event=on_event)
+        full = (lambda text: full_grader(text, filename, on_event)) if full_grader else None
+        return grade_tiers(exercise, source, grade_full=full,
+                           grade_cpu_tier=lambda text: cpu_grader(text, filename, on_event, tier=CPU))[0]
 
     return grader
 
@@ -71,9 +98,9 @@ def grade_file(console: Console, exercise: Exercise, path: Path, workspace, sand
     finally:
         if owned:
             sandbox.close()
-    workspace.record(exercise.id, report.verdict.value)
+    workspace.record(exercise.id, tiers.standing(report))
     workspace.save_report(exercise.id, report)
-    return report.accepted
+    return report.accepted and not tiers.waits_for_gpu(report)
 
 
 def watch_file(console: Console, exercise: Exercise, path: Path, workspace, sandbox_name: str,

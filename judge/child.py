@@ -25,9 +25,16 @@ from sandbox.prestarted import PREPARE_FLAG, READY_LINE, apply_limits
 PROGRAM = Program(module="judge.child")
 
 
-def prepare_worker() -> None:
-    """Import torch and what every grading imports, and compile once, so that forked children start fast."""
+def prepare_worker(interpreted: bool = True) -> None:
+    """Import torch and what every grading imports, and compile once, so that forked children start fast.
+    `interpreted`: Triton's language imported to run interpreted (the warm pools: their forked children grade on
+    the CPU only, since a GPU exercise's full grading never forks (judge/requirements.py), and Triton decides at
+    import whether it interprets; a CPU tier's Triton kernels need it so)."""
     os.environ.update(PROGRAM.environment())
+    if interpreted:
+        from judge import tiers
+
+        os.environ.update(tiers.INTERPRETER)
     import importlib
 
     import torch
@@ -63,8 +70,9 @@ def prepare_worker() -> None:
 def prepare_fresh() -> None:
     """Before the job of a prestarted process (`sandbox.prestarted`): what a warm worker prepares, and where a
     CUDA device is, its context, Triton and Inductor's GPU code generation, loaded by one tiny compile. Nothing of
-    it stays allocated or compiled: the job starts on an empty device and a reset Dynamo."""
-    prepare_worker()
+    it stays allocated or compiled: the job starts on an empty device and a reset Dynamo. Triton compiles here
+    (a CPU tier never runs in these processes: web/graders.py)."""
+    prepare_worker(interpreted=False)
     import torch
 
     if not torch.cuda.is_available():
@@ -95,6 +103,9 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
     try:
         job = json.loads(job_json)
         del job_json
+        from judge import tiers
+
+        tiers.enter(job.get("tier"))  # before anything imports Triton in a fresh process
         configure_compile_caches()
         if job.get("role") == "runner":
             from judge import runner

@@ -63,6 +63,9 @@ class PinnedSolution(_Strict):
                                  "failing check reports, e.g. 'GB0170'; its proof fails when torch classifies the "
                                  "break otherwise (judge/break_registry.py). Required where the report names an id.")
     why: str = Field("", description="What is wrong with it, for instructors.")
+    tier: str | None = Field(None, pattern=r"^cpu$", description="'cpu': the exercise's CPU tier (cpu_tier) gives it "
+                             "this verdict at this check, on any machine; its proof runs on the CPU too "
+                             "(judge/tiers.py). None: only the full grading on a GPU catches it.")
 
 
 DTYPES = ("float16", "bfloat16", "float32", "float64")
@@ -195,6 +198,10 @@ class Exercise(_Strict):
                        "learner's process reports (say why in trust_reason and docs/security.md).")
     trust_reason: Text | None = Field(None, description="Why a self-checked exercise cannot be verified.")
     needs_cuda: bool = Field(False, description="Graded only where a CUDA GPU is present.")
+    cpu_tier: list[str] = Field(default_factory=list, description="For a needs_cuda exercise: the hidden tests "
+                                "(function names, in the order they run) of its CPU tier, graded first on the CPU "
+                                "on any machine, with no CUDA device and Triton's interpreter; only a file that "
+                                "passes them waits for a GPU (judge/tiers.py).")
     contract: Contract | None = Field(None, description="Optional [contract]: input shapes, ranges and dtypes, "
                                       "what the outputs keep; checked generically (see Contract).")
     cost: CostSpec | None = Field(None, description="Optional [cost]: the inputs every report's cost figures "
@@ -235,6 +242,12 @@ class Exercise(_Strict):
                 raise ValueError(f"{field}: {rel} does not exist in {self.root}")
         if not self.test_files():
             raise ValueError("no hidden tests: add tests/test_*.py or list them in 'tests'")
+        if self.cpu_tier and not self.needs_cuda:
+            raise ValueError("cpu_tier: only an exercise with needs_cuda = true grades in tiers")
+        for pinned in self.wrong:
+            if pinned.tier and (not pinned.check or pinned.check.split("[", 1)[0] not in self.cpu_tier):
+                raise ValueError(f"wrong: {pinned.path} is pinned to the cpu tier, so its check must be one of "
+                                 "cpu_tier's tests")
         return self
 
     def path(self, rel: str) -> Path:

@@ -45,6 +45,9 @@ def _exercise_decides(exercise: Exercise) -> dict:
         "limits": exercise.limits.model_dump(mode="json"),
         "op_namespaces": exercise.op_namespaces,
         "trust": exercise.trust,
+        # the CPU tier decides the verdict of a file that fails it (judge/tiers.py); absent where none is declared,
+        # so that the exercises without one keep their versions and draws
+        **({"cpu_tier": exercise.cpu_tier} if exercise.cpu_tier else {}),
     }
 
 

@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from judge import draw, protocol, vec_isa
+from judge import draw, protocol, tiers, vec_isa
 from judge.child import PROGRAM
 from judge.exercise import Exercise
 from judge.i18n import T
@@ -55,7 +55,7 @@ def make_sandbox(name: str = "none", **options) -> Sandbox:
 
 def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on_event: OnEvent | None = None,
           filename: str = "solution.py", stop_after_first_failure: bool = False,
-          measure_cost: bool | None = None, seed: int | None = None) -> Report:
+          measure_cost: bool | None = None, seed: int | None = None, tier: str | None = None) -> Report:
     """Grade `source` against `exercise` and return the report; a failing submission is a normal report.
 
     `sandbox` is a `sandbox.Sandbox` made by `make_sandbox` (default: the unsandboxed subprocess backend, for
@@ -65,6 +65,7 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     from its [contract] (on demand: judge.cost_spec.spec_for); False never.
     `seed`: the grading's draw (judge/draw.py; default: this installation's secret, the exercise version and the
     source), recorded in the report; pass a report's seed to replay its grading.
+    `tier`: "cpu" grades only the exercise's CPU tier (judge/tiers.py), on the CPU, ending at its first failure.
     """
     from judge.fingerprint import exercise_versions
 
@@ -82,11 +83,11 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     try:
         try:
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
-                                         measure_cost, seed)
+                                         measure_cost, seed, tier)
         except SandboxError:
             # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
-                                         measure_cost, seed)
+                                         measure_cost, seed, tier)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox_label(sandbox),
                         summary=T("Internal error: the sandbox failed before your code ran; please submit again."),
@@ -102,6 +103,10 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     report.torch_version = torch_version()
     report.version_warning = version_warning(exercise)
     report.seed = seed
+    if tier is not None:
+        report.tier = tier
+        if report.accepted:
+            report.set_text("summary", tiers.passed_cpu(len(report.checks)))
     emit(ProgressEvent(type="done", report=report))
     return report
 
@@ -118,9 +123,10 @@ def _stamped(fingerprint: str, emit: OnEvent) -> OnEvent:
 
 
 def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False,
-              measure_cost=None, seed: int = 0) -> tuple[RunOutcome, tuple]:
-    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost, seed)
-    return run_jobs(runner_job, verifier_job, exercise.limits, sandbox, emit)
+              measure_cost=None, seed: int = 0, tier: str | None = None) -> tuple[RunOutcome, tuple]:
+    runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost, seed,
+                                         tier)
+    return run_jobs(runner_job, verifier_job, tiers.limits_for(exercise.limits, tier), sandbox, emit)
 
 
 def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) -> tuple[RunOutcome, tuple]:

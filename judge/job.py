@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from judge.cost_spec import spec_for as cost_spec_for
 from judge.exercise import Exercise
 from judge.i18n import T
+from judge.tiers import cpu_checks, limits_for
 from sandbox.limits import Limits
 
 # The verifier waits on the runner: it gets the runner's time plus this much, and more CPU and memory.
@@ -38,6 +39,8 @@ class RunnerJob(BaseModel):
     filename: str = Field("solution.py", description="How the learner's file is named in messages.")
     public: str | None = Field(None, description="Text of the exercise's public module, if it has one.")
     op_namespaces: list[str] = []
+    tier: str | None = Field(None, description="The tier graded (judge/tiers.py): 'cpu' hides CUDA and turns on "
+                                               "Triton's interpreter in this process too.")
 
 
 class VerifierJob(BaseModel):
@@ -63,11 +66,15 @@ class VerifierJob(BaseModel):
     seed: int = Field(0, description="The grading's draw (judge/draw.py): the hidden tests' inputs, the examples the "
                                      "runner is sent and the contract's sizes and search come from it. Never in the "
                                      "runner's job.")
+    tier: str | None = Field(None, description="The tier graded (judge/tiers.py): 'cpu' runs only the exercise's "
+                                               "cpu_tier tests, in that order, on the CPU.")
+    tier_checks: list[str] = Field([], description="The tier's hidden tests, in order (none: every test).")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
 
 
 def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", stop_after_first_failure: bool = False,
-              measure_cost: bool | None = None, seed: int = 0) -> tuple[RunnerJob, VerifierJob]:
+              measure_cost: bool | None = None, seed: int = 0,
+              tier: str | None = None) -> tuple[RunnerJob, VerifierJob]:
     """The two jobs of one grading. `measure_cost`: None measures the cost section where the exercise has a
     [cost] table; True also where it has none but a [contract] to take inputs from (judge.cost_spec.spec_for)."""
     public = exercise.read(exercise.public) if exercise.public else None
@@ -75,15 +82,17 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
     # Helper modules beside the tests (tests/_*.py) travel to the verifier too.
     rels |= {p.relative_to(exercise.root).as_posix() for p in (exercise.root / "tests").glob("*.py")}
     runner = RunnerJob(entry_point=exercise.entry_point, source=source, filename=filename, public=public,
-                       op_namespaces=exercise.op_namespaces)
+                       op_namespaces=exercise.op_namespaces, tier=tier)
     verifier = VerifierJob(exercise_id=exercise.id, entry_point=exercise.entry_point, filename=filename,
                            files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
                            reference=exercise.reference, starter=exercise.starter, public=public,
-                           op_namespaces=exercise.op_namespaces, runner_seconds=exercise.limits.time_seconds,
+                           op_namespaces=exercise.op_namespaces,
+                           runner_seconds=limits_for(exercise.limits, tier).time_seconds,
                            contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
-                           stop_after_first_failure=stop_after_first_failure, seed=seed)
+                           stop_after_first_failure=stop_after_first_failure or tier is not None, seed=seed,
+                           tier=tier, tier_checks=cpu_checks(exercise) if tier else [])
     spec = cost_spec_for(exercise, measure_cost)
-    if spec is not None:
+    if spec is not None and tier is None:  # a tier's pre-check measures no cost
         from judge import cost_memo
 
         verifier.cost = spec.model_dump(mode="json")

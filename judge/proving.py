@@ -11,6 +11,7 @@ from judge.exercise import Exercise
 from judge.grading import grade
 from judge.i18n import OTHER_LANGS, SOURCE_LANG
 from judge.report import GraphBreakDiagnostic, Localized, Report, Verdict, localized
+from judge.tiers import CPU, grade_tiers, has_cpu_tier
 
 CODE_SPAN = re.compile(r"`[^`]*`")
 CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]")
@@ -151,13 +152,43 @@ def seed_for(exercise: Exercise, path: str) -> int:
     return proof_seed(exercise_content(exercise), exercise.read(path))
 
 
-def prove(exercise: Exercise, *, sandbox=None, on_proof: Callable[[Proof], None] | None = None) -> list[Proof]:
-    """Grade every pinned solution of `exercise`; each Proof says whether it got what it was pinned to."""
+def proven_here(exercise: Exercise, kind: str, path: str, gpu_here: bool) -> bool:
+    """Whether this machine proves `path`: everything where a GPU grades (or the exercise needs none); without one,
+    what the CPU tier decides: the correct solutions pass it, the wrong ones pinned with tier = "cpu" fail it."""
+    if gpu_here or not exercise.needs_cuda:
+        return True
+    if not has_cpu_tier(exercise):
+        return False
+    return kind in ("reference", "solution") or any(w.path == path and w.tier == CPU for w in exercise.wrong)
+
+
+def graded(exercise: Exercise, kind: str, path: str, *, sandbox=None, cpu_sandbox=None, gpu_here: bool = True):
+    """The report a proof of `path` judges, graded as a learner's file is: tier by tier (judge/tiers.py), the CPU
+    tier on `cpu_sandbox` (default `sandbox`), the full grading on `sandbox` where a GPU grades here."""
+    name, source, seed = path.rsplit("/", 1)[-1], exercise.read(path), seed_for(exercise, path)
+    # A failing proof needs only its first failing check (the verdict and the pinned check are that one's).
+    stop = kind in ("starter", "wrong")
+
+    def full(text: str) -> Report:
+        return grade(exercise, text, sandbox=sandbox, filename=name, stop_after_first_failure=stop, seed=seed)
+
+    def cpu(text: str) -> Report:
+        return grade(exercise, text, sandbox=cpu_sandbox or sandbox, filename=name, seed=seed, tier=CPU)
+
+    if not has_cpu_tier(exercise):
+        return full(source)
+    return grade_tiers(exercise, source, grade_cpu_tier=cpu, grade_full=full if gpu_here else None)[0]
+
+
+def prove(exercise: Exercise, *, sandbox=None, cpu_sandbox=None, gpu_here: bool = True,
+          on_proof: Callable[[Proof], None] | None = None) -> list[Proof]:
+    """Grade every pinned solution of `exercise` this machine proves (`proven_here`); each Proof says whether it got
+    what it was pinned to."""
     proofs = []
     for kind, path, expected, check in cases(exercise):
-        # A failing proof needs only its first failing check (the verdict and the pinned check are that one's).
-        report = grade(exercise, exercise.read(path), sandbox=sandbox, filename=path.rsplit("/", 1)[-1],
-                       stop_after_first_failure=kind in ("starter", "wrong"), seed=seed_for(exercise, path))
+        if not proven_here(exercise, kind, path, gpu_here):
+            continue
+        report = graded(exercise, kind, path, sandbox=sandbox, cpu_sandbox=cpu_sandbox, gpu_here=gpu_here)
         proof = Proof(kind, path, expected, check, report, expected_break(exercise, path), not exercise.needs_cuda)
         proofs.append(proof)
         if on_proof:

@@ -147,6 +147,24 @@ def mark_repeats(checks: list[CheckResult]) -> None:
             first[key] = check.name
 
 
+class TierSection(Localized):
+    """One tier's outcome inside a later tier's report (judge/tiers.py): the CPU tier a GPU grading followed."""
+
+    TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("summary",)
+    tier: str = Field(description="The tier: 'cpu'.")
+    verdict: Verdict
+    summary: str = ""
+    checks: list[CheckResult] = []
+    duration_s: float = 0.0
+
+    @classmethod
+    def of(cls, report: Report) -> TierSection:
+        return cls(tier=report.tier or "", verdict=report.verdict, summary=report.summary, checks=report.checks,
+                   duration_s=report.duration_s,
+                   translations={lang: {k: v for k, v in texts.items() if k == "summary"}
+                                 for lang, texts in report.translations.items()})
+
+
 class Report(Localized):
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("summary", "sandbox")
     schema_version: int = REPORT_SCHEMA_VERSION
@@ -180,6 +198,11 @@ class Report(Localized):
         None, description="The exercise version this report was graded under (judge.fingerprint: hidden tests, "
                           "reference, starter, public module, contract, limits, the judge's own version); None "
                           "for reports made before versions were recorded.")
+    tier: str | None = Field(None, description="Set on a tier's own report (judge/tiers.py): 'cpu' when only the "
+                                               "exercise's CPU tier was graded; ACCEPTED then means it passed that "
+                                               "tier, not the exercise.")
+    tiers: list[TierSection] = Field([], description="The tiers graded before this report's (the CPU tier of a GPU "
+                                                     "exercise), each with its verdict and checks.")
 
     @property
     def accepted(self) -> bool:
@@ -190,9 +213,12 @@ class Report(Localized):
 
 
 class ProgressEvent(BaseModel):
-    """A live update while grading: queued, running, each check as it finishes, then done."""
+    """A live update while grading: queued, running, each check as it finishes, then done; `tier` when a tier was
+    passed and the file waits for the next (its report, its place in that queue and an estimate of the wait)."""
 
-    type: Literal["queued", "running", "check", "done"]
+    type: Literal["queued", "running", "check", "tier", "done"]
     check: CheckResult | None = None
     total_checks: int | None = None
     report: Report | None = None
+    position: int | None = Field(None, description="`tier`: its place in the queue it now waits in (1: next).")
+    wait_s: float | None = Field(None, description="`tier`: an estimate of that wait, in seconds.")

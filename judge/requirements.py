@@ -23,6 +23,14 @@ def queue_for(exercise) -> str:
     return "gpu" if needs_cuda(exercise) else "cpu"
 
 
+def first_queue(exercise) -> str:
+    """The queue a new submission enters: `cpu` for a GPU exercise with a CPU tier (graded there first; a file
+    that passes it goes on to `gpu`: judge/tiers.py, web/grading_loop.py), else `queue_for`."""
+    from judge.tiers import has_cpu_tier
+
+    return "cpu" if has_cpu_tier(exercise) else queue_for(exercise)
+
+
 def cuda_missing() -> str | None:
     """Why this machine cannot serve the gpu queue, or None when it can."""
     try:

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from judge import draw, phases, protocol, remote
+from judge import draw, phases, protocol, remote, tiers
 from judge.checks.failures import CheckFailure
 from judge.checks.logs import artifact_log
 from judge.compiler_view import ViewBuilder
@@ -47,6 +47,18 @@ def tamper_problems(answer: dict) -> list[T]:
             else T("`{change}`", change=in_code(str(c)[:300])) for c, z in zip(changes[:5], zh)]
 
 
+class TierSelection:
+    """Keeps only a tier's hidden tests, in the order the tier lists them (judge/tiers.py), before the collector
+    reports the names (its hook runs last)."""
+
+    def __init__(self, checks: list[str]):
+        self.checks = checks
+
+    def pytest_collection_modifyitems(self, session, config, items):
+        kept = [items[i] for i in tiers.selected([item.name for item in items], self.checks)]
+        items[:] = kept
+
+
 def run(job, result_fd: int, scratch: Path, stdin) -> None:
     """Grade with the hidden tests; every outcome goes to the channel."""
     import pytest
@@ -63,7 +75,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     contract = {**job.contract, "seed": draw.stream(job.seed, f"contract {job.contract.get('seed', 0)}")} \
         if job.contract else None
     grading = remote.begin(client=client, op_namespaces=tuple(job.op_namespaces), contract=contract, view=view,
-                           seed=job.seed)
+                           seed=job.seed, device=tiers.device_of(job.tier))
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
         if not rel.startswith("tests/"):
@@ -110,6 +122,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
                      **({"runner_end": runner_end.value} if runner_end else {}))
 
     collector = Collector(send_check, after_collection, after_test)
+    plugins = [SilentTerminal(), collector] + ([TierSelection(job.tier_checks)] if job.tier else [])
     args = [str(hidden / t) for t in tests] + [
         "-c", str(hidden / "pytest.ini"), "--rootdir", str(hidden), "--confcutdir", str(hidden),
         "-s", "-p", "no:cacheprovider", "-p", "no:warnings", "-p", "no:xdist",
@@ -125,7 +138,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     count_bytes_here()
     with artifact_log("output_code") as generated:
         with phases.span("verifier.pytest"):
-            exit_code = pytest.main(args, plugins=[SilentTerminal(), collector])
+            exit_code = pytest.main(args, plugins=plugins)
         measured = job.cost and not job.stop_after_first_failure and not state.get("not_loaded")
         with phases.span("verifier.cost"):
             cost = _cost_section(job, grading, lambda: channel.send(VerifierSays.RUNNER_RELEASED)) if measured \

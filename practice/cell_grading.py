@@ -78,7 +78,9 @@ def _main() -> None:
     from judge.exercise import ExerciseError, find_exercise
     from judge.grading import grade, make_sandbox
     from judge.paths import EXERCISES_DIR
+    from judge.report import ProgressEvent
     from judge.requirements import cannot_grade_here
+    from judge.tiers import CPU, grade_tiers, has_cpu_tier
 
     with os.fdopen(args.fd, "w", encoding="utf-8") as out:
         def send(message: dict) -> None:
@@ -91,13 +93,24 @@ def _main() -> None:
             send({"error": str(exc)})
             return
         reason = cannot_grade_here(exercise)
-        if reason:
+        if reason and not has_cpu_tier(exercise):
             send({"error": f"{exercise.id} {reason}: grade it on a machine with one, or use --submit."})
             return
         sandbox = make_sandbox(SANDBOX)
+
+        def relay(event: ProgressEvent) -> None:
+            if event.type != "done":  # one `done` comes last, with the report of the tiers together (judge/tiers.py)
+                send(json.loads(event.model_dump_json()))
+
+        def graded(source: str, tier: str | None = None):
+            return grade(exercise, source, sandbox=sandbox, filename=args.file.name, tier=tier, on_event=relay)
+
         try:
-            grade(exercise, args.file.read_text(encoding="utf-8"), sandbox=sandbox, filename=args.file.name,
-                  on_event=lambda event: send(json.loads(event.model_dump_json())))
+            source = args.file.read_text(encoding="utf-8")
+            report = grade_tiers(exercise, source, grade_cpu_tier=lambda text: graded(text, CPU),
+                                 grade_full=None if reason else graded)[0] if has_cpu_tier(exercise) \
+                else graded(source)
+            send(json.loads(ProgressEvent(type="done", report=report).model_dump_json()))
         finally:
             sandbox.close()
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
+from judge import tiers
 from judge.i18n import T, text
 from judge.report import VERDICT_NAME, Report, localized
 from practice import words
@@ -132,9 +133,11 @@ def report_html(report: Report, source: str, lang: str, *, hints: list[str] = ()
     summary_repeats = bool(first and first.message and shown.summary.endswith(first.message))
     footer = text(T("{seconds} s · torch {torch} · sandbox {sandbox}", seconds=format(report.duration_s, ".1f"),
                     torch=report.torch_version, sandbox=shown.sandbox), lang)
-    verdict_name = text(VERDICT_NAME.get(report.verdict, T.same(report.verdict.value)), lang)
+    verdict_name = text(tiers.PASSED_TITLE if tiers.waits_for_gpu(report)
+                        else VERDICT_NAME.get(report.verdict, T.same(report.verdict.value)), lang)
     return _ENV.get_template("report.html").render(
         r=shown, lang=lang, checks=checks, summary_repeats=summary_repeats, verdict_name=verdict_name,
+        verdict_code=tiers.standing(report), waiting=tiers.waits_for_gpu(report),
         hints=[] if report.accepted else list(hints), cost=_cost_html(shown, lang), origin=origin, footer=footer,
         diagnostics=diagnostics, **helpers)
 

@@ -207,7 +207,8 @@ def _record(exercise, report) -> None:
     """Progress in the workspace, as `practice EXERCISE` keeps it (`%practice list` and the CLI read it)."""
     from cli.workspace import Workspace
     from judge.paths import WORKSPACE_DIR
+    from judge.tiers import standing
 
     ws = Workspace(WORKSPACE_DIR)
-    ws.record(exercise.id, report.verdict.value)
+    ws.record(exercise.id, standing(report))  # a passed CPU tier is not solved (judge/tiers.py)
     ws.save_report(exercise.id, report)

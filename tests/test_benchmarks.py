@@ -33,6 +33,8 @@ SMALL_MODES = {
     "gpu_latency-small": (["gpu_latency.py", "--small"], [], []),  # on a machine without CUDA: says so
     "grading_phases-small": (["grading_phases.py", "--small"],
                              ["runner: request compile", "verifier: checks (all)", "PHASES OK"], []),
+    "cpu_tier-small": (["cpu_tier.py", "--small"], ["warm-up grading", "over 1 run(s)", "CPU-tier verdict in at most"],
+                       []),
     "signin_flood-small": (["signin_flood.py", "--small"], ["/healthz", "/static/style.css"], []),
     "class_flood-small": (["class_flood.py", "--small"],
                           ["/healthz             flooded", "/static/style.css    flooded",

@@ -12,6 +12,7 @@ One test per solution, so pytest-xdist spreads them; the file is the proofs lane
 book exercise's reference and starter are also marked slow (`pytest -m "not slow"` keeps those two).
 """
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from cli import daemon
 from judge import draw
 from judge.exercise import load_course, load_exercise
 from judge.grading import grade, make_sandbox
-from judge.proving import Proof, cases, expected_break, seed_for
+from judge.proving import Proof, cases, expected_break, graded, proven_here, seed_for
 from judge.requirements import backend_for
 from tests.daemons import running_daemon
 
@@ -35,6 +36,7 @@ def _params():
         for kind, path, verdict, check in cases(exercise):
             marks = [] if (exercise.id, kind) in QUICK else [pytest.mark.slow]
             if exercise.needs_cuda:  # proven on a GPU machine (practice prove there); skipped elsewhere, with why
+                # (what its CPU tier decides is proven on every machine: test_the_cpu_tier_gets_its_pinned_verdict)
                 marks.append(pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU"))
             params.append(pytest.param(exercise, kind, path, verdict, check, marks=marks,
                                        id=f"{exercise.id}:{path}"))
@@ -50,9 +52,8 @@ def course_daemon(tmp_path_factory):
 def _graded(exercise, kind, path, course_daemon):
     """The report of `path` as its proof grades it: through the daemon, or fresh for a GPU exercise."""
     stop = kind in ("starter", "wrong")  # as `practice prove` proves it
-    if backend_for(exercise, "local") != "local":  # a GPU exercise: fresh processes, never forks
-        return grade(exercise, exercise.read(path), filename=Path(path).name, sandbox=make_sandbox("none"),
-                     stop_after_first_failure=stop, seed=seed_for(exercise, path))
+    if backend_for(exercise, "local") != "local":  # a GPU exercise: fresh processes, never forks, after its CPU tier
+        return graded(exercise, kind, path, sandbox=make_sandbox("none"))
     # The daemon loads the exercise from its folder and draws under the suite's secret, which is the proofs' one
     # (tests/conftest.py): the same seed as seed_for(exercise, path).
     report = daemon.grade(daemon.connect(course_daemon), load_exercise(exercise.root), exercise.read(path),
@@ -68,6 +69,26 @@ def test_solution_gets_its_pinned_verdict(exercise, kind, path, verdict, check, 
     # The pinned verdict (and graph-break registry id), and everything the learner reads of the report in Chinese and
     # in English (a failing proof's first failure; an accepted one's every check title).
     assert proof.ok, proof.problem()
+
+
+def _cpu_tier_params():
+    """The proofs of every GPU exercise that its CPU tier decides, proven on any machine (no CUDA needed)."""
+    return [pytest.param(exercise, kind, path, verdict, check, id=f"{exercise.id}:{path}",
+                         marks=[pytest.mark.skipif(importlib.util.find_spec("triton") is None and "import triton" in
+                                                   exercise.read(path), reason="needs the `triton` extra")])
+            for exercise in load_course(EXERCISES) if exercise.needs_cuda
+            for kind, path, verdict, check in cases(exercise) if proven_here(exercise, kind, path, gpu_here=False)]
+
+
+@pytest.mark.parametrize("exercise, kind, path, verdict, check", _cpu_tier_params())
+def test_the_cpu_tier_gets_its_pinned_verdict(exercise, kind, path, verdict, check, local):
+    # A correct file passes the CPU tier and is told it waits for a GPU; a wrong one pinned with tier = "cpu" gets
+    # its pinned verdict and check there, in seconds (judge/tiers.py), with no CUDA device.
+    report = graded(exercise, kind, path, cpu_sandbox=local, gpu_here=False)
+    proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), False)
+    assert report.tier == "cpu" and proof.ok, proof.problem()
+    if verdict.value == "ACCEPTED":
+        assert "waits for a CUDA GPU" in report.summary and "等待" in report.translations["zh"]["summary"]
 
 
 def test_every_exercise_pins_enough_wrong_solutions():

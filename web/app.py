@@ -11,6 +11,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from judge.requirements import needs_cuda
+from judge.tiers import has_cpu_tier
 from web import db
 from web.admission import Admission
 from web.api import router as api_router
@@ -84,6 +85,8 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
             layers, serves_gpu, pools = grading.layers, grading.serves_gpu, grading.pools
         queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, serves_gpu=serves_gpu,
                               needs_gpu=lambda exercise_id: needs_cuda(course.get(exercise_id)),
+                              tier_first=lambda exercise_id: has_cpu_tier(course.get(exercise_id)),
+                              gpu_exercises=lambda: [e.id for e in course.all() if needs_cuda(e)],
                               listeners=[GradeSender(engine)])
 
     @asynccontextmanager

@@ -93,6 +93,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         grade,  # imported late: the core pulls in torch-related modules
     )
     from judge.requirements import cuda_missing, needs_cuda
+    from judge.tiers import CPU, grade_tiers, has_cpu_tier
 
     local = threading.local()
     pools = WarmPools()
@@ -120,8 +121,8 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
             "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
         made.append(gpu["sandbox"])
 
-    def sandbox(exercise) -> Sandbox:
-        if needs_cuda(exercise) and gpu:
+    def sandbox(exercise, tier: str | None = None) -> Sandbox:
+        if needs_cuda(exercise) and gpu and tier is None:  # a CPU tier runs on the CPU graders' sandbox
             return gpu["sandbox"]
         if getattr(local, "sandbox", None) is None:
             from judge.grading import make_sandbox
@@ -140,7 +141,14 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
             if event.type != "done":  # the queue publishes done after the report is stored
                 publish(event)
 
-        report = grade(exercise, submission.source, sandbox=sandbox(exercise), on_event=on_event)
+        def graded(source: str, tier: str | None = None) -> Report:
+            return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
+
+        if has_cpu_tier(exercise):  # the CPU tier first; without a GPU here, a passed one waits (web.grading_loop)
+            report = grade_tiers(exercise, submission.source, grade_cpu_tier=lambda text: graded(text, CPU),
+                                 grade_full=graded if gpu else None)[0]
+        else:
+            report = graded(submission.source)
         pools.graded(report.verdict)
         return report
 

@@ -11,6 +11,9 @@ PostgreSQL); `practice regrade` on SQLite runs its regrades through it too.
 - **Retries.** An item (a submission or a regrade) is claimed at most `MAX_ATTEMPTS` times: a claim beyond that
   (its graders kept dying on it) gets INTERNAL_ERROR without grading. A regrade that the grader itself fails is
   queued again until its claims run out, then kept aside with its INTERNAL_ERROR, which never counts.
+- **Tiers.** A GPU exercise's file that passed its CPU tier on a grader without a GPU (`judge.tiers`) is not
+  done: it is queued again for a GPU (`to_gpu`, which says its place and the wait), and a `tier` event tells the
+  page; the claim that graded the tier does not count against its attempts.
 - **Words.** The grader's own failure reads the same in every language the report carries
   (`judge.outcome.grader_failed`).
 """
@@ -21,6 +24,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from judge import tiers
 from judge.outcome import grader_failed
 from judge.report import ProgressEvent, Report, Verdict
 from web.regrade import Regrades
@@ -32,6 +36,8 @@ MAX_ATTEMPTS = 3  # claims of one submission or regrade; then INTERNAL_ERROR (a 
 
 # Grades one stored submission; publishes running/check events through the callback.
 GradeFn = Callable[[Submission, Callable[[ProgressEvent], None]], Report]
+# Hands a submission that passed its CPU tier to the GPU queue: (its place there, an estimate of the wait in s).
+ToGpu = Callable[[Submission], tuple[int, float]]
 # Told (learner id, exercise id) after a verdict of theirs that counts was stored or regraded.
 Listener = Callable[[str, str], None]
 
@@ -57,15 +63,17 @@ class GradingLoop:
     (`shares_database`) also has `publish_in(connection, id, event)`, and `done` goes there in the report's own
     transaction. `requeue_regrade(id)` queues a failed regrade again (None: it waits, queued, for the next start
     or the reaper). `stopping`, when set while a grading runs, leaves its report unstored (the item is re-queued
-    at the next start)."""
+    at the next start). `to_gpu`: see `ToGpu` (None: the file waits, queued, for a server with a GPU grader)."""
 
     def __init__(self, store: Store, hub, grade: GradeFn, name: str, listeners: list[Listener] | None = None,
-                 requeue_regrade: Callable[[str], None] | None = None, stopping: threading.Event | None = None):
+                 requeue_regrade: Callable[[str], None] | None = None, stopping: threading.Event | None = None,
+                 to_gpu: ToGpu | None = None):
         self.store, self.hub, self.grade, self.name = store, hub, grade, name
         self.regrades = Regrades(store.engine)
         self.listeners = list(listeners or [])
         self.requeue_regrade = requeue_regrade
         self.stopping = stopping or threading.Event()
+        self.to_gpu = to_gpu
 
     def submission(self, submission_id: str) -> Report | None:
         """Claim, grade, store, publish `done`, tell the listeners; the report this call stored, else None."""
@@ -76,6 +84,12 @@ class GradingLoop:
         report = self._grade(submission, publish, submission.attempts, f"submission {submission_id}")
         if self.stopping.is_set():
             return None  # stopped mid-grading: the submission stays unfinished and is graded again at start
+        if tiers.waits_for_gpu(report):  # its CPU tier passed, no GPU here: not done, queued for one
+            self.store.wait_again(submission_id)
+            position, wait_s = self.to_gpu(submission) if self.to_gpu is not None else (None, None)
+            self.hub.publish(submission_id, ProgressEvent(type="tier", report=report, position=position,
+                                                          wait_s=wait_s))
+            return None
         if not self._store(submission_id, report):
             return None
         if counts(report):
@@ -90,8 +104,8 @@ class GradingLoop:
             return None  # finished already, or its submission is gone
         regrade, submission = claimed
         report = self._grade(submission, lambda event: None, regrade.attempts, f"regrade {regrade_id}")
-        if self.stopping.is_set():
-            return None
+        if self.stopping.is_set() or tiers.waits_for_gpu(report):
+            return None  # a regrade of a GPU exercise is graded on a GPU grader only (its queue is `gpu`)
         if not counts(report) and regrade.attempts < MAX_ATTEMPTS:
             log.warning("regrade %s: the grader failed (attempt %d); queued again", regrade_id, regrade.attempts)
             if self.regrades.retry(regrade_id) and self.requeue_regrade is not None:

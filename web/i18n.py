@@ -50,6 +50,10 @@ SCRIPT_STRINGS: dict[str, str] = {
     "queued": N_("Queued…"),
     "running": N_("Running…"),
     "checks_done": N_("checks finished"),
+    "cpu_tier_passed": N_("Passed the CPU tier; the GPU checks are to come"),
+    "gpu_queue": N_("place {n} in the GPU queue, about {s} s to wait"),
+    "gpu_waiting": N_("waiting for a GPU grader"),
+    "tier_line": N_("CPU tier: {verdict}, {n} checks in {s} s"),
     "raw_output": N_("Raw output"),
     "self_checked": N_("Self-checked exercise: part of this verdict rests on what your code's own process "
                        "reported, so it cannot rule out forgery."),

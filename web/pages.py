@@ -98,15 +98,16 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
 
 def grader_notices(request: Request, exercise) -> dict:
     """What the exercise page says about the graders: `no_gpu_grader` (an exercise that needs CUDA, and no grader
-    of the gpu queue was seen: submissions wait), `warming` (compile cache layers still being built, with how many
-    exercises to go), both for the exercise's kind of grader."""
+    of the gpu queue was seen: submissions wait, after their CPU tier where `cpu_tier`), `warming` (compile cache
+    layers still being built, with how many exercises to go), both for the exercise's kind of grader."""
     from judge.requirements import needs_cuda
+    from judge.tiers import has_cpu_tier
 
     gpu = needs_cuda(exercise)
     graders = request.app.state.queue.graders()
     progress = request.app.state.layers.get("gpu" if gpu else "cpu")
     snapshot = progress.snapshot() if progress is not None else {"state": "off", "pending": []}
-    return {"no_gpu_grader": gpu and not any("gpu" in g["queues"] for g in graders),
+    return {"no_gpu_grader": gpu and not any("gpu" in g["queues"] for g in graders), "cpu_tier": has_cpu_tier(exercise),
             "warming": snapshot["state"] == "building", "warming_pending": len(snapshot["pending"])}
 
 

@@ -15,7 +15,7 @@ from sqlalchemy import Connection, select, text
 from sqlalchemy.engine import Engine
 
 from judge.report import ProgressEvent
-from judge.requirements import queue_for
+from judge.requirements import first_queue, queue_for
 from web import db
 from web.queue import GradingQueue
 from web.store import Store, Submission
@@ -110,7 +110,7 @@ class ProcrastinateQueue(GradingQueue):
     def add(self, learner_id: str, exercise, source: str, origin: str = BROWSER, address: str = "") -> Submission:
         """Store and defer in one transaction; the jobs run in priority, then arrival, order (one per learner at a
         time: `web.admission`)."""
-        queue = queue_for(exercise)
+        queue = first_queue(exercise)
         submission = self._store.add(learner_id, exercise.id, source,
                                      also=lambda conn, s: defer(self._app, conn, s.id, queue), origin=origin)
         self._hub.publish(submission.id, ProgressEvent(type="queued"))

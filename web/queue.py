@@ -78,18 +78,22 @@ class EmbeddedQueue(GradingQueue):
 
     def __init__(self, store: Store, hub: EventHub, grade: GradeFn, workers: int, sandbox: str = "none",
                  serves_gpu: bool = True, needs_gpu: Callable[[str], bool] = lambda exercise_id: False,
-                 listeners: list[Listener] | None = None):
+                 listeners: list[Listener] | None = None, tier_first: Callable[[str], bool] = lambda exercise_id: False,
+                 gpu_exercises: Callable[[], list[str]] = list):
         """`serves_gpu`: this process grades exercises that need CUDA; without it their submissions stay queued
-        (in the `gpu` queue of `depth()`) until a server that has a GPU grader starts on this store."""
+        (in the `gpu` queue of `depth()`) until a server that has a GPU grader starts on this store, after their
+        CPU tier where the exercise has one (`tier_first`, judge/tiers.py: graded here, then it waits)."""
         self._store, self._hub, self._grade, self._workers = store, hub, grade, workers
         self._serves_gpu, self._needs_gpu = serves_gpu, needs_gpu
+        self._tier_first, self._gpu_exercises = tier_first, gpu_exercises
+        self._waiting_gpu: set[str] = set()  # passed their CPU tier here, wait for a GPU grader
         self._regrades = Regrades(store.engine)
         self._pending = FairQueue()
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Event()
         self._sandbox = sandbox
         self.loop = GradingLoop(store, hub, grade, "embedded", listeners, requeue_regrade=self.submit_regrade,
-                                stopping=self._stopping)
+                                stopping=self._stopping, to_gpu=self._to_gpu)
 
     @property
     def listeners(self) -> list[Listener]:  # type: ignore[override]
@@ -129,9 +133,17 @@ class EmbeddedQueue(GradingQueue):
         self._hub.publish(submission_id, ProgressEvent(type="queued"))
         if not self._serves_gpu:
             submission = self._store.get(submission_id)
-            if submission is not None and self._needs_gpu(submission.exercise_id):
+            if submission is not None and self._needs_gpu(submission.exercise_id) and (
+                    submission_id in self._waiting_gpu or not self._tier_first(submission.exercise_id)):
                 return  # stays queued in the store: a server with a GPU grader takes it up when it starts
         self._pending.put_live(("submission", submission_id), learner_id or submission_id, address)
+
+    def _to_gpu(self, submission: Submission) -> tuple[int, float]:
+        """A submission that passed its CPU tier here stays queued for a GPU grader (none in this process)."""
+        from web import gpu_wait
+
+        self._waiting_gpu.add(submission.id)
+        return gpu_wait.standing(self._store, submission, self._gpu_exercises())
 
     def submit_regrade(self, regrade_id: str) -> None:
         self._pending.put_regrade(("regrade", regrade_id))

@@ -113,6 +113,28 @@ class Store:
                 return None
             return Submission.of(s.get(SubmissionRow, submission_id))
 
+    def wait_again(self, submission_id: str) -> None:
+        """A running submission queued again for a later tier (judge/tiers.py); the claim that passed the earlier
+        tier does not count against its attempts."""
+        with self._session() as s, s.begin():
+            s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id, SubmissionRow.status == RUNNING)
+                      .values(status=QUEUED, attempts=SubmissionRow.attempts - 1))
+
+    def queued_ahead(self, submission: Submission, exercise_ids: Collection[str]) -> int:
+        """Submissions of `exercise_ids` waiting, queued before `submission`."""
+        with self._session() as s:
+            return s.scalar(select(func.count()).select_from(SubmissionRow).where(
+                SubmissionRow.exercise_id.in_(list(exercise_ids)), SubmissionRow.status == QUEUED,
+                SubmissionRow.created_at < submission.created_at, SubmissionRow.id != submission.id)) or 0
+
+    def recent_durations(self, exercise_ids: Collection[str], limit: int = 20) -> list[float]:
+        """How long the last `limit` gradings of `exercise_ids` took (their reports' duration_s)."""
+        with self._session() as s:
+            texts = s.scalars(select(SubmissionRow.report_json).where(
+                SubmissionRow.exercise_id.in_(list(exercise_ids)), SubmissionRow.status == DONE)
+                .order_by(SubmissionRow.finished_at.desc()).limit(limit))
+            return [Report.model_validate_json(t).duration_s for t in texts if t]
+
     def finish(self, submission_id: str, report: Report, grader: str | None = None,
                also: Callable[[Connection], None] | None = None) -> bool:
         """Store the report unless one is stored already; True when this call stored it, with the facts the timeline

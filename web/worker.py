@@ -98,7 +98,7 @@ class Worker:
         # open its connector only takes async connections, and a sync one passed to `defer` fails).
         self._deferrer = procrastinate_app(self.engine)
         self.loop = GradingLoop(self.store, self.hub, grade, self.name, [GradeSender(self.engine)],
-                                requeue_regrade=self._requeue_regrade)
+                                requeue_regrade=self._requeue_regrade, to_gpu=self._to_gpu)
         loop = self.loop
 
         def grade_submission(submission_id: str) -> None:
@@ -205,6 +205,20 @@ class Worker:
             queue = "gpu" if self._needs_gpu(regrade.exercise_id) else "cpu"
             with self.engine.begin() as conn:
                 defer_regrade(self._deferrer, conn, regrade_id, queue)
+
+    def _to_gpu(self, submission) -> tuple[int, float]:
+        """A submission that passed its CPU tier here, deferred on the `gpu` queue (its own job is running, not
+        waiting: no lock); its place there and the wait, over the GPU workers seen."""
+        from judge.exercise import load_course
+        from judge.requirements import needs_cuda
+        from web import gpu_wait
+        from web.pg_queue import graders_seen
+
+        with self.engine.begin() as conn:
+            defer(self._deferrer, conn, submission.id, "gpu")
+        gpu_ids = [e.id for e in load_course(self.settings.exercises_dir) if needs_cuda(e)]
+        graders = sum(g["concurrency"] for g in graders_seen(self.engine) if "gpu" in g["queues"])
+        return gpu_wait.standing(self.store, submission, gpu_ids, graders)
 
     def _queue_of(self, submission_id: str) -> str:
         submission = self.store.get(submission_id)

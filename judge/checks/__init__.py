@@ -4,6 +4,7 @@ Import from here in hidden tests: `from judge.checks import compile_one_graph, a
 See docs/authoring.md for a tour.
 """
 
+from judge.checks.device import grading_device
 from judge.checks.expected import assert_same_result, expected_first, pristine
 from judge.checks.failures import CheckFailure, CompileError, Forbidden, GraphBreak, Recompile, WrongAnswer
 from judge.checks.graphs import (
@@ -28,6 +29,6 @@ __all__ = [
     "Captured", "CheckFailure", "CompileCounter", "CompileError", "Forbidden", "GraphBreak", "Recompile", "Provided",
     "RecordingBackend", "WrongAnswer", "assert_compiles", "assert_no_host_sync", "assert_result_flows_through",
     "assert_same", "assert_same_result", "call_targets", "compile_one_graph", "cpp_kernel_names", "describe_tensor",
-    "expected_first", "find_graph_breaks", "graph_code", "inductor_code", "once", "pristine", "recompile_log",
-    "rests_on_learner_process", "run_sealed", "unbacked_symbols",
+    "expected_first", "find_graph_breaks", "graph_code", "grading_device", "inductor_code", "once", "pristine",
+    "recompile_log", "rests_on_learner_process", "run_sealed", "unbacked_symbols",
 ]

@@ -38,6 +38,7 @@ class GradingContext:
     op_providers: dict[str, OperatorProvider] = field(default_factory=dict)
     doctor: dict | None = None  # a playground run's findings (judge/doctor_checks.py)
     sessions: int = 0  # compile sessions opened so far (each names its own in the runner)
+    device: str = "cuda"  # where a GPU exercise's tests put their tensors: "cpu" in its CPU tier (judge/tiers.py)
     seed: int = 0  # the grading's draw (judge/draw.py): each test's inputs and the runner's examples come from it
     last_run: object = None  # the last captured graph run here (judge.remote.compiled.LastRun): a mismatch's stages
     narrowed: bool = False  # compiler_bisector ran in this grading already (judge/remote/stages.py: once at most)

@@ -210,6 +210,33 @@ def test_an_exercise_that_needs_cuda_is_listed_skipped_and_refused_without_one(t
     assert graded.exit_code == 2 and "add-one needs a CUDA GPU" in graded.output
 
 
+@pytest.mark.slow
+def test_a_gpu_exercise_with_a_cpu_tier_is_proven_and_graded_there_without_a_gpu(tmp_path, fake_course, monkeypatch):
+    import shutil
+
+    from cli.workspace import Workspace
+
+    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    course = tmp_path / "course"
+    shutil.copytree(fake_course / "add-one", course / "add-one")
+    toml = course / "add-one" / "exercise.toml"
+    toml.write_text(toml.read_text().replace('id = "add-one"', 'id = "add-one"\nneeds_cuda = true\n'
+                                             'cpu_tier = ["test_values"]', 1).replace(
+        'check = "test_values"', 'check = "test_values"\ntier = "cpu"', 1))
+    env = {"PRACTICE_EXERCISES_DIR": str(course), "PRACTICE_WORKSPACE": str(tmp_path / "ws"), "COLUMNS": "200",
+           "PRACTICE_DAEMON": "0"}
+    runner = CliRunner()
+    checked = runner.invoke(cli, ["prove", "--sandbox", "local"], env=env, catch_exceptions=False)
+    # the reference passes the CPU tier, the wrong solution pinned to it fails it there; the starter waits for a GPU
+    assert checked.exit_code == 0, checked.output
+    assert "CPU tier only: add-one needs a CUDA GPU" in checked.output and "wrong/add_two.py" in checked.output
+    assert "starter.py" not in checked.output and "0 failing proof(s)" in checked.output
+    (tmp_path / "mine.py").write_text((course / "add-one" / "solutions" / "reference.py").read_text())
+    graded = runner.invoke(cli, ["add-one", str(tmp_path / "mine.py"), "--lang", "en"], env=env)
+    assert graded.exit_code == 1 and "CPU_TIER_PASSED" in graded.output and "waits for a CUDA GPU" in graded.output
+    assert Workspace(tmp_path / "ws").status(load_exercise(course / "add-one")) == "failing"  # not solved
+
+
 @pytest.mark.parametrize("name", ["prove", "check"])
 def test_the_proving_command_answers_to_its_old_name_too(tmp_path, fake_course, name):
     """`practice prove` proves exercises; `check`, its first name, still runs it but is no longer listed."""

@@ -266,3 +266,17 @@ def test_a_failing_daemon_costs_a_note_and_a_fresh_grading(practice, mode, reaso
     finally:
         fake.kill()
         fake.wait()
+
+
+@pytest.mark.parametrize("tier", ["gpu", "../cpu", 3, None])
+def test_a_grade_request_naming_an_unknown_tier_is_refused_before_anything_runs(tmp_path, tier):
+    from cli.daemon_protocol import VERSION
+    from cli.daemon_server import Daemon
+
+    server = Daemon(tmp_path, DaemonSettings(dir=tmp_path))
+    here, there = socket.socketpair()
+    with here, there:
+        server.grade(there, {"op": "grade", "version": VERSION, "fingerprint": server.fingerprint, "exercise": "x",
+                             "source": "", "filename": "a.py", "stop_after_first_failure": False, "tier": tier})
+        answer = json.loads(here.recv(65536).decode().splitlines()[0])
+    assert answer == {"op": "error", "message": "malformed request: tier"} and server.gradings == 0

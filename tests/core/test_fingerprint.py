@@ -31,6 +31,8 @@ def _edit(path: Path, old: str, new: str) -> None:
     ("the limits", lambda f: _edit(f / "exercise.toml", "time_seconds = 120", "time_seconds = 60")),
     ("the entry point", lambda f: _edit(f / "exercise.toml", 'entry_point = "f"', 'entry_point = "g"')),
     ("a new hidden test file", lambda f: (f / "tests" / "test_more.py").write_text("def test_x(entry):\n    pass\n")),
+    ("a CPU tier", lambda f: _edit(f / "exercise.toml", 'id = "add-one"', 'id = "add-one"\nneeds_cuda = true\n'
+                                   'cpu_tier = ["test_values"]')),
 ])
 def test_what_decides_a_verdict_changes_the_fingerprint(folder, what, edit):
     before = exercise_fingerprint(load_exercise(folder))

@@ -13,6 +13,7 @@ from sqlalchemy import text
 
 from judge.report import Report
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker, wait_done, wait_until
+from web import gpu_wait
 from web.app import create_app
 from web.grading_loop import MAX_ATTEMPTS
 from web.settings import Settings
@@ -21,18 +22,23 @@ URL = "/api/exercises/add-one/submissions"
 
 
 class FlakyGrader(FakeGrader):
-    """The fake grader; while `failing`, it raises as a grader whose sandbox died would (each try recorded)."""
+    """The fake grader; while `failing`, it raises as a grader whose sandbox died would (each try recorded); with
+    `cpu_tier_only`, it grades as a grader without a GPU grades a GPU exercise: its CPU tier only (judge/tiers.py)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.failing = False
+        self.cpu_tier_only = False
         self.tries: list[str] = []
 
     def __call__(self, submission, publish) -> Report:
         if self.failing:
             self.tries.append(submission.id)
             raise RuntimeError("the sandbox's worker died")
-        return super().__call__(submission, publish)
+        report = super().__call__(submission, publish)
+        if self.cpu_tier_only:
+            report.tier = "cpu"
+        return report
 
 
 class Graders:
@@ -45,7 +51,8 @@ class Graders:
         self.web = TestClient(create_app(settings, grade=self.grader if kind == "embedded" else None))
         self.worker = RunningWorker(settings, "w1", self.grader) if kind == "worker" else None
         self.told: list[tuple[str, str, str, int]] = []
-        self._dones: dict[str, int] = {}
+        self._dones: dict[tuple[str, str], int] = {}
+        self.events: list = []  # (submission id, event) published by the embedded queue
 
     def __enter__(self) -> Graders:
         self.web.__enter__()
@@ -55,8 +62,8 @@ class Graders:
             hub_publish = state.hub.publish
 
             def publish(submission_id, event):  # the in-memory hub, counted
-                if event.type == "done":
-                    self._dones[submission_id] = self._dones.get(submission_id, 0) + 1
+                self._dones[(submission_id, event.type)] = self._dones.get((submission_id, event.type), 0) + 1
+                self.events.append((submission_id, event))
                 hub_publish(submission_id, event)
 
             state.hub.publish = publish
@@ -75,13 +82,13 @@ class Graders:
     def store(self):
         return self.web.app.state.store
 
-    def dones(self, submission_id: str) -> int:
-        """`done` events published for the submission (the worker's are rows of the shared event log)."""
+    def dones(self, submission_id: str, kind: str = "done") -> int:
+        """`done` (or `kind`) events published for the submission (the worker's are rows of the shared event log)."""
         if self.worker is None:
-            return self._dones.get(submission_id, 0)
+            return self._dones.get((submission_id, kind), 0)
         with self.store.engine.connect() as conn:
             return conn.scalar(text("SELECT count(*) FROM submission_events WHERE submission_id = :s "
-                                    "AND event_json LIKE '{\"type\":\"done\"%'"), {"s": submission_id})
+                                    "AND event_json LIKE :kind"), {"s": submission_id, "kind": f'{{"type":"{kind}"%'})
 
     def _listener(self, learner_id: str, exercise_id: str) -> None:
         sid = self.store.history(learner_id, exercise_id, limit=1)[0].id
@@ -192,3 +199,22 @@ def test_a_regrade_claimed_too_often_is_kept_aside_without_grading(graders):
     kept = regrades.get(made.id)
     assert (kept.verdict, graders.grader.graded) == ("INTERNAL_ERROR", [sid])
     assert f"in {MAX_ATTEMPTS} attempts" in kept.report().stderr and regrades.newest_done([sid]) == {}
+
+
+def test_a_passed_cpu_tier_is_not_a_verdict_the_file_waits_for_a_gpu_told_its_place(graders):
+    graders.grader.cpu_tier_only = True  # a grader without a GPU, on a GPU exercise: its CPU tier passes
+    sid = graders.submit(CORRECT)
+    wait_until(lambda: graders.dones(sid, "tier") == 1, what="the tier event")
+    stored = graders.store.get(sid)
+    # not done, not told, queued again for a GPU; the claim that graded the tier is not one of its attempts
+    assert (stored.status, stored.verdict, stored.attempts, graders.told, graders.dones(sid)) == ("queued", None, 0,
+                                                                                                  [], 0)
+    if graders.worker is None:  # the embedded queue keeps it for a GPU grader, never grading it again here
+        (tier,) = [e for s, e in graders.events if s == sid and e.type == "tier"]
+        assert (tier.report.tier, tier.position, tier.wait_s) == ("cpu", 1, gpu_wait.PRIOR_S)  # none graded yet
+    else:  # `practice worker` deferred it on the gpu queue
+        with graders.store.engine.connect() as conn:
+            queues = conn.scalars(text("SELECT queue_name FROM procrastinate_jobs WHERE args->>'submission_id' = :s "
+                                       "AND status = 'todo'"), {"s": sid}).all()
+        assert queues == ["gpu"]
+    assert graders.grader.graded == [sid]

@@ -120,6 +120,16 @@
       setStatus(T.running + " " + finished + (total ? "/" + total : "") + " " + T.checks_done, "busy");
       progress.append(checkItem(event.check, false));
     });
+    // A GPU exercise's CPU tier passed (judge/tiers.py): its checks, and where the file waits for a GPU.
+    on("tier", (event) => {
+      const wait = event.position ? fmt(T.gpu_queue, {n: event.position, s: Math.round(event.wait_s)})
+                                  : T.gpu_waiting;
+      setStatus(T.cpu_tier_passed + " · " + wait, "busy");
+      progress.replaceChildren();  // the GPU grading's checks come here, below the CPU tier's
+      finished = 0;
+      reportBox.replaceChildren(el("p", {class: "tier-wait"}, T.cpu_tier_passed + " · " + wait),
+                                ...R.render(event.report).parts, progress);
+    });
     on("done", (event) => { source.close(); done(id, event.report); });
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) poll(id);

@@ -31,6 +31,10 @@
       const repeats = first && first.message && report.summary.endsWith(first.message);
       const parts = repeats ? [] : [el("p", {class: "summary"}, prose(report.summary))];
       if (report.trust === "self-checked") parts.unshift(el("p", {class: "trust"}, T.self_checked));
+      // The tiers graded before this report's (judge/tiers.py): the CPU tier a GPU grading followed.
+      (report.tiers || []).forEach((tier) => parts.unshift(el("p", {class: "muted small tier"},
+        fmt(T.tier_line, {verdict: verdictText(tier.verdict), n: tier.checks.length,
+                          s: Number(tier.duration_s).toFixed(1)}))));
       if (report.checks.length) parts.push(el("ol", {class: "checks"},
         report.checks.map((c) => checkItem(c, true, marks, first !== undefined && c !== first))));
       report.diagnostics.forEach((d) => parts.push(diagnostic(d, marks, report.summary)));

@@ -11,12 +11,20 @@ the graph is being recorded, freed: reading it raises).
 import torch
 
 from judge import remote
-from judge.checks import GraphBreak, WrongAnswer, assert_same, describe_tensor, expected_first, graph_code, pristine
+from judge.checks import (
+    GraphBreak,
+    WrongAnswer,
+    assert_same,
+    describe_tensor,
+    expected_first,
+    grading_device,
+    graph_code,
+    pristine,
+)
 from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 B, D = 4, 64
-DEVICE = "cuda"
 _HERE: list = []  # the Steps object the graph's step calls go to in the current run
 
 
@@ -24,12 +32,27 @@ def decode(h, w):
     return torch.tanh(h @ w)
 
 
+class Replayed:
+    """What a CUDA-graph replay does to its output, on the CPU (the CPU tier): every call writes the same buffer and
+    returns it, so an output kept without a copy holds the next call's values."""
+
+    def __init__(self):
+        self.out: torch.Tensor | None = None
+
+    def __call__(self, h, w):
+        result = decode(h, w)
+        if self.out is None or self.out.shape != result.shape:
+            self.out = torch.empty_like(result)
+        return self.out.copy_(result)
+
+
 class Steps:
     """This side's decode step: weights the runner never sees, optionally a real CUDA graph; calls are counted."""
 
     def __init__(self, cuda_graphs: bool):
-        self.w = (torch.randn(D, D, generator=torch.Generator().manual_seed(2024)) / D ** 0.5).to(DEVICE)
-        self.fn = torch.compile(decode, mode="reduce-overhead") if cuda_graphs else decode
+        self.w = (torch.randn(D, D, generator=torch.Generator().manual_seed(2024)) / D ** 0.5).to(grading_device())
+        replay = torch.compile(decode, mode="reduce-overhead") if grading_device() == "cuda" else Replayed()
+        self.fn = replay if cuda_graphs else decode
         self.calls = 0
 
     def __call__(self, h):
@@ -75,7 +98,7 @@ def test_one_graph(entry, public):
     zh: 用 fullgraph=True 时 generate(step, h, steps) 被捕获为一张图
     """
     try:
-        generate(entry, Steps(cuda_graphs=False), torch.randn(B, D, device=DEVICE), 4)
+        generate(entry, Steps(cuda_graphs=False), torch.randn(B, D, device=grading_device()), 4)
     except GraphBreak as exc:
         said = str(exc.message) + " ".join(getattr(d, "reason", "") or "" for d in exc.diagnostics)
         if "cudagraph_mark_step_begin" not in said:
@@ -100,7 +123,7 @@ def test_calls_step_every_step(entry, public):
     """
     for steps in (1, 5):
         here = Steps(cuda_graphs=False)
-        h = torch.randn(B, D, device=DEVICE)
+        h = torch.randn(B, D, device=grading_device())
         expected, out = expected_first(lambda h: here.expected(h, steps),  # noqa: B023 - called in this iteration
                                        lambda h: generate(entry, here, h, steps), h)  # noqa: B023 - the same
         if here.calls != steps:
@@ -135,10 +158,13 @@ def test_outputs_survive_replays(entry, public):
     for steps in (4, 7):
         for run in (T("while the CUDA graph is warmed up and recorded", zh="CUDA graph 预热和录制期间"),
                     T("every step replaying the recorded graph", zh="每一步都重放录好的图")):
-            h = torch.randn(B, D, device=DEVICE)
-            case = T("{h}, steps = {steps}, step = a CUDA graph (`mode='reduce-overhead'`), {run}",
-                     zh="{h}，steps = {steps}，step 是一个 CUDA graph（`mode='reduce-overhead'`），{run}",
-                     h=describe_tensor("h", h), steps=steps, run=run)
+            h = torch.randn(B, D, device=grading_device())
+            step_is = T("a CUDA graph (`mode='reduce-overhead'`), {run}", zh="一个 CUDA graph（`mode='reduce-overhead'`），"
+                        "{run}", run=run) if grading_device() == "cuda" else \
+                T("a step that writes its output into the same buffer at every call, as a CUDA-graph replay does "
+                  "(on the CPU)", zh="每次调用都把输出写进同一块缓冲区的 step，和 CUDA graph 重放一样（在 CPU 上）")
+            case = T("{h}, steps = {steps}, step = {step_is}", zh="{h}，steps = {steps}，step 是{step_is}",
+                     h=describe_tensor("h", h), steps=steps, step_is=step_is)
             driver = compiled_generate(entry)
             expected = here.expected(pristine(h), steps)  # first, on a copy of h
             try:
@@ -154,7 +180,7 @@ def test_outputs_survive_replays(entry, public):
                                        "用 `mode='reduce-overhead'` 时，每个输出都放在 CUDA graph 的内存池里，"
                                        "直到下一次重放；要保留的输出在调用之后、再次调用 `step` 之前就复制出来"
                                        "（`h.clone()`）。", case=case), exc.diagnostics) from None
-            if not isinstance(out, torch.Tensor) or out.device.type != torch.device(DEVICE).type:
+            if not isinstance(out, torch.Tensor) or out.device.type != torch.device(grading_device()).type:
                 where = out.device if isinstance(out, torch.Tensor) else type(out).__name__
                 raise WrongAnswer(T("{case}: `generate` returned `{where}`; the result must stay on the GPU, where "
                                     "`h` is (a copy to the host waits for the GPU at every step)",

@@ -16,6 +16,7 @@ from judge.checks import (
     assert_same_result,
     describe_tensor,
     expected_first,
+    grading_device,
     once,
 )
 from judge.checks.cudagraphs import CudagraphWatch, cpu_results, recorded_cuda_graphs, reduce_overhead_backend
@@ -23,7 +24,6 @@ from judge.i18n import T
 from judge.report import GraphDiagnostic
 
 B, L, D = 4, 32, 64
-DEVICE = "cuda"
 CALLS = 6
 _REPLAYS: dict = {}
 
@@ -45,7 +45,8 @@ def inputs(seed, lengths=None, dtype=torch.float32, longest=None):
     length = torch.tensor(lengths) if lengths is not None else torch.randint(1, (longest or L) + 1, (B,), generator=g)
     if longest is not None:
         length[seed % B] = longest
-    return q.to(DEVICE, dtype), k.to(DEVICE, dtype), v.to(DEVICE, dtype), length.to(DEVICE)
+    device = grading_device()
+    return q.to(device, dtype), k.to(device, dtype), v.to(device, dtype), length.to(device)
 
 
 def case(q, length, note: T | None = None) -> T:

@@ -9,12 +9,11 @@ the reference compiled and timed the same way in the same process.
 
 import torch
 
-from judge.checks import assert_no_host_sync, assert_same, describe_tensor, once
+from judge.checks import assert_no_host_sync, assert_same, describe_tensor, grading_device, once
 from judge.checks.cost import assert_time_at_most, learner_timed_cost, timed_cost
 from judge.i18n import T
 
 B, D, L = 4, 256, 8
-DEVICE = "cuda"
 # A step recorded as one CUDA graph costs one replay of CPU time; one that Inductor cannot record launches its 16
 # kernels one by one, and a copy to the CPU waits for the GPU each time: 5x and more. 3x holds on a noisy machine.
 CPU_FACTOR = 3.0
@@ -25,7 +24,8 @@ def inputs(seed=0, scale=0.5):
     g = torch.Generator().manual_seed(seed)
     x = torch.randn(B, D, generator=g, dtype=torch.float64)
     w = torch.randn(L, D, D, generator=g, dtype=torch.float64) / D ** 0.5
-    return x.to(DEVICE, torch.float32), w.to(DEVICE, torch.float32), torch.tensor(scale, device=DEVICE)
+    device = grading_device()
+    return x.to(device, torch.float32), w.to(device, torch.float32), torch.tensor(scale, device=device)
 
 
 def fresh(values):

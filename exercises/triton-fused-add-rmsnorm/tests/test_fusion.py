@@ -20,6 +20,7 @@ from judge.checks import (
     compile_one_graph,
     describe_tensor,
     expected_first,
+    grading_device,
     once,
 )
 from judge.checks.inductor import triton_kernel_names, triton_kernel_source
@@ -29,7 +30,6 @@ from judge.report import GraphDiagnostic
 
 N, D = 16, 1024
 EPS = 1e-6
-DEVICE = "cuda"
 # Parts of a kernel name that show the residual add and the norm (a reduction over the row).
 ADD_PART = re.compile(r"_add(_|$)")
 NORM_PART = re.compile(r"_(mean|sum|rsqrt|sqrt|pow|norm|linalg_vector_norm)(_|$)")
@@ -50,7 +50,8 @@ def inputs(rows=N, dtype=torch.bfloat16, scale=1.0):
     x = torch.randn(rows, D, generator=g, dtype=torch.float64) * scale
     r = torch.randn(rows, D, generator=g, dtype=torch.float64) * scale
     w = 1 + 0.1 * torch.randn(D, generator=g, dtype=torch.float64)
-    return x.to(DEVICE, dtype), r.to(DEVICE, dtype), w.to(DEVICE, dtype)
+    device = grading_device()
+    return x.to(device, dtype), r.to(device, dtype), w.to(device, dtype)
 
 
 def inductor_run(entry):
@@ -182,3 +183,14 @@ def test_fused_kernel_result(entry):
     expected, output, _ = inductor_run(entry)
     assert_same(output, expected, case=T.same(f"x [{N}, {D}] bfloat16, Inductor"), what=T.same("(out, h)"),
                 rtol=2e-2, atol=2e-2)
+
+
+def test_called_as_is(entry):
+    """add_rmsnorm called as is, without torch.compile (your own kernels included), equals the original
+    zh: 不经 torch.compile 直接调用 add_rmsnorm（包括你自己写的内核），结果与原函数相同
+    """
+    # In the CPU tier a Triton kernel of the learner's runs under Triton's interpreter (judge/tiers.py).
+    for rows in (N, 3):
+        x, r, w = inputs(rows, torch.float32)
+        assert_same_result(entry, add_rmsnorm, x, r, w, case=describe_tensor("x", x, T("called without "
+                           "`torch.compile`", zh="不经 `torch.compile` 调用")), what=T.same("(out, h)"))
