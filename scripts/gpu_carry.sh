@@ -50,8 +50,10 @@ case "$action" in
     ;;
   install)
     # The image's Python is the system's: pip may call it externally managed (PEP 668) and is told to go ahead.
-    PIP_BREAK_SYSTEM_PACKAGES=1 "$python" -m pip install --quiet --no-index --find-links "$dir/wheels" \
-      -r "$dir/requirements.txt" >&2
+    # A requirement that the image holds in too old a version and that was not carried: every wheel, as it is.
+    export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore
+    "$python" -m pip install --quiet --no-index --find-links "$dir/wheels" -r "$dir/requirements.txt" >&2 ||
+      "$python" -m pip install --quiet --no-index --no-deps "$dir"/wheels/*.whl >&2
     mkdir -p "$dir/pg"
     for deb in "$dir"/debs/*.deb; do dpkg -x "$deb" "$dir/pg"; done
     chmod -R a+rX "$dir/pg"
