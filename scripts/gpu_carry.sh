@@ -3,9 +3,11 @@
 # that reaches the package registries and set up on the GPU machine, which reaches none:
 #   scripts/gpu_carry.sh fetch [DIR]     here: the project's Python dependencies as wheels for Python 3.12 (less
 #                                        what the GPU image has), and Debian's PostgreSQL server with the libraries
-#                                        it links (and tzdata), as .deb files; DIR defaults to .carry-gpu (ignored)
+#                                        it links: the .deb files unpacked (dpkg -x), less what a throwaway cluster
+#                                        never reads (translations, docs, JIT bitcode, client programs), in
+#                                        DIR/pg.tar.xz; DIR defaults to .carry-gpu (git-ignored)
 #   scripts/gpu_carry.sh install [DIR]   there: pip installs what is missing from the wheels, and unpacks the
-#                                        .deb files into DIR/pg (dpkg -x, no apt); prints PostgreSQL's bin folder
+#                                        server into DIR/pg (no apt needed); prints PostgreSQL's bin folder
 # benchmarks/gpu_distributed.py --pg-root DIR/pg then runs PostgreSQL from there (LD_LIBRARY_PATH), as a
 # throwaway cluster owned by an unprivileged user.
 set -euo pipefail
@@ -13,8 +15,10 @@ action="${1:?usage: scripts/gpu_carry.sh fetch|install [DIR]}"
 dir="${2:-.carry-gpu}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 python="${PYTHON:-python3}"
-# Seen in the lent H200's image (docs/deploy.md): not carried (the carry's room is 64 MiB).
-present="hypothesis pytest rich click jinja2 markupsafe markdown_it_py mdurl pygments"
+# In the lent H200's image (its package list of 2026-11-17): not carried, the carry's room being 64 MiB.
+present="anyio annotated_doc attrs certifi charset_normalizer click h11 httpcore httpx hypothesis idna iniconfig jinja2
+  markdown_it_py markupsafe mdurl packaging pluggy pygments pytest python_dateutil pyyaml requests rich six
+  sortedcontainers urllib3"
 
 # The project's dependencies (pyproject.toml) for a GPU grading machine: not the image's torch and NumPy, not
 # Docker's client (no Docker there), uvicorn without its optional speed-ups.
@@ -29,7 +33,7 @@ EOF
 
 case "$action" in
   fetch)
-    mkdir -p "$dir/wheels" "$dir/debs"
+    mkdir -p "$dir/wheels"
     requirements >"$dir/requirements.txt"
     "$python" -m pip download --quiet --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64 \
@@ -45,8 +49,16 @@ case "$action" in
                 || dpkg -S "$(readlink -f "$lib")" 2>/dev/null; done | cut -d: -f1 | sort -u \
                 | grep -v -x -e libc6 -e libgcc-s1 -e libstdc++6 -e libssl3 -e zlib1g -e libffi8 -e liblzma5)"
     server="$(dpkg -S "$bindir/postgres" | cut -d: -f1)"
-    (cd "$dir/debs" && apt-get download -q $server $packages tzdata >/dev/null 2>&1)
-    du -sh "$dir/wheels" "$dir/debs"
+    debs="$(mktemp -d)"
+    (cd "$debs" && apt-get download -q $server $packages >/dev/null 2>&1)
+    ls "$debs" >"$dir/debs.txt"
+    mkdir "$debs/root"
+    for deb in "$debs"/*.deb; do dpkg -x "$deb" "$debs/root"; done
+    rm -rf "$debs"/root/usr/share/{locale,doc,man,lintian} "$debs"/root/usr/lib/postgresql/*/lib/{bitcode,llvmjit*}
+    find "$debs"/root/usr/lib/postgresql/*/bin -type f ! -name postgres ! -name initdb ! -name pg_ctl -delete
+    tar -cJf "$dir/pg.tar.xz" -C "$debs/root" .
+    rm -rf "$debs"
+    du -sh "$dir/wheels" "$dir/pg.tar.xz"
     ;;
   install)
     # The image's Python is the system's: pip may call it externally managed (PEP 668) and is told to go ahead.
@@ -54,8 +66,8 @@ case "$action" in
     export PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore
     "$python" -m pip install --quiet --no-index --find-links "$dir/wheels" -r "$dir/requirements.txt" >&2 ||
       "$python" -m pip install --quiet --no-index --no-deps "$dir"/wheels/*.whl >&2
-    mkdir -p "$dir/pg"
-    for deb in "$dir"/debs/*.deb; do dpkg -x "$deb" "$dir/pg"; done
+    rm -rf "$dir/pg" && mkdir -p "$dir/pg"
+    tar -xJf "$dir/pg.tar.xz" -C "$dir/pg"
     chmod -R a+rX "$dir/pg"
     ls -d "$(cd "$dir/pg" && pwd)"/usr/lib/postgresql/*/bin | sort -V | tail -1
     ;;
