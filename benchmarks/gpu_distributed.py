@@ -319,7 +319,7 @@ def main() -> int:
         wall = time.perf_counter() - started
         misses = 0
         print(f"\n{'exercise':<26} {'solution':<34} {'pinned':<32} {'got':<32} {'s':>6}  graded by")
-        for (exercise_id, kind, path, verdict, check), job in zip(cases, jobs):
+        for (exercise_id, _kind, path, verdict, check), job in zip(cases, jobs):
             got = (job.report.get("verdict"), first_failing(job.report) if check else None)
             row, stored = submission_row(engine, job.id) if job.id else (None, 0)
             ok = got == (verdict, check) and job.dones == 1 and stored == 1

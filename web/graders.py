@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from judge.cache_layers import LayerProgress
 
 log = logging.getLogger(__name__)
-GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises (at
-# least the graders' concurrency, so that every concurrent grading finds one prepared)
+GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises, and GPU
+# gradings at once (web/gpu_sizing.py sizes it by the machine for the server and `practice worker`)
 
 
 def choose_sandbox(settings: Settings) -> str:
@@ -80,7 +80,8 @@ class Grading(NamedTuple):
 
 def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_POOL_SIZE) -> Grading:
     """A grade function for the queue (one sandbox per worker thread; the exercises that need CUDA share one pool of
-    prestarted GPU processes where this machine has a CUDA device), a warm-up, and a close function."""
+    prestarted GPU processes where this machine has a CUDA device, `gpu_pool_size` gradings of them at once), a
+    warm-up, and a close function."""
     from judge import (
         cache_layers,
         grade,  # imported late: the core pulls in torch-related modules
@@ -99,6 +100,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
     layers = {"cpu": cache_layers.LayerProgress(state="building" if cache else "off", layer=None)}
     serves_gpu = bool(gpu_exercises) and cuda_missing() is None
     gpu: dict = {}
+    gpu_slots = threading.BoundedSemaphore(max(1, gpu_pool_size))  # more would wait for a successor to prepare
     if serves_gpu:
         from judge.grading import make_sandbox
 
@@ -133,6 +135,9 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
             if event.type != "done":  # the queue publishes done after the report is stored
                 publish(event)
 
+        if needs_cuda(exercise) and gpu:
+            with gpu_slots:
+                return grade(exercise, submission.source, sandbox=sandbox(exercise), on_event=on_event)
         return grade(exercise, submission.source, sandbox=sandbox(exercise), on_event=on_event)
 
     def warm() -> None:

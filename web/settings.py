@@ -45,6 +45,10 @@ class Settings(BaseSettings):
                            "use only.")
     workers: int = Field(
         default_factory=lambda: os.cpu_count() or 1, ge=0, description="Submissions graded at once.")
+    gpu_graders: int = Field(
+        0, ge=0, description="GPU gradings at once on a CUDA machine (and prepared processes per GPU pool); 0: the "
+                             "graders' concurrency, lowered to one per core and one per 4 GiB of free GPU memory "
+                             "(web/gpu_sizing.py).")
     max_source_bytes: int = Field(64 * 1024, ge=1, description="Largest accepted source, in bytes (UTF-8).")
     submissions_per_minute: int = Field(6, ge=1, description="Submissions one learner may make per minute.")
     secret_key: str | None = Field(
