@@ -87,10 +87,11 @@ class PrestartedSandbox(Sandbox):
                  layers: dict[str, Layer] | None = None, uids: range | None = None, build: Path | None = None,
                  prepare_nice: int = 0):
         """`build`: every process uses this one cache folder, pickle caches on (a trusted build of a layer).
-        `prepare_nice`: as root, processes prepare at this niceness and their run gets 0 back (only root may lower
-        it again, so elsewhere they prepare at the usual priority)."""
+        `prepare_nice`: as root, processes prepare this much nicer than this process and their run gets this
+        process's priority back (only root may lower it again, so elsewhere they prepare at the usual priority)."""
         self.program, self.pool_size, self.python = program, pool_size, python
         self.prepare_nice = prepare_nice if os.geteuid() == 0 else 0
+        self._priority = os.getpriority(os.PRIO_PROCESS, 0)
         self.layers, self.build = layers or {}, build
         self.uids = uids if uids is not None and os.geteuid() == 0 else None
         self._ready: dict[str, list[Started]] = {}
@@ -275,7 +276,7 @@ class PrestartedSandbox(Sandbox):
         try:
             if self.prepare_nice:  # every thread of its process group (Linux: PRIO_PGRP sets each thread's)
                 with contextlib.suppress(ProcessLookupError):  # it died waiting: its run says so
-                    os.setpriority(os.PRIO_PGRP, started.proc.pid, 0)
+                    os.setpriority(os.PRIO_PGRP, started.proc.pid, self._priority)
             return supervise(started.proc, started.result_r, started.scratch, job_json, limits, on_message, inbox,
                              time.monotonic(), before=limits_line(limits, cap_address_space=not started.cuda))
         finally:
