@@ -16,6 +16,7 @@ from starlette.requests import ClientDisconnect
 from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
 from web.admission import address_key
+from web.gpu_budget import gpu_exercises
 from web.jsonbody import parse_json
 from web.offload import in_thread
 from web.schemas import (
@@ -177,7 +178,8 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     def admit() -> Submission:
         check_deadline(state.deadlines, who, exercise.id)
         return state.admission.admit(who, address, lambda: state.queue.add(
-            who, exercise, source, origin=origin_of(request, body), address=address))
+            who, exercise, source, origin=origin_of(request, body), address=address),
+            gpu_exercises=gpu_exercises(state.course, exercise))
 
     submission = await in_thread(admit)
     return SubmissionCreated(id=submission.id, status=submission.status, url=f"/api/submissions/{submission.id}",

@@ -49,6 +49,10 @@ class Settings(BaseSettings):
         0, ge=0, description="GPU gradings at once on a CUDA machine (and prepared processes per GPU pool); 0: the "
                              "graders' concurrency, lowered to one per core and one per 4 GiB of free GPU memory "
                              "(web/gpu_sizing.py).")
+    gpu_seconds_per_hour: float = Field(
+        0, ge=0, description="GPU-seconds of grading one learner may use in an hour on exercises that need CUDA (the "
+                             "durations of their graded submissions); past it a GPU submission is refused until "
+                             "the hour's oldest gradings leave the window; 0: no limit.")
     max_source_bytes: int = Field(64 * 1024, ge=1, description="Largest accepted source, in bytes (UTF-8).")
     submissions_per_minute: int = Field(6, ge=1, description="Submissions one learner may make per minute.")
     secret_key: str | None = Field(
