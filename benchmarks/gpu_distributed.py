@@ -331,7 +331,7 @@ def main() -> int:
         print(f"{len(cases) - misses}/{len(cases)} at their pin, sent at once, all done in {wall:.0f} s\n", flush=True)
 
         pair = [p for p in procs if p.name in (f"{queue}-a", f"{queue}-b")]
-        victim_exercise = cases[0][0]
+        victim_exercise = next(e for e, *_ in cases if e != CPU_CHECK)  # an exercise of the pair's queue
         killed_ok = kill_test(base, engine, pair, course, victim_exercise, procs)
         health = healthz(base) or {}
         print(f"\nSUMMARY: {len(cases) - misses}/{len(cases)} pinned solutions at their verdict through practice "
