@@ -236,7 +236,32 @@ def main() -> int:
     if waits:
         print(f"burst of {len(burst)} at once: wait median {statistics.median(waits):.1f} s, p95 {p95(waits):.1f} s, "
               f"max {max(waits):.1f} s, all done in {burst_wall:.0f} s; {len(burst_bad)} not ACCEPTED")
+        where_the_wait_went(warm, burst)
     return 1 if mismatches or burst_bad else 0
+
+
+def where_the_wait_went(warm: dict, burst: list) -> None:
+    """The burst's wait split into grading (the report's duration) and before it, and the checks that slowed most
+    against the same solutions graded alone."""
+    graded = [r.get("duration_s") or 0.0 for _, _, r in burst]
+    before = [s - d for (_, s, _), d in zip(burst, graded)]
+    print(f"  of which grading (report duration) median {statistics.median(graded):.1f} s, waiting before it median "
+          f"{statistics.median(before):.1f} s")
+    alone: dict = {}
+    for _, reports in warm.items():
+        for _, report in reports:
+            for check in report.get("checks", []):
+                alone.setdefault((report.get("exercise_id"), check["name"]), []).append(check.get("duration_s", 0))
+    together: dict = {}
+    for _, _, report in burst:
+        for check in report.get("checks", []):
+            together.setdefault((report.get("exercise_id"), check["name"]), []).append(check.get("duration_s", 0))
+    rows = []
+    for key, times in together.items():
+        a, b = statistics.median(alone.get(key, [0])), statistics.median(times)
+        rows.append((b - a, key, a, b))
+    for grew, (exercise, name), a, b in sorted(rows, reverse=True)[:6]:
+        print(f"  check {exercise} {name}: alone {a:.2f} s, in the burst {b:.2f} s (+{grew:.2f} s)")
 
 
 if __name__ == "__main__":
