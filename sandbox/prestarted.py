@@ -272,7 +272,7 @@ class PrestartedSandbox(Sandbox):
             inbox: Inbox | None = None, pool: str = "default") -> RunOutcome:
         self._fill(pool)
         started = self._take(pool)
-        self._fill(pool)  # its successor prepares while this run goes on (niced: this run comes first)
+        self._fill(pool)  # its successor prepares while this run goes on
         try:
             if self.prepare_nice:  # every thread of its process group (Linux: PRIO_PGRP sets each thread's)
                 with contextlib.suppress(ProcessLookupError):  # it died waiting: its run says so
