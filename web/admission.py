@@ -64,8 +64,12 @@ def refuse_over_rate(recent: list[datetime], per_minute: int, what: str) -> None
                             headers={"Retry-After": str(seconds)})
 
 
-def too_many(detail: str, retry_after: int) -> HTTPException:
-    return HTTPException(429, detail, headers={"Retry-After": str(retry_after)})
+REFUSAL_HEADER = "X-Practice-Refusal"  # which bound refused, for the page's localized message (web/static/app.js)
+
+
+def too_many(detail: str, retry_after: int, refusal: str | None = None) -> HTTPException:
+    headers = {"Retry-After": str(retry_after), **({REFUSAL_HEADER: refusal} if refusal else {})}
+    return HTTPException(429, detail, headers=headers)
 
 
 def address_key(address: str) -> str:
@@ -124,7 +128,7 @@ class Admission:
                 spent = self._store.graded_seconds(learner_id, gpu_exercises, gpu_budget.WINDOW)
                 wait = gpu_budget.seconds_until_allowed(spent, settings.gpu_seconds_per_hour)
                 if wait:
-                    raise too_many(gpu_budget.refusal(settings.gpu_seconds_per_hour, wait), wait)
+                    raise too_many(gpu_budget.refusal(settings.gpu_seconds_per_hour, wait), wait, "gpu-budget")
             times = self._refuse_over_address_rate(address)
             self._refuse_when_full(address)
             submission = add()

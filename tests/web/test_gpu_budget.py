@@ -54,7 +54,7 @@ def test_a_learner_over_the_budget_is_refused_with_when_to_come_back(store):
     gpu = ["triton-kernel", "cudagraph"]
     with pytest.raises(HTTPException) as refused:
         admission.admit("ana", "10.0.0.1", lambda: store.add("ana", "cudagraph", "x"), gpu_exercises=gpu)
-    assert refused.value.status_code == 429
+    assert refused.value.status_code == 429 and refused.value.headers["X-Practice-Refusal"] == "gpu-budget"
     wait = int(refused.value.headers["Retry-After"])
     assert 3590 <= wait <= 3600  # the first grading leaves the hour then, bringing 21.5 s under 20 s
     assert f"possible in {wait} s" in refused.value.detail and "20 GPU-seconds an hour" in refused.value.detail
