@@ -32,9 +32,8 @@ def test_when_the_next_gpu_grading_is_possible(spent, budget, wait):
 
 
 @pytest.fixture
-def store(tmp_path):
-    engine = db.make_engine(f"sqlite:///{tmp_path / 'practice.db'}")
-    db.upgrade(engine)
+def store(database_url):
+    engine = db.make_engine(database_url)
     yield Store(engine)
     engine.dispose()
 
