@@ -7,7 +7,7 @@
   (the prestarted graders), every pinned wrong solution of the three exercises (each must get its pinned verdict
   and check), and a burst of submissions sent at once (the wait of each, from POST to verdict).
 
-    python benchmarks/gpu_latency.py [--cold-runs 1] [--warm-runs 3] [--burst 20] [--workers 4] [--skip-cold]
+    python benchmarks/gpu_latency.py [--cold-runs 1] [--warm-runs 3] [--burst 20] [--workers N] [--skip-cold]
 
 Prints one line per solution (warm median against its target, beside the cold median) and the burst's median and
 95th-percentile wait. `--small` (the suite's mode on a machine without CUDA) only checks the arguments and says so.
@@ -51,11 +51,13 @@ def cold_times(exercise, source: str, runs: int) -> list[float]:
 class Server:
     """`practice serve` in a process of its own, on a free port, with its own data and layers folders."""
 
-    def __init__(self, folder: Path, workers: int, port: int, log: Path | None = None):
+    def __init__(self, folder: Path, workers: int | None, port: int, log: Path | None = None):
         self.url = f"http://127.0.0.1:{port}"
-        env = {**os.environ, "PRACTICE_ALLOW_UNSANDBOXED": "1", "PRACTICE_WORKERS": str(workers),
-               "PRACTICE_SUBMISSIONS_PER_MINUTE": "1000", "PRACTICE_COMPILE_CACHE_DIR": str(folder / "layers"),
-               "PRACTICE_SECRET_KEY": "gpu-latency", "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PRACTICE_ALLOW_UNSANDBOXED": "1", "PRACTICE_SUBMISSIONS_PER_MINUTE": "1000",
+               "PRACTICE_COMPILE_CACHE_DIR": str(folder / "layers"), "PRACTICE_SECRET_KEY": "gpu-latency",
+               "PYTHONUNBUFFERED": "1"}
+        if workers is not None:
+            env["PRACTICE_WORKERS"] = str(workers)
         self.log = open(log or folder / "serve.log", "w")
         self.proc = subprocess.Popen([sys.executable, "-m", "cli.main", "serve", "--port", str(port),
                                       "--data-dir", str(folder / "data"), "--sandbox", "none"],
@@ -142,7 +144,8 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, default=1)
     parser.add_argument("--warm-runs", type=int, default=3)
     parser.add_argument("--burst", type=int, default=20)
-    parser.add_argument("--workers", type=int, default=4, help="the server's concurrent gradings")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="the server's concurrent gradings (default: its own, sized by the machine)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-cold", action="store_true")
     parser.add_argument("--serve-log", type=Path, default=None, help="keep practice serve's output in this file")
@@ -181,7 +184,8 @@ def main() -> int:
             print(f"  practice serve answered after {time.perf_counter() - started:.1f} s", flush=True)
             layer_s = server.wait_gpu_layer()
             health = server.health()
-            print(f"  graders: {health['workers']}", flush=True)
+            graders = health["workers"]
+            print(f"  graders: {graders}", flush=True)
             warm: dict = {}
             for key, source in solutions.items():
                 warm[key] = [submit(server.url, key[0], source) for _ in range(args.warm_runs)]
@@ -215,8 +219,8 @@ def main() -> int:
             server.stop()
 
     print()
-    print(f"GPU layer built in {layer_s:.0f} s after the server answered; server: {args.workers} concurrent gradings, "
-          f"prestarted graders")
+    print(f"GPU layer built in {layer_s:.0f} s after the server answered; server: "
+          f"{args.workers or 'its default number of'} concurrent gradings, prestarted graders: {graders}")
     for key in solutions:
         times = [t for t, _ in warm[key]]
         w = statistics.median(times)
@@ -232,7 +236,32 @@ def main() -> int:
     if waits:
         print(f"burst of {len(burst)} at once: wait median {statistics.median(waits):.1f} s, p95 {p95(waits):.1f} s, "
               f"max {max(waits):.1f} s, all done in {burst_wall:.0f} s; {len(burst_bad)} not ACCEPTED")
+        where_the_wait_went(warm, burst)
     return 1 if mismatches or burst_bad else 0
+
+
+def where_the_wait_went(warm: dict, burst: list) -> None:
+    """The burst's wait split into grading (the report's duration) and before it, and the checks that slowed most
+    against the same solutions graded alone."""
+    graded = [r.get("duration_s") or 0.0 for _, _, r in burst]
+    before = [s - d for (_, s, _), d in zip(burst, graded)]
+    print(f"  of which grading (report duration) median {statistics.median(graded):.1f} s, waiting before it median "
+          f"{statistics.median(before):.1f} s")
+    alone: dict = {}
+    for _, reports in warm.items():
+        for _, report in reports:
+            for check in report.get("checks", []):
+                alone.setdefault((report.get("exercise_id"), check["name"]), []).append(check.get("duration_s", 0))
+    together: dict = {}
+    for _, _, report in burst:
+        for check in report.get("checks", []):
+            together.setdefault((report.get("exercise_id"), check["name"]), []).append(check.get("duration_s", 0))
+    rows = []
+    for key, times in together.items():
+        a, b = statistics.median(alone.get(key, [0])), statistics.median(times)
+        rows.append((b - a, key, a, b))
+    for grew, (exercise, name), a, b in sorted(rows, reverse=True)[:6]:
+        print(f"  check {exercise} {name}: alone {a:.2f} s, in the burst {b:.2f} s (+{grew:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ It isolates no more than "none" otherwise (no namespaces, no cgroup): docs/deplo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -83,9 +84,14 @@ class PrestartedSandbox(Sandbox):
     name = "prestarted"
 
     def __init__(self, program: Program, pool_size: int = 1, python: str = sys.executable,
-                 layers: dict[str, Layer] | None = None, uids: range | None = None, build: Path | None = None):
-        """`build`: every process uses this one cache folder, pickle caches on (a trusted build of a layer)."""
+                 layers: dict[str, Layer] | None = None, uids: range | None = None, build: Path | None = None,
+                 prepare_nice: int = 0):
+        """`build`: every process uses this one cache folder, pickle caches on (a trusted build of a layer).
+        `prepare_nice`: as root, processes prepare this much nicer than this process and their run gets this
+        process's priority back (only root may lower it again, so elsewhere they prepare at the usual priority)."""
         self.program, self.pool_size, self.python = program, pool_size, python
+        self.prepare_nice = prepare_nice if os.geteuid() == 0 else 0
+        self._priority = os.getpriority(os.PRIO_PROCESS, 0)
         self.layers, self.build = layers or {}, build
         self.uids = uids if uids is not None and os.geteuid() == 0 else None
         self._ready: dict[str, list[Started]] = {}
@@ -203,6 +209,8 @@ class PrestartedSandbox(Sandbox):
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
             resource.setrlimit(resource.RLIMIT_FSIZE, (PREPARE_FILE_MB * MiB, PREPARE_FILE_MB * MiB))
+            if self.prepare_nice:
+                os.nice(self.prepare_nice)
             if uid is not None:
                 os.setgroups([])
                 os.setgid(uid)
@@ -266,6 +274,9 @@ class PrestartedSandbox(Sandbox):
         started = self._take(pool)
         self._fill(pool)  # its successor prepares while this run goes on
         try:
+            if self.prepare_nice:  # every thread of its process group (Linux: PRIO_PGRP sets each thread's)
+                with contextlib.suppress(ProcessLookupError):  # it died waiting: its run says so
+                    os.setpriority(os.PRIO_PGRP, started.proc.pid, self._priority)
             return supervise(started.proc, started.result_r, started.scratch, job_json, limits, on_message, inbox,
                              time.monotonic(), before=limits_line(limits, cap_address_space=not started.cuda))
         finally:

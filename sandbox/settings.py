@@ -44,6 +44,10 @@ class SandboxSettings(BaseSettings):
         True, description="As root, each prestarted process (the GPU graders) runs as an unprivileged uid of its own, "
                           "from prestarted_uid_base on (the project and the Python environment must be readable).")
     prestarted_uid_base: int = Field(63000, ge=1000, description="The first uid of the prestarted processes.")
+    prestarted_prepare_nice: int = Field(
+        0, ge=0, le=19, description="As root, a prestarted process prepares this much nicer than the grader and "
+                                    "gets the grader's priority back when its run starts; 0: off (on the lent H200 "
+                                    "a burst waited no less with 10: its gradings wait for those successors).")
     compile_cache: bool = Field(
         True, description="Build trusted Inductor cache layers (grading each exercise's reference) and give the "
                           "hardened backends' runs a private view of them (bwrap: an overlay; docker: links).")

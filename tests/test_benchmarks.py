@@ -31,6 +31,9 @@ SMALL_MODES = {
                              ["--no-daemon (two fresh processes)", "first grading (fresh, then starts the daemon)",
                               "later gradings (daemon warm)"], []),
     "gpu_latency-small": (["gpu_latency.py", "--small"], [], []),  # on a machine without CUDA: says so
+    # Its own PostgreSQL cluster (scripts/postgres.sh's binaries), two cpu workers, one of them killed mid-grading.
+    "gpu_distributed-small": (["gpu_distributed.py", "--small"],
+                              ["3/3 at their pin", "verdict ACCEPTED stored once: True", "kill test OK"], []),
     "grading_phases-small": (["grading_phases.py", "--small"],
                              ["runner: request compile", "verifier: checks (all)", "PHASES OK"], []),
     "cpu_tier-small": (["cpu_tier.py", "--small"], ["warm-up grading", "over 1 run(s)", "CPU-tier verdict in at most"],

@@ -32,6 +32,7 @@ from typing import Protocol, TypeVar
 
 from fastapi import HTTPException
 
+from web import gpu_budget
 from web.settings import Settings
 from web.store import QUEUED, Submission
 
@@ -48,6 +49,8 @@ class Submissions(Protocol):
     """What admission reads of the store (web.store.Store)."""
 
     def active(self, learner_id: str) -> Submission | None: ...
+    def graded_seconds(self, learner_id: str, exercise_ids: Collection[str],
+                       window: timedelta) -> list[tuple[datetime, float]]: ...
     def recent(self, learner_id: str, window: timedelta) -> list[datetime]: ...
     def count(self, status: str | None = None) -> int: ...
     def still_queued(self, ids: Collection[str]) -> set[str]: ...
@@ -62,8 +65,12 @@ def refuse_over_rate(recent: list[datetime], per_minute: int, what: str) -> None
                             headers={"Retry-After": str(seconds)})
 
 
-def too_many(detail: str, retry_after: int) -> HTTPException:
-    return HTTPException(429, detail, headers={"Retry-After": str(retry_after)})
+REFUSAL_HEADER = "X-Practice-Refusal"  # which bound refused, for the page's localized message (web/static/app.js)
+
+
+def too_many(detail: str, retry_after: int, refusal: str | None = None) -> HTTPException:
+    headers = {"Retry-After": str(retry_after), **({REFUSAL_HEADER: refusal} if refusal else {})}
+    return HTTPException(429, detail, headers=headers)
 
 
 def address_key(address: str) -> str:
@@ -107,15 +114,22 @@ class Admission:
 
     # -- gradings -------------------------------------------------------------------------------------------------
 
-    def admit(self, learner_id: str, address: str, add: Callable[[], Submission]) -> Submission:
+    def admit(self, learner_id: str, address: str, add: Callable[[], Submission],
+              gpu_exercises: Collection[str] = ()) -> Submission:
         """`add()` (store and queue the submission) unless a bound refuses it (HTTPException 429); `address` is an
-        `address_key`."""
+        `address_key`; `gpu_exercises`, for a submission to an exercise that needs CUDA: the course's exercises
+        whose gradings count against the learner's GPU budget."""
         settings = self._settings
         with self._lock:
             if self._store.active(learner_id) is not None:
                 raise too_many("a submission of yours is still being graded; wait for its verdict", BUSY_RETRY_AFTER)
             refuse_over_rate(self._store.recent(learner_id, RATE_WINDOW), settings.submissions_per_minute,
                              "submissions")
+            if gpu_exercises and settings.gpu_seconds_per_hour > 0:
+                spent = self._store.graded_seconds(learner_id, gpu_exercises, gpu_budget.WINDOW)
+                wait = gpu_budget.seconds_until_allowed(spent, settings.gpu_seconds_per_hour)
+                if wait:
+                    raise too_many(gpu_budget.refusal(settings.gpu_seconds_per_hour, wait), wait, "gpu-budget")
             times = self._refuse_over_address_rate(address)
             self._refuse_when_full(address)
             submission = add()

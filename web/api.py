@@ -18,6 +18,7 @@ from judge.exercise import Exercise
 from judge.report import ProgressEvent, localized
 from web.admission import address_key
 from web.errors import InputError
+from web.gpu_budget import gpu_exercises
 from web.jsonbody import parse_json
 from web.offload import in_thread
 from web.schemas import (
@@ -184,7 +185,8 @@ async def create_submission(request: Request, exercise_id: str) -> SubmissionCre
     def admit() -> Submission:
         check_deadline(state.deadlines, who, exercise.id)
         return state.admission.admit(who, address, lambda: state.queue.add(
-            who, exercise, source, origin=origin_of(request, body), address=address))
+            who, exercise, source, origin=origin_of(request, body), address=address),
+            gpu_exercises=gpu_exercises(state.course, exercise))
 
     submission = await in_thread(admit)
     if note is not None:

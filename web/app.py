@@ -22,6 +22,7 @@ from web.course import Course
 from web.deadlines import Deadlines
 from web.events import EventHub
 from web.forms import PageRefused
+from web.gpu_sizing import gpu_graders
 from web.graders import WarmPools, choose_sandbox, make_grade_fn
 from web.grading_loop import GradeFn
 from web.hosts import HostAllowlist, allowed as allowed_hosts
@@ -80,7 +81,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
         hub = EventHub()
     if queue is None:
         if grade is None:
-            grading = make_grade_fn(course, sandbox_name, gpu_pool_size=settings.workers)
+            grading = make_grade_fn(course, sandbox_name, gpu_pool_size=gpu_graders(settings, course))
             grade, warm, close_grader = grading.grade, grading.warm, grading.close
             layers, serves_gpu, pools = grading.layers, grading.serves_gpu, grading.pools
         queue = EmbeddedQueue(store, hub, grade, settings.workers, sandbox_name, serves_gpu=serves_gpu,

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from judge.cache_layers import LayerProgress
 
 log = logging.getLogger(__name__)
-GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises (at
-# least the graders' concurrency, so that every concurrent grading finds one prepared)
+GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises, and GPU
+# gradings at once (web/gpu_sizing.py sizes it by the machine for the server and `practice worker`)
 
 
 def choose_sandbox(settings: Settings) -> str:
@@ -87,7 +87,8 @@ class Grading(NamedTuple):
 
 def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_POOL_SIZE) -> Grading:
     """A grade function for the queue (one sandbox per worker thread; the exercises that need CUDA share one pool of
-    prestarted GPU processes where this machine has a CUDA device), a warm-up, and a close function."""
+    prestarted GPU processes where this machine has a CUDA device, `gpu_pool_size` gradings of them at once), a
+    warm-up, and a close function."""
     from judge import (
         cache_layers,
         grade,  # imported late: the core pulls in torch-related modules
@@ -107,6 +108,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
     layers = {"cpu": cache_layers.LayerProgress(state="building" if cache else "off", layer=None)}
     serves_gpu = bool(gpu_exercises) and cuda_missing() is None
     gpu: dict = {}
+    gpu_slots = threading.BoundedSemaphore(max(1, gpu_pool_size))  # more would wait for a successor to prepare
     if serves_gpu:
         from judge.grading import make_sandbox
 
@@ -117,7 +119,8 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
 
         settings = SandboxSettings()
         uids = settings.prestarted_uid_range() if settings.prestarted_uids else None
-        gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=uids, layers={
+        gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=uids,
+                                      prepare_nice=settings.prestarted_prepare_nice, layers={
             "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
         made.append(gpu["sandbox"])
 
@@ -142,6 +145,9 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
                 publish(event)
 
         def graded(source: str, tier: str | None = None) -> Report:
+            if tier is None and needs_cuda(exercise) and gpu:  # on the GPU: one of the machine's GPU slots
+                with gpu_slots:
+                    return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
             return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
 
         if has_cpu_tier(exercise):  # the CPU tier first; without a GPU here, a passed one waits (web.grading_loop)

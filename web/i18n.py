@@ -73,6 +73,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "traceback": N_("Traceback"),
     "error": N_("Something went wrong"),
     "too_many": N_("Too many submissions; try again in {s} s."),
+    "gpu_budget": N_("Your GPU time for this hour is used up; your next GPU submission is possible in {s} s."),
     "load_code": N_("Load this code"),
     "load_confirm": N_("Replace the editor's code with this submission?"),
     "search_seed": N_("search seed {seed}, {examples} examples"),

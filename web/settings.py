@@ -48,6 +48,14 @@ class Settings(BaseSettings):
     workers: int = Field(
         default_factory=lambda: os.cpu_count() or 1, ge=0,
         description="Submissions graded at once (default: the number of CPUs).")
+    gpu_graders: int = Field(
+        0, ge=0, description="GPU gradings at once on a CUDA machine (and prepared processes per GPU pool); 0: the "
+                             "graders' concurrency, lowered to one per core and one per 4 GiB of free GPU memory "
+                             "(web/gpu_sizing.py).")
+    gpu_seconds_per_hour: float = Field(
+        0, ge=0, description="GPU-seconds of grading one learner may use in an hour on exercises that need CUDA (the "
+                             "durations of their graded submissions); past it a GPU submission is refused until "
+                             "the hour's oldest gradings leave the window; 0: no limit.")
     submissions_per_minute: int = Field(6, ge=1, description="Submissions one learner may make per minute.")
     secret_key: str | None = Field(
         None, description="Signs learner cookies; default: a random key kept in <data_dir>/secret_key.")

@@ -7,6 +7,7 @@ The schema comes from `web/migrations/` (`web.db.upgrade`); `Store` refuses a da
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -235,6 +236,17 @@ class Store:
                 SubmissionRow.learner_id == learner_id, SubmissionRow.created_at >= _now() - window)
                 .order_by(SubmissionRow.created_at))
             return [_aware(t) for t in rows]
+
+    def graded_seconds(self, learner_id: str, exercise_ids: Collection[str], window: timedelta) -> list[
+            tuple[datetime, float]]:
+        """(finished at, grading seconds) of this learner's graded submissions to `exercise_ids` within `window`,
+        oldest first (the seconds: each report's duration)."""
+        with self._session() as s:
+            rows = s.execute(select(SubmissionRow.finished_at, SubmissionRow.report_json).where(
+                SubmissionRow.learner_id == learner_id, SubmissionRow.exercise_id.in_(list(exercise_ids)),
+                SubmissionRow.status == DONE, SubmissionRow.finished_at >= _now() - window)
+                .order_by(SubmissionRow.finished_at)).all()
+        return [(_aware(at), float(json.loads(report or "{}").get("duration_s") or 0.0)) for at, report in rows]
 
     def active(self, learner_id: str) -> Submission | None:
         with self._session() as s:

@@ -84,10 +84,11 @@ class Worker:
         self._main_task: asyncio.Task | None = None
         if grade is None:
             from web.course import Course
+            from web.gpu_sizing import gpu_graders
             from web.graders import make_grade_fn
 
             course = Course(settings.exercises_dir, reload=settings.reload_exercises)
-            grading = make_grade_fn(course, sandbox, gpu_pool_size=settings.workers)
+            grading = make_grade_fn(course, sandbox, gpu_pool_size=gpu_graders(settings, course))
             grade, self._close_grader = grading.grade, grading.close
             grading.warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
         self.sandbox = sandbox or "none"

@@ -6,6 +6,8 @@ The CPU tests run anywhere; the GPU one needs CUDA (the H200 of docs/deploy.md) 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from judge.grading import grade, make_sandbox
@@ -86,6 +88,22 @@ os.makedirs(os.environ["TRITON_CACHE_DIR"], exist_ok=True)
 open(os.path.join(os.environ["TRITON_CACHE_DIR"], "planted"), "w").write("PLANTED")
 print("FREE", free_before // 2 ** 20, flush=True)
 """ + HONEST_F
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a process its priority back")
+def test_processes_prepare_niced_and_their_run_gets_the_graders_priority_back(add_one):
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    sandbox = make_sandbox("prestarted", pool_size=1, prepare_nice=3)
+    try:
+        sandbox.warm_up(pools=("runner", "verifier"))
+        waiting = sandbox._ready["runner"][0].proc.pid
+        assert os.getpriority(os.PRIO_PROCESS, waiting) == ours + 3  # a successor preparing leaves the cores to runs
+        report = grade(add_one, "import os\nprint('NICE', os.getpriority(os.PRIO_PROCESS, 0), flush=True)\n"
+                       + HONEST_F, sandbox=sandbox)
+        assert report.verdict is Verdict.ACCEPTED, report.summary
+        assert _said(report, "NICE") == f"NICE {ours}"
+    finally:
+        sandbox.close()
 
 
 @pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA device")

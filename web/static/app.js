@@ -88,7 +88,8 @@
       const body = await response.json().catch(() => ({}));
       if (response.status !== 202) {
         const retry = response.headers.get("Retry-After");
-        const text = response.status === 429 && retry ? fmt(T.too_many, {s: retry}) : (body.detail || T.error);
+        const refusal = response.headers.get("X-Practice-Refusal") === "gpu-budget" ? T.gpu_budget : T.too_many;
+        const text = response.status === 429 && retry ? fmt(refusal, {s: retry}) : (body.detail || T.error);
         finish();
         setStatus(text, "error");
         return;
