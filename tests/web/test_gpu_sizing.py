@@ -1,9 +1,11 @@
 """GPU gradings at once: the graders' concurrency, lowered by the machine's cores and free GPU memory."""
 
 import threading
+from types import SimpleNamespace
 
 import pytest
 
+from judge.report import Verdict
 from web.gpu_sizing import GIB_PER_GPU_GRADING, gpu_concurrency, gpu_free_bytes
 
 GIB = 1 << 30
@@ -42,7 +44,7 @@ def test_gpu_gradings_wait_for_a_slot(monkeypatch, tmp_path):
 
     running, most, lock, release, two = [0], [0], threading.Lock(), threading.Event(), threading.Event()
 
-    def fake_grade(exercise, source, sandbox, on_event):
+    def fake_grade(exercise, source, sandbox, on_event, tier=None):
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
@@ -51,10 +53,10 @@ def test_gpu_gradings_wait_for_a_slot(monkeypatch, tmp_path):
         release.wait(10)
         with lock:
             running[0] -= 1
-        return "report"
+        return SimpleNamespace(verdict=Verdict.ACCEPTED)
 
     class Exercise:
-        id, needs_cuda = "gpu-one", True
+        id, needs_cuda, cpu_tier = "gpu-one", True, []  # no CPU tier: straight to the GPU
 
     class Course:
         def all(self):
