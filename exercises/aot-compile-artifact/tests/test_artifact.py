@@ -10,6 +10,8 @@ What they report decides the first three checks (counts, never seconds); the ser
 with fn on that input.
 """
 
+import re
+
 import torch
 
 from judge import remote
@@ -84,13 +86,20 @@ def served(entry, public) -> dict:
                                "把 `save_compiled_function` 写出的内容原样返回。",
                             error=T.same(f"`{serve['load_error']}`")))
     if "call_error" in serve:
+        error = str(serve["call_error"])
+        guard = re.search(r'verbose_code_parts=\[\s*"(.*?)"\s*[,\]]', error, re.S)  # a GuardManager error's own words
+        if guard:
+            raise WrongAnswer(T("the loaded function's guard failed on the served input (same shape and dtype as "
+                                "`example`, no gradient): {guard}. A precompiled function carries the guards of the "
+                                "input it was compiled for and never recompiles: compile it for exactly the input "
+                                "it will be served.",
+                                zh="加载出的函数在服务的输入（形状、dtype 与 `example` 相同，不需要梯度）上 guard 没有通过："
+                                   "{guard}。预编译的函数带着编译时那个输入的 guard，而且不会重新编译：要按服务时完全"
+                                   "一样的输入编译。", guard=T.same(f"`{guard.group(1)[:300]}`")))
         raise WrongAnswer(T("the loaded function failed on the served input (same shape and dtype as `example`, "
-                            "no gradient): {error}. A precompiled function carries the guards of the input it was "
-                            "compiled for and does not recompile: compile it for exactly the input it will be "
-                            "served.",
-                            zh="加载出的函数在服务的输入（形状、dtype 与 `example` 相同，不需要梯度）上失败了：{error}。"
-                               "预编译的函数带着编译时那个输入的 guard，而且不会重新编译：要按服务时完全一样的输入编译。",
-                            error=T.same(f"`{serve['call_error']}`")))
+                            "no gradient): {error}",
+                            zh="加载出的函数在服务的输入（形状、dtype 与 `example` 相同，不需要梯度）上失败了：{error}",
+                            error=T.same(f"`{error}`")))
     return serve
 
 
