@@ -55,7 +55,10 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
             name = backend_for(exercise, sandbox_name)
             if name != sandbox_name and name not in others:
                 others[name] = make_sandbox(name)
-            proofs = prove(exercise, sandbox=others.get(name, sandbox), cpu_sandbox=sandbox, gpu_here=not missing,
+            # Where a GPU grades here, the CPU tier too runs in the exercise's own backend (fresh processes): a warm
+            # fork of a process that initialised CUDA cannot use it, even to hide it.
+            full = others.get(name, sandbox)
+            proofs = prove(exercise, sandbox=full, cpu_sandbox=sandbox if missing else full, gpu_here=not missing,
                            on_proof=lambda p: print_proof(console, p, lang, verbose))
             failed += sum(not p.ok for p in proofs)
     finally:

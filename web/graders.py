@@ -150,9 +150,12 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
                     return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
             return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
 
-        if has_cpu_tier(exercise):  # the CPU tier first; without a GPU here, a passed one waits (web.grading_loop)
+        # Without a GPU here, the CPU tier first (a passed one waits for a GPU: web.grading_loop). With one, the full
+        # grading at once: the CPU graders' warm forks come from a process that may have initialised CUDA, where a
+        # forked child cannot use it, and the GPU grading runs every check of the tier anyway.
+        if has_cpu_tier(exercise) and not gpu:
             report = grade_tiers(exercise, submission.source, grade_cpu_tier=lambda text: graded(text, CPU),
-                                 grade_full=graded if gpu else None)[0]
+                                 grade_full=None)[0]
         else:
             report = graded(submission.source)
         pools.graded(report.verdict)
