@@ -1,0 +1,71 @@
+"""Read the bytes of `torch.compiler.save_cache_artifacts()` as data: which cache entries they hold, by kind and key.
+
+The format (torch/utils/_appending_byte_serializer.py, torch/compiler/_cache.py): a CRC32 of the rest, an encoding
+version (uint64, 1), then per kind of cache its name, a count and that many (key, content) records; strings are
+base64 text and every field is length-prefixed (uint64, big-endian). Only names and keys are read here; the
+contents (pickles, compiled code) are never unpickled or run, so the trusted side may read a learner's bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import zlib
+
+VERSION = 1
+MAX_RECORDS = 100_000
+
+
+class NotArtifacts(ValueError):
+    """The bytes are not of the form save_cache_artifacts() writes; the message says where they stop being so."""
+
+
+class _Reader:
+    def __init__(self, data: bytes):
+        self.data, self.at = data, 4
+
+    def done(self) -> bool:
+        return self.at == len(self.data)
+
+    def uint64(self) -> int:
+        if self.at + 8 > len(self.data):
+            raise NotArtifacts(f"they end inside a length field at byte {self.at}")
+        value = int.from_bytes(self.data[self.at:self.at + 8], "big")
+        self.at += 8
+        return value
+
+    def field(self) -> bytes:
+        size = self.uint64()
+        if size > len(self.data) - self.at:
+            raise NotArtifacts(f"a field at byte {self.at} claims {size} bytes, more than remain")
+        value = self.data[self.at:self.at + size]
+        self.at += size
+        return value
+
+    def text(self) -> str:
+        try:
+            return base64.b64decode(self.field(), validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise NotArtifacts(f"a name or key before byte {self.at} is not base64 text") from None
+
+
+def cache_entries(data: bytes) -> dict[str, list[str]]:
+    """{kind of cache: [keys]} of the entries `data` holds, e.g. {"inductor": ["fogk..."], "aot_autograd": [...]};
+    NotArtifacts where `data` is not of that form (checksum, version, lengths)."""
+    data = bytes(data)
+    if len(data) < 12:
+        raise NotArtifacts("they are too short to hold a checksum and a version")
+    if zlib.crc32(data[4:]).to_bytes(4, "big") != data[:4]:
+        raise NotArtifacts("their checksum does not match their content")
+    reader = _Reader(data)
+    if (version := reader.uint64()) != VERSION:
+        raise NotArtifacts(f"their encoding version is {version}, not {VERSION}")
+    entries: dict[str, list[str]] = {}
+    while not reader.done():
+        kind, count = reader.text(), reader.uint64()
+        if count > MAX_RECORDS:
+            raise NotArtifacts(f"they claim {count} entries of one kind")
+        for _ in range(count):
+            entries.setdefault(kind, []).append(reader.text())
+            reader.field()  # the entry's content: never read
+    return entries
