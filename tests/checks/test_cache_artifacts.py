@@ -1,7 +1,7 @@
 """judge.checks.cache_artifacts: save_cache_artifacts()'s bytes read as data, never unpickled."""
 
 import pytest
-from torch.compiler._cache import CacheArtifactFactory, _serialize_single_cache
+from torch.compiler._cache import CacheArtifactFactory, CacheArtifactManager, _serialize_single_cache
 from torch.utils._appending_byte_serializer import AppendingByteSerializer
 
 from judge.checks.cache_artifacts import NotArtifacts, cache_entries
@@ -13,6 +13,7 @@ CONTENT = b"cno_such_module_anywhere\nboom\n."
 
 def saved(entries: dict[str, list[str]]) -> bytes:
     """Bytes in torch's own format (its serializer), each entry's content a pickle that must never be loaded."""
+    CacheArtifactManager._ensure_cache_artifacts_registered()
     writer = AppendingByteSerializer(serialize_fn=_serialize_single_cache)
     for kind, keys in entries.items():
         writer.extend([(kind, [CacheArtifactFactory.create(kind, key, CONTENT) for key in keys])])
