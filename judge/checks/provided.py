@@ -36,7 +36,6 @@ from judge.checks.numerics import TOLERANCES, assert_same
 from judge.i18n import T
 from judge.report import Verdict
 
-
 # A replacement's perturbation of an element is (atol + rtol |v|) times 10**u, u uniform in DECADES: never within the
 # check's tolerance, and spread wide enough that no pass-through threshold above it misses every element.
 DECADES = (0.3, 4.3)

@@ -6,7 +6,6 @@ from torch.utils._appending_byte_serializer import AppendingByteSerializer
 
 from judge.checks.cache_artifacts import NotArtifacts, cache_entries
 
-
 # An entry's content: a pickle whose loading imports a module that does not exist (it would fail, loudly)
 CONTENT = b"cno_such_module_anywhere\nboom\n."
 

@@ -118,7 +118,7 @@ def assert_holds_own_entry(found) -> None:
         raise WrongAnswer(T("the bytes you returned are not what `torch.compiler.save_cache_artifacts()` writes "
                             "({why}); return its bytes element, as is.",
                             zh="你返回的 bytes 不是 `torch.compiler.save_cache_artifacts()` 写出的格式（{why}）；"
-                               "把它返回的 bytes 元素原样返回。", why=T.same(str(exc)))) from None
+                               "把它返回的 bytes 元素原样返回。", why=exc.reason)) from None
     wanted = found["own"].get("inductor", [])
     if not wanted:
         raise CheckFailure(T("the judge's own fresh process made no FX-graph cache entry for `fn`: this check "
