@@ -5,7 +5,8 @@
 Grades each exercise's reference solution `--runs` times and prints the wall time of every run, the slowest
 checks, and the headroom left under `limits.time_seconds`. Defaults to the exercises whose checks run real
 Inductor compiles (fuse-rmsnorm-silu) or fresh processes with their own compile caches
-(compile-cache-artifacts, aot-compile-artifact). Run it on a loaded machine too: the limits must hold while others compile.
+(compile-cache-artifacts, aot-compile-artifact). Run it on a loaded machine too: the limits must hold while others
+compile.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ process, which imports torch and compiles nothing; then
    (judge/tamper.py);
 2. the fresh process itself then serves: it loads the bytes, compiles fn and calls it on the grader's input,
    reporting Dynamo's counters and the output tensor, which the grader compares with fn on that input itself.
+The runner's report carries the bytes themselves (`build["artifacts"]`, a uint8 tensor). The verifier reads them as
+data (judge/checks/cache_artifacts.py: the kind and key of each entry, no content unpickled) and compares them with
+the entries it gets from `own_entries`, a fresh process of its own that compiles only this grader's fn: which cache
+entry a fresh process looks up is then decided on the trusted side.
 Neither has compiled anything before (a fork made before any compile is as fresh, and saves importing torch
 twice). Each has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before
 any kernel) and the FX-graph and AOTAutograd caches on (the grading processes run with them off, so nothing
@@ -157,8 +161,8 @@ def _seed_isa_probes(cache_dir: Path) -> None:
 
 
 def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
-    """{"build": {type, size, changed | error}, "serve": {load_error | counters, output}}; "serve" only after bytes
-    from a build that left no global setting changed."""
+    """{"build": {type, size, artifacts, changed | error}, "serve": {load_error | counters, output}}; "serve" only
+    after bytes from a build that left no global setting changed."""
     import judge
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
@@ -186,6 +190,8 @@ def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
         build = found["build"]
         if "error" in build:  # the learner's traceback, naming their file as they know it
             build["error"] = to_display_names(str(build["error"]))
+        if build.get("size") and (root / "artifacts.bin").is_file():
+            build["artifacts"] = torch.frombuffer(bytearray((root / "artifacts.bin").read_bytes()), dtype=torch.uint8)
         report = {"build": build}
         if found.get("serving"):
             serve = found.get("serve", {"load_error": serve_died})
@@ -193,6 +199,38 @@ def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
                 serve["output"] = torch.load(root / "out.pt", weights_only=True)
             report["serve"] = serve
         return report
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+OWN = '''
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import torch
+from grader_fn import example, fn
+torch.compile(fn)(example())
+saved = torch.compiler.save_cache_artifacts()
+with open(sys.argv[2], "w") as f:
+    json.dump({k: list(v) for k, v in saved[1].artifacts.items()} if saved else {}, f)
+os._exit(0)
+'''
+
+
+def own_entries() -> dict[str, list[str]]:
+    """{kind: [keys]} of the cache entries a fresh process makes compiling this grader's fn on example(), as
+    `build_and_serve`'s processes are set up but with no learner code anywhere: run by the verifier (trusted)."""
+    from judge.checks.fresh_process import run_python
+
+    root = Path(tempfile.mkdtemp(prefix="cache-exercise-own-"))
+    try:
+        (root / "grader_fn.py").write_text(GRADER_FN, encoding="utf-8")
+        # The verifier's own Inductor cache where it has one: a cache's content never changes an entry's key, and
+        # after the first grading the compile is a hit there (~3 s instead of ~16 s of CPU)
+        cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR") or str(root / "cache")
+        if cache == str(root / "cache"):
+            _seed_isa_probes(root / "cache")
+        return run_python(OWN, [str(root), str(root / "own.json")], env={**ENV, "TORCHINDUCTOR_CACHE_DIR": cache},
+                          result_file=root / "own.json", timeout=TIMEOUT_S, cwd=root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

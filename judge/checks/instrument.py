@@ -135,26 +135,62 @@ def _while_loop_rule(mode, cond_fn, body_fn, carried, extra):
     return carried
 
 
-def _one_operator_rule(hop):
+@torch._dynamo.disable
+def _map_rule(mode, f, xs, pos_args):
+    from torch._higher_order_ops.map import map_dense
+
+    with mode:  # the body once per slice: its operators counted as often as they run
+        return map_dense(f, xs, pos_args)
+
+
+@torch._dynamo.disable
+def _scan_rule(mode, combine_fn, init, xs, additional_inputs):
+    from torch._higher_order_ops.scan import generic_scan
+
+    with mode:  # the combine function once per step
+        return generic_scan(combine_fn, init, xs, additional_inputs=additional_inputs)
+
+
+def _entered_rule(first_operand: int):
+    @torch._dynamo.disable
+    def rule(mode, body, *args, **kwargs):
+        with mode:
+            return body(*args[first_operand - 1:], **kwargs)
+    return rule
+
+
+OPAQUE = "higher_order."
+"""The prefix of an `executed_ops` entry for a higher-order operator whose body it did not enter: work inside it
+went uncounted, so a cost check that sees one cannot pass (`opaque`)."""
+
+
+def _opaque_rule(hop):
     def rule(mode, *args, **kwargs):
-        mode.ran[f"higher_order.{hop.__name__}"] += 1
+        mode.ran[f"{OPAQUE}{hop.__name__}"] += 1
         return hop(*args, **kwargs)  # the mode is off here: what runs inside is not counted
     return rule
 
 
-HOP.cond.py_impl(OpRecorder)(_cond_rule)
-HOP.while_loop.py_impl(OpRecorder)(_while_loop_rule)
-for _name in ("scan", "map_impl"):
-    _hop = getattr(HOP, _name, None)
-    if isinstance(_hop, torch._ops.HigherOrderOperator):
-        _hop.py_impl(OpRecorder)(_one_operator_rule(_hop))
+_RULES = {"cond": _cond_rule, "while_loop": _while_loop_rule, "map_impl": _map_rule, "scan": _scan_rule,
+          "wrap": _entered_rule(1), "invoke_subgraph": _entered_rule(2)}
+for _name, _hop in list(torch._ops._higher_order_ops.items()):
+    try:
+        _hop.py_impl(OpRecorder)(_RULES.get(_name) or _opaque_rule(_hop))
+    except Exception:  # noqa: BLE001 - a rule already there (this module imported twice) stays
+        pass
+
+
+def opaque(ran: collections.Counter) -> list[str]:
+    """The higher-order operators of an `executed_ops` count whose bodies were not counted, e.g. ['flex_attention']."""
+    return sorted(name.removeprefix(OPAQUE) for name, n in ran.items() if name.startswith(OPAQUE) and n)
 
 
 def executed_ops(fn, *args) -> tuple[object, collections.Counter]:
     """Call `fn(*args)` and count the ATen operators that really ran, e.g. {'aten.tanh.default': 1}.
 
-    Through `torch.cond` (the taken branch only) and `while_loop` (each turn); `scan` and `map` count as one
-    `higher_order.*` entry each. A GraphModule runs its generated code (as `gm(*args)` does)."""
+    Through `torch.cond` (the taken branch only), `while_loop` (each turn), `map` (each slice), `scan` (each step),
+    `wrap` and `invoke_subgraph`; any other higher-order operator counts as one `higher_order.<name>` entry, its body
+    unseen (`opaque`). A GraphModule runs its generated code (as `gm(*args)` does)."""
     recorder = OpRecorder()
     with torch.no_grad(), recorder:
         output = fn(*args)

@@ -6,7 +6,14 @@ op's result by 0 and add `F.gelu(x)`, or carry a value computed once as a consta
 exercise is not solved. So the verifier runs the operator through a `Provided`: its implementation here, which
 `replaced()` swaps for a different function of the same inputs, in every graph and every expected value that
 calls it. `assert_result_flows_through` then requires the learner's output to change exactly as the expected
-one does under that swap:
+one does under that swap.
+
+The swap is drawn per grading (`drawn`, from the grading's seed, judge/draw.py): the operator's true result plus a
+perturbation of every element, each of its own sign and size, the sizes spread over four decades from twice the
+check's tolerance up. A graph cannot imitate it (no formula of the true result gives it) and cannot pass the
+operator's result through only where it disagrees with a recomputation of its own: wherever the perturbation is
+below that graph's threshold, the graph returns its recomputation, off by more than the tolerance. The probing run
+is otherwise an ordinary one: inputs of the same distribution, the operator called as often.
 
     GELU = Provided(vendor_kernel, patch=[(starter, "fast_gelu_ext")])   # what torch.ops.ext.* runs here
     assert_result_flows_through(GELU, compiled, starter.block, x, w, case=...)
@@ -22,21 +29,34 @@ from collections.abc import Callable, Iterable
 import torch
 import torch.utils._pytree as pytree
 
+from judge import draw, remote
 from judge.checks.expected import expected_first
 from judge.checks.failures import CheckFailure, WrongAnswer
-from judge.checks.numerics import assert_same
+from judge.checks.numerics import TOLERANCES, assert_same
 from judge.i18n import T
 from judge.report import Verdict
 
+# A replacement's perturbation of an element is (atol + rtol |v|) times 10**u, u uniform in DECADES: never within the
+# check's tolerance, and spread wide enough that no pass-through threshold above it misses every element.
+DECADES = (0.3, 4.3)
 
-def bent(value):
-    """Another value of the same shape and dtype, computed from `value` by a function no test input makes the
-    identity (`1.5 v - sin(v) + 0.25` on every floating tensor): what a replaced operator returns."""
-    def bend(leaf):
-        if isinstance(leaf, torch.Tensor) and (leaf.is_floating_point() or leaf.is_complex()):
-            return (leaf * 1.5 - torch.sin(leaf) + 0.25).to(leaf.dtype)
-        return leaf
-    return pytree.tree_map(bend, value)
+
+def drawn(value, seed: int, *, rtol: float | None = None, atol: float | None = None):
+    """`value` with every floating element moved by a perturbation drawn from `seed` alone (its own sign, its size
+    log-uniform over DECADES in units of the check's tolerance): the same value and seed give the same result."""
+    def move(leaf):
+        if not isinstance(leaf, torch.Tensor) or not (leaf.is_floating_point() or leaf.is_complex()):
+            return leaf
+        real = leaf.real if leaf.is_complex() else leaf
+        default_rtol, default_atol = TOLERANCES.get(real.dtype, (1e-6, 1e-6))
+        r, a = default_rtol if rtol is None else rtol, default_atol if atol is None else atol
+        gen = torch.Generator().manual_seed(seed)
+        sign = torch.randint(0, 2, leaf.shape, generator=gen, dtype=torch.float64) * 2 - 1
+        size = 10 ** (DECADES[0] + (DECADES[1] - DECADES[0]) * torch.rand(leaf.shape, generator=gen,
+                                                                          dtype=torch.float64))
+        unit = a + r * real.detach().abs().to(torch.float64).cpu()
+        return (leaf + (sign * size * unit).to(device=leaf.device, dtype=real.dtype)).to(leaf.dtype)
+    return pytree.tree_map(move, value)
 
 
 class Provided:
@@ -55,10 +75,14 @@ class Provided:
         self.calls += 1
         return self.impl(*args, **kwargs)
 
-    def replacement(self) -> Callable:
-        """The function `replaced()` swaps in by default: the original's result, bent (see `bent`)."""
+    def replacement(self, seed: int | None = None, *, rtol: float | None = None,
+                    atol: float | None = None) -> Callable:
+        """The function `replaced()` swaps in by default: the original's result, `drawn` from `seed` (default: this
+        grading's stream for this operator, `draw.stream(grading seed, "provenance <name>")`)."""
         original = self.fn
-        return lambda *args, **kwargs: bent(original(*args, **kwargs))
+        if seed is None:
+            seed = draw.stream(remote.grading().seed, f"provenance {self.name}")
+        return lambda *args, **kwargs: drawn(original(*args, **kwargs), seed, rtol=rtol, atol=atol)
 
     @contextlib.contextmanager
     def replaced(self, by: Callable | None = None):
@@ -86,7 +110,7 @@ def assert_result_flows_through(provided: Provided, fn: Callable, expected_fn: C
     The expected values are computed first, on untouched copies; a replacement that leaves the expected value
     as it was would prove nothing, so that fails the check as an error of the exercise."""
     plain = expected_first(expected_fn, lambda *a, **k: None, *inputs)[0]
-    with provided.replaced(by):
+    with provided.replaced(by or provided.replacement(rtol=rtol, atol=atol)):
         expected, actual = expected_first(expected_fn, fn, *inputs)
     if _equal(plain, expected):
         raise CheckFailure(T("{case}: replacing {name} does not change the expected value, so this check proves "

@@ -53,6 +53,13 @@ class GradingContext:
             self._examples = torch.Generator().manual_seed(stream(self.seed, "examples"))
         return self._examples
 
+    def drawn(self, name: str) -> torch.Generator:
+        """A fresh generator for the part `name` of this grading's draw (e.g. the shape a cost is measured on): the
+        same for the same file on the same exercise version, unknown to any file before it is graded."""
+        from judge.draw import stream
+
+        return torch.Generator().manual_seed(stream(self.seed, name))
+
     @property
     def runner(self) -> RunnerClient:
         """The line to the runner; a clear error where this context has none (a test run outside a grading)."""

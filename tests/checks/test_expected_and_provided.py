@@ -8,6 +8,7 @@ from judge.checks import (
     Provided,
     WrongAnswer,
     assert_result_flows_through,
+    assert_same,
     assert_same_result,
     expected_first,
 )
@@ -106,3 +107,32 @@ def test_a_replacement_that_changes_nothing_proves_nothing():
     with pytest.raises(CheckFailure) as info:
         assert_result_flows_through(KERNEL, lambda x: x, lambda x: x, torch.ones(2), case="x")
     assert info.value.verdict is Verdict.INTERNAL_ERROR
+
+
+def test_the_replacement_is_drawn_from_the_seed():
+    x = torch.randn(64)
+    first, again, other = (KERNEL.replacement(seed)(x) for seed in (1, 1, 2))
+    assert torch.equal(first, again) and not torch.equal(first, other)
+    moved = (first - torch.nn.functional.gelu(x)).abs()
+    tolerance = 1e-5 + 1.3e-6 * torch.nn.functional.gelu(x).abs()
+    assert bool((moved > tolerance).all())  # every element moves by more than the check's tolerance
+
+
+def imitates_a_formula(x):  # returns its own answer, and the judge's former replacement formula where the op differs
+    own = torch.nn.functional.gelu(x)
+    return torch.where((KERNEL(x) - own).abs() > 1e-4, own * 1.5 - torch.sin(own) + 0.25, own) + 1
+
+
+def passes_disagreement_through(x):  # its own answer, the op's only where the two differ by more than 1e-3
+    own, op = torch.nn.functional.gelu(x), KERNEL(x)
+    return torch.where((op - own).abs() > 1e-3, op, own) + 1
+
+
+@pytest.mark.parametrize("learner", [imitates_a_formula, passes_disagreement_through],
+                         ids=["imitates", "passes-through"])
+@pytest.mark.parametrize("seed", range(5))
+def test_a_graph_that_detects_the_probing_run_fails(learner, seed):
+    x = torch.randn(48)
+    assert_same(learner(x), uses_the_op(x), case="ordinary run")  # the ordinary numbers pass
+    with pytest.raises(WrongAnswer, match="replaced by another function"):
+        assert_result_flows_through(KERNEL, learner, uses_the_op, x, case="x", by=KERNEL.replacement(seed))

@@ -5,7 +5,7 @@ import torch
 from torch._higher_order_ops import while_loop
 
 from judge import ir
-from judge.checks.instrument import executed_ops, graph_text, run_counting
+from judge.checks.instrument import executed_ops, graph_text, opaque, run_counting
 
 
 def heavy(x):
@@ -80,10 +80,17 @@ def with_map(x):
     return hop_map(lambda row: torch.tanh(row) * 2, x)
 
 
-@pytest.mark.parametrize("fn, entry", [(with_scan, "higher_order.scan"), (with_map, "higher_order.map_impl")])
-def test_scan_and_map_count_as_one_higher_order_entry_each(fn, entry):
-    """As executed_ops' docstring says: their bodies are not entered (a check counting a body's operators must
-    use cond or while_loop), so no tanh is counted though each of the five rows ran one."""
-    _, ran = executed_ops(fn, torch.randn(5, 4))
-    assert ran[entry] == 1 and ran["aten.tanh.default"] == 0
-    assert not any(name.startswith("higher_order.") and name != entry for name in ran)
+@pytest.mark.parametrize("fn, expected", [(with_scan, lambda x: torch.tanh(x).cumsum(0)),
+                                          (with_map, lambda x: torch.tanh(x) * 2)], ids=["scan", "map"])
+def test_scan_and_map_bodies_count_once_per_trip(fn, expected):
+    """Work inside a scan's or a map's body is counted as often as it runs (one tanh per row of five), and the
+    operator still computes what it computes."""
+    output, ran = executed_ops(fn, x := torch.randn(5, 4))
+    assert ran["aten.tanh.default"] == 5 and opaque(ran) == []
+    assert torch.allclose(torch.utils._pytree.tree_leaves(output)[-1], expected(x), atol=1e-6)
+
+
+def test_a_body_the_counter_cannot_enter_is_named_never_free():
+    hints, body = torch.ops.higher_order.hints_wrapper, torch.fx.symbolic_trace(torch.nn.Tanh())
+    _, ran = executed_ops(lambda x: hints(body, (x,), {}, hints={"note": 1}), torch.randn(3))
+    assert opaque(ran) == ["hints_wrapper"] and ran["aten.tanh.default"] == 0
