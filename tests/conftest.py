@@ -39,3 +39,17 @@ def local():
     sandbox = make_sandbox("local")
     yield sandbox
     sandbox.close()
+
+
+@pytest.fixture
+def cheap_passwords(monkeypatch):
+    """Argon2 at its lowest cost: the default spends most of a second per hash on a 2-core machine (every web test
+    has it, tests/web/conftest.py; elsewhere a module asks for it)."""
+    from argon2 import PasswordHasher
+
+    from web import passwords
+
+    monkeypatch.setattr(passwords, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+    passwords._dummy_hash.cache_clear()
+    yield
+    passwords._dummy_hash.cache_clear()

@@ -17,12 +17,14 @@ import pytest
 from cli.submitting import Credentials, SubmitError, load_credentials, save_credentials, split_link
 from tests.web.live import LiveServer
 from tests.web.real_course import BOOK_EXERCISE, book_course
-from tests.web.test_classes import cheap_passwords  # noqa: F401 - fixture
 from web.app import create_app
 from web.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse"
+
+
+pytestmark = pytest.mark.usefixtures("cheap_passwords")  # Argon2 at its lowest cost (tests/conftest.py)
 
 
 def practice(*args: str, config: Path, timeout: float = 300) -> subprocess.CompletedProcess:

@@ -4,14 +4,17 @@ fake (the real one is tests/cli/test_submit.py's); a revoked token is a usage er
 
 from __future__ import annotations
 
+import pytest
+
 from judge.report import Report
 from practice.magic import REPORT_MIME
 from tests.notebook.conftest import execute
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader
 from tests.web.live import LiveServer
-from tests.web.test_classes import cheap_passwords  # noqa: F401 - fixture
 from web.app import create_app
 from web.settings import Settings
+
+pytestmark = pytest.mark.usefixtures("cheap_passwords")  # Argon2 at its lowest cost (tests/conftest.py)
 
 
 def test_submit_from_a_notebook_counts_with_its_origin(kernel_name, tmp_path, monkeypatch):

@@ -189,3 +189,28 @@ class RunningWorker:
         self.worker.stop()
         self.thread.join(20)
         assert not self.thread.is_alive(), "the worker did not stop"
+
+
+@pytest.fixture(autouse=True)
+def _cheap_password_hashes(cheap_passwords):
+    """Every web test hashes passwords at Argon2's lowest cost (tests/conftest.py)."""
+
+
+@pytest.fixture
+def teacher(client):
+    """An instructor signed in, in a browser of their own; a second instructor ("other") exists."""
+    from tests.web.classroom import PASSWORD, browser, sign_in
+
+    client.app.state.classes.add_instructor("teacher", PASSWORD)
+    client.app.state.classes.add_instructor("other", PASSWORD)
+    t = browser(client)
+    assert sign_in(t, "teacher").status_code == 303
+    return t
+
+
+@pytest.fixture
+def klass(teacher):
+    """A class of `teacher`'s: (its page's path, its join path)."""
+    from tests.web.classroom import new_class
+
+    return new_class(teacher)

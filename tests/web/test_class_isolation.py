@@ -16,8 +16,8 @@ from html import unescape
 
 import pytest
 
+from tests.web.classroom import PASSWORD
 from tests.web.conftest import CORRECT, WRONG, wait_done
-from tests.web.test_classes import PASSWORD, cheap_passwords  # noqa: F401 - fixture
 from tests.web.test_sessions import browser, class_of, in_class, joined, server, signed_in_teacher  # noqa: F401
 from web.store import Submission
 

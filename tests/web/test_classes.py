@@ -11,84 +11,11 @@ import re
 from html import unescape
 
 import pytest
-from fastapi.testclient import TestClient
 
-from tests.web.conftest import CORRECT, WRONG, wait_done
+from tests.web.classroom import PASSWORD, browser, message, new_class, sign_in, submit, table
+from tests.web.conftest import CORRECT, WRONG
 from web.progress import CSV_HEAD
 from web.sessions import INSTRUCTOR_COOKIE, LEARNER_COOKIE
-
-PASSWORD = "correct horse"
-SUBMIT = "/api/exercises/add-one/submissions"
-
-
-@pytest.fixture(autouse=True)
-def cheap_passwords(monkeypatch):
-    """Argon2 at its lowest cost: the default spends most of a second per hash on this 2-core machine."""
-    from argon2 import PasswordHasher
-
-    from web import passwords
-
-    monkeypatch.setattr(passwords, "_HASHER", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
-    passwords._dummy_hash.cache_clear()
-    yield
-    passwords._dummy_hash.cache_clear()
-
-
-def browser(client: TestClient) -> TestClient:
-    """Another browser on the same app: its own cookies."""
-    return TestClient(client.app, base_url="http://testserver", follow_redirects=False)
-
-
-def sign_in(client: TestClient, username: str, password: str = PASSWORD):
-    return client.post("/signin", data={"username": username, "password": password}, follow_redirects=False)
-
-
-def new_class(client: TestClient, name: str = "Class A") -> tuple[str, str]:
-    """The class page's path and its join path."""
-    created = client.post("/teach/classes", data={"name": name}, follow_redirects=False)
-    assert created.status_code == 303, created.text
-    class_path = created.headers["location"]
-    join_url = re.search(r'id="join-url" readonly value="([^"]+)"', client.get(class_path).text).group(1)
-    return class_path, join_url.removeprefix("http://testserver")
-
-
-def submit(client: TestClient, source: str) -> dict:
-    return wait_done(client, client.post(SUBMIT, json={"source": source}).json()["id"])
-
-
-def message(html: str, element_id: str) -> str:
-    return unescape(re.search(rf'id="{element_id}">([^<]*)<', html).group(1))
-
-
-@pytest.fixture
-def teacher(client):
-    client.app.state.classes.add_instructor("teacher", PASSWORD)
-    client.app.state.classes.add_instructor("other", PASSWORD)
-    t = browser(client)
-    assert sign_in(t, "teacher").status_code == 303
-    return t
-
-
-@pytest.fixture
-def klass(teacher):
-    return new_class(teacher)
-
-
-def table(html: str) -> list[dict]:
-    """The class table as the page shows it: one dict per learner row, cells from their data attributes. A class
-    nobody has submitted to shows no table, only the learners who joined: each is a row without cells."""
-    joined = re.search(r'<ul class="joined" id="joined-learners">(.*?)</ul>', html, re.S)
-    if joined:
-        return [{"learner": unescape(name), "cells": {}} for name in re.findall(r"<li><a [^>]*>(.*?)</a></li>",
-                                                                                 joined.group(1), re.S)]
-    rows = []
-    for row in re.findall(r'<tr data-learner="([^"]*)">(.*?)</tr>', html, re.S):
-        name, body = row
-        cells = {m[0]: {"solved": m[1], "attempts": m[2], "last verdict": m[3], "first solved at": m[4]}
-                 for m in re.findall(r'data-exercise="([^"]+)"\s+data-solved="(\w+)" data-attempts="(\d+)" '
-                                     r'data-last-verdict="(\w*)"\s+data-first-solved="([^"]*)"', body)}
-        rows.append({"learner": unescape(name), "cells": cells})
-    return rows
 
 
 def test_instructor_signs_in_and_out(client):

@@ -11,16 +11,8 @@ from html import unescape
 
 import pytest
 
-from tests.web.test_classes import (  # noqa: F401 - fixtures
-    CORRECT,
-    browser,
-    cheap_passwords,
-    klass,
-    new_class,
-    submit,
-    table,
-    teacher,
-)
+from tests.web.classroom import browser, new_class, submit
+from tests.web.conftest import CORRECT
 
 SUBMIT = "/api/exercises/add-one/submissions"
 

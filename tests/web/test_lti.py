@@ -12,9 +12,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.web.classroom import PASSWORD, browser, new_class, sign_in, table
 from tests.web.fake_lms import FakePlatform, rsa_key
 from tests.web.test_api_submissions import read_events
-from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
 from tests.web.test_regrade import EXACT, SMALL_ONLY, SUBMIT, changes, tighten_hidden_test, wait_regraded
 from web.sessions import LEARNER_COOKIE
 

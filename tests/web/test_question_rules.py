@@ -13,8 +13,8 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.web.classroom import browser, new_class, sign_in
 from tests.web.conftest import CORRECT, WRONG, wait_done
-from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in  # noqa: F401 - fixture
 from tests.web.test_questions import QUESTIONS
 from web.app import create_app
 from web.lti.grades import QUESTIONS_OPEN, best_score
@@ -29,15 +29,6 @@ def client(settings, course, grader):
     settings.exercises_dir = course
     with TestClient(create_app(settings, grade=grader), base_url="http://testserver") as c:
         yield c
-
-
-@pytest.fixture
-def teacher(client):
-    client.app.state.classes.add_instructor("teacher", PASSWORD)
-    client.app.state.classes.add_instructor("other", PASSWORD)
-    t = browser(client)
-    assert sign_in(t, "teacher").status_code == 303
-    return t
 
 
 def cell(html: str) -> dict:

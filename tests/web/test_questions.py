@@ -12,8 +12,8 @@ import json
 import pytest
 
 from judge.questions import Choice, Question
+from tests.web.classroom import browser
 from tests.web.conftest import CORRECT, WRONG, wait_done
-from tests.web.test_classes import browser, cheap_passwords  # noqa: F401 - fixture
 
 SUBMIT = "/api/exercises/add-one/submissions"
 QUESTIONS = [

@@ -15,9 +15,9 @@ from html import unescape
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.web.classroom import PASSWORD, browser, new_class, sign_in, table
 from tests.web.conftest import wait_done
 from tests.web.hidden_grader import HiddenTestGrader
-from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in, table  # noqa: F401
 from web.app import create_app
 
 SUBMIT = "/api/exercises/add-one/submissions"

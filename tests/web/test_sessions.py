@@ -11,9 +11,9 @@ import re
 import httpx
 import pytest
 
+from tests.web.classroom import PASSWORD
 from tests.web.conftest import CORRECT
 from tests.web.live import LiveServer
-from tests.web.test_classes import PASSWORD, cheap_passwords  # noqa: F401 - fixture
 from web.app import create_app
 from web.sessions import INSTRUCTOR_COOKIE, LEARNER_COOKIE
 

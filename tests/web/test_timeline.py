@@ -32,8 +32,8 @@ from judge.report import (
     SourceLocation,
     Verdict,
 )
+from tests.web.classroom import browser, new_class, sign_in
 from tests.web.conftest import CORRECT, WRONG, wait_done
-from tests.web.test_classes import PASSWORD, browser, cheap_passwords, new_class, sign_in  # noqa: F401 - fixture
 from web.attempt_facts import facts_of
 from web.tables import FactsRow
 from web.timeline import CSV_HEAD, NOTE_CHARS, clean_note, diff_of
@@ -206,15 +206,6 @@ def test_a_token_reads_its_own_timeline_only_and_a_wrong_token_nothing(client):
     assert cli.get(TIMELINE, headers={"Authorization": "Bearer tp_wrong"}).status_code == 401
     # a token only reads: the page routes refuse it
     assert cli.get("/exercises/add-one/timeline", headers={"Authorization": f"Bearer {token}"}).status_code == 403
-
-
-@pytest.fixture
-def teacher(client):
-    client.app.state.classes.add_instructor("teacher", PASSWORD)
-    client.app.state.classes.add_instructor("other", PASSWORD)
-    t = browser(client)
-    assert sign_in(t, "teacher").status_code == 303
-    return t
 
 
 def test_the_instructor_sees_a_members_timeline_and_other_instructors_and_learners_do_not(client, teacher):

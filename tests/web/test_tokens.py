@@ -10,8 +10,8 @@ from html import unescape
 
 import pytest
 
+from tests.web.classroom import SUBMIT, browser
 from tests.web.conftest import CORRECT, WRONG, wait_done
-from tests.web.test_classes import SUBMIT, browser, cheap_passwords, klass, teacher  # noqa: F401 - fixtures
 from web.passwords import token_hash
 from web.tables import LearnerTokenRow
 
