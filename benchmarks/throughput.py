@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG  # noqa: E402
-from tests.web.procs import Proc, free_port, healthz, wait_for  # noqa: E402
+from tests.web.live import free_port  # noqa: E402
+from tests.web.procs import Proc, healthz, wait_for  # noqa: E402
 
 
 def post_all(base: str, count: int, parallel: int = 16) -> list[str]:

@@ -30,6 +30,7 @@ REDACTED = "<redacted>"
 SECRET_PATHS = re.compile(r"(/signin/link/)[^/?#\s]+")
 SECRET_QUERY = re.compile(r"([?&](?:token|id_token)=)[^&#\s]*")
 TIMEOUT_BODY = b"the request was not received in time: send the headers and body without pausing\n"
+LINGER_S = 2.0  # how long a refused connection is still read from before it is closed (see ReadDeadline._refuse)
 HEAD_TOO_LARGE = b"the request's line and headers are too large: send fewer or shorter headers\n"
 
 
@@ -78,6 +79,8 @@ class ReadDeadline(H11Protocol):
     max_head_bytes = 16 * 1024
 
     def data_received(self, data: bytes) -> None:
+        if self._refused:  # answered and closing: what the client still sends is read and dropped
+            return
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():  # reading a request's head
             buffered = self.conn.trailing_data[0] + data
             end = buffered.find(b"\r\n\r\n")
@@ -89,6 +92,7 @@ class ReadDeadline(H11Protocol):
     def connection_made(self, transport) -> None:  # type: ignore[override]
         self._deadline: asyncio.TimerHandle | None = None
         self._reading_body = False
+        self._refused = False
         super().connection_made(transport)
         self._arm(self.header_seconds)
 
@@ -131,14 +135,22 @@ class ReadDeadline(H11Protocol):
             self.cycle.message_event.set()
         if not started:
             self._refuse(408, TIMEOUT_BODY)
-        self.transport.close()
+        else:
+            self.transport.close()
 
     def _refuse(self, status: int, body: bytes) -> None:
-        """Answer `status` with `body` (text) and close the connection."""
+        """Answer `status` with `body` (text), then close the connection: at once from our side, and after
+        `LINGER_S` entirely, reading and dropping what the client still sends meanwhile. Closing a socket with unread
+        data in it resets the connection, and a client still sending (a large head in pieces) would then get the
+        reset instead of the answer."""
         reason = {408: b"Request Timeout", 431: b"Request Header Fields Too Large"}[status]
         self.transport.write(b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
                              b"content-length: %d\r\n\r\n%s" % (status, reason, len(body), body))
-        self.transport.close()
+        self._refused = True
+        self._disarm()
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER_S, self.transport.close)
 
 
 def protocol(settings: Settings) -> type[ReadDeadline]:

@@ -6,7 +6,7 @@ from judge.checks.logs import artifact_log
 
 
 def test_an_artifact_is_collected_and_the_trace_log_stays_silent():
-    from torch._logging._internal import trace_log
+    from torch._logging._internal import LazyTraceHandler, trace_log
 
     def f(x):
         return x * 2
@@ -17,6 +17,7 @@ def test_an_artifact_is_collected_and_the_trace_log_stays_silent():
         compiled(torch.ones(2, dtype=torch.float32))
         compiled(torch.ones(2, dtype=torch.float64))  # another dtype: one recompile
         # With a handler on TORCH_TRACE's log, every compile event would build a JSON record no artifact reads.
-        assert trace_log.handlers == []
+        # (pytest's own log capture may sit there too, depending on the tests before this one: not TORCH_TRACE's)
+        assert not [h for h in trace_log.handlers if isinstance(h, LazyTraceHandler)]
     torch._dynamo.reset()
     assert any("dtype" in r.getMessage() for r in records)

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from tests.web.browser.conftest import LiveServer, open_page
+from tests.web.browser.conftest import open_page
+from tests.web.live import LiveServer
 from tests.web.real_course import BOOK_EXERCISE, book_course, item_line
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
