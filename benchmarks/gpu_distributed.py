@@ -23,8 +23,6 @@ import glob
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -35,16 +33,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge.paths import EXERCISES_DIR, PROJECT_ROOT
+from tests.web.live import free_port
+from tests.web.procs import Proc
 
 SMALL_COURSE, SMALL_EXERCISE = PROJECT_ROOT / "tests" / "fake_course", "add-one"  # --small: the judge's fake course
 CPU_CHECK = "graph-break-step"  # one CPU exercise's reference beside the GPU ones: the cpu queue's worker serves it
 NOBODY = 65534  # PostgreSQL refuses to run as root: a root caller's cluster belongs to this uid
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Cluster:
@@ -92,32 +86,10 @@ class Cluster:
                        extra_groups=[] if self.user else None, timeout=60)
 
 
-class Proc:
-    """One process of the deployment (a session of its own, so that a kill takes its graders too)."""
-
-    def __init__(self, name: str, args: list[str], env: dict[str, str], logs: Path):
-        self.name, self.log_path = name, logs / f"{name}.log"
-        self._log = open(self.log_path, "wb")
-        self.popen = subprocess.Popen([sys.executable, "-m", "cli.main", *args], cwd=PROJECT_ROOT,
-                                      env={**os.environ, **env}, stdout=self._log, stderr=subprocess.STDOUT,
-                                      start_new_session=True)
-
-    def output(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-    def kill9(self) -> None:
-        os.killpg(self.popen.pid, signal.SIGKILL)
-        self.popen.wait(10)
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            os.killpg(self.popen.pid, signal.SIGTERM)
-            try:
-                self.popen.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait(10)
-        self._log.close()
+def practice(name: str, args: list[str], env: dict[str, str], logs: Path) -> Proc:
+    """`practice ARGS` of this checkout as one process of the deployment (a session of its own, so that a kill takes
+    its graders too)."""
+    return Proc(name, [sys.executable, "-m", "cli.main", *args], env, logs)
 
 
 def wait_for(predicate, timeout: float, what: str, procs: list[Proc]):
@@ -290,7 +262,7 @@ def main() -> int:
                   "PRACTICE_SUBMISSIONS_PER_MINUTE_PER_ADDRESS": "1000", "PRACTICE_ALLOW_UNSANDBOXED": "1",
                   "PRACTICE_HEARTBEAT_SECONDS": "1", "PRACTICE_STALLED_AFTER_SECONDS": str(args.stalled_after),
                   "PYTHONUNBUFFERED": "1"}
-        procs.append(Proc("web", ["serve", "--database-url", url, "--port", str(port)],
+        procs.append(practice("web", ["serve", "--database-url", url, "--port", str(port)],
                           {**common, "PRACTICE_DATA_DIR": str(folder / "web")}, folder))
         names = [f"{queue}-a", f"{queue}-b"] + ([] if args.small else ["cpu"])
         for i, name in enumerate(names):
@@ -298,7 +270,7 @@ def main() -> int:
             concurrency = 1 if args.small or name == "cpu" else args.concurrency
             env = {**common, "PRACTICE_COMPILE_CACHE_DIR": str(folder / f"layers-{name}"),
                    "PRACTICE_PRESTARTED_UID_BASE": str(63000 + 200 * i)}  # the workers' graders: uids apart
-            procs.append(Proc(name, ["worker", "--database-url", url, "--queue", worker_queue, "--concurrency",
+            procs.append(practice(name, ["worker", "--database-url", url, "--queue", worker_queue, "--concurrency",
                                      str(concurrency), "--sandbox", "none", "--name", name], env, folder))
         base = f"http://127.0.0.1:{port}"
         wait_for(lambda: (h := healthz(base)) and len(h["workers"]) == len(names), 300,
@@ -340,7 +312,7 @@ def main() -> int:
         return 0 if not misses and killed_ok else 1
     finally:
         for proc in procs:
-            proc.stop()
+            proc.stop(grace=30)  # a worker may be finishing a GPU grading
         if engine is not None:
             engine.dispose()
         if args.keep:

@@ -56,14 +56,15 @@ class Proc:
         os.killpg(self.popen.pid, signal.SIGKILL)
         self.popen.wait(10)
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 15.0) -> None:
+        """SIGTERM, and SIGKILL after `grace` seconds, to the process's whole session."""
         if self.popen.poll() is None:
             os.killpg(self.popen.pid, signal.SIGTERM)
             try:
-                self.popen.wait(15)
+                self.popen.wait(grace)
             except subprocess.TimeoutExpired:
                 os.killpg(self.popen.pid, signal.SIGKILL)
-                self.popen.wait(5)
+                self.popen.wait(10)
         self._log.close()
 
 
