@@ -7,22 +7,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from cli import daemon
 from cli.daemon_protocol import DaemonSettings, lock_held
-
-
-def wait_until(condition, timeout: float, what: str):
-    """Poll `condition` until it returns something true (returned), failing after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            pytest.fail(f"not within {timeout:g} s: {what}")
-        time.sleep(0.05)
+from tests.polling import wait_until
 
 
 def stop_all(settings: DaemonSettings) -> None:

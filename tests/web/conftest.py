@@ -158,17 +158,6 @@ def wait_done(client: TestClient, submission_id: str, timeout: float = 10.0) -> 
     raise AssertionError(f"submission {submission_id} not done after {timeout} s")
 
 
-def wait_until(predicate, timeout: float = 20.0, what: str = "condition"):
-    """Poll (the database, usually) until `predicate()` is truthy; its value, or an assertion error."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"{what}: not within {timeout} s")
-
-
 class RunningWorker:
     """A `Worker` in a thread of this process, with a fake grader."""
 

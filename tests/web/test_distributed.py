@@ -12,7 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker, wait_until
+from tests.polling import wait_until
+from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker
 from web.app import create_app
 from web.errors import StartupError
 from web.settings import Settings

@@ -12,7 +12,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from judge.report import Report
-from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker, wait_done, wait_until
+from tests.polling import wait_until
+from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker, wait_done
 from web import gpu_wait
 from web.app import create_app
 from web.grading_loop import MAX_ATTEMPTS

@@ -14,6 +14,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.polling import wait_until
 from tests.web.conftest import CORRECT, wait_done
 from tests.web.live import LiveServer, read_all
 from web.admission import address_key
@@ -22,14 +23,6 @@ from web.offload import hash_slots
 from web.sessions import LEARNER_COOKIE
 
 SUBMIT = "/api/exercises/add-one/submissions"
-
-
-def wait_until(predicate, what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        time.sleep(0.01)
 
 
 # 1. Password hashing happens off the event loop, a bounded number at once.
@@ -56,7 +49,8 @@ def test_health_answers_while_sign_ins_are_hashing(settings, grader, monkeypatch
                                 timeout=60) for i in range(4)]
         try:
             assert entered.acquire(timeout=15) and entered.acquire(timeout=15), "two sign-ins should be hashing"
-            wait_until(lambda: hash_slots(app).statistics().tasks_waiting == 2, "two sign-ins waiting for a slot")
+            wait_until(lambda: hash_slots(app).statistics().tasks_waiting == 2,
+                       what="two sign-ins waiting for a slot", interval=0.01)
             health = httpx.get(f"{server.url}/healthz", timeout=15)
             assert health.status_code == 200 and health.json()["status"] == "ok"
             assert not gate.is_set() and len(inside) == 2  # answered while both hashes were still running
@@ -141,7 +135,8 @@ def test_a_flood_from_one_address_does_not_starve_another(settings, grader):
         finally:
             grader.gate.set()
         store = app.state.store
-        wait_until(lambda: all(store.get(sid).status == "done" for sid in [*ids, honest_id]), "all graded")
+        wait_until(lambda: all(store.get(sid).status == "done" for sid in [*ids, honest_id]),
+                   what="all graded", interval=0.01)
     assert grader.graded == [ids[0], ids[1], honest_id, ids[2], ids[3]]
 
 
@@ -230,12 +225,14 @@ def test_connections_past_the_limit_get_503(settings, grader):
         try:
             for sock in held:
                 sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # headers not finished
-            wait_until(lambda: len(server.server.server_state.connections) == 3, "three connections held")
+            wait_until(lambda: len(server.server.server_state.connections) == 3,
+                       what="three connections held", interval=0.01)
             assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 503
         finally:
             for sock in held:
                 sock.close()
-        wait_until(lambda: not server.server.server_state.connections, "the held connections closed")
+        wait_until(lambda: not server.server.server_state.connections,
+                   what="the held connections closed", interval=0.01)
         assert httpx.get(f"{server.url}/healthz", timeout=10).status_code == 200
 
 
@@ -357,7 +354,8 @@ def test_a_flood_of_playground_runs_waits_without_threads_and_gets_its_share(set
             runs = [pool.submit(httpx.post, f"{server.url}{PLAYGROUND}", json=RUN, timeout=60)]
             assert started.wait(15)  # the one slot (workers = 1) is taken
             runs += [pool.submit(httpx.post, f"{server.url}{PLAYGROUND}", json=RUN, timeout=60) for _ in range(45)]
-            wait_until(lambda: app.state.admission.waiting("127.0.0.1") == 45, "45 runs waiting for the slot")
+            wait_until(lambda: app.state.admission.waiting("127.0.0.1") == 45,
+                       what="45 runs waiting for the slot", interval=0.01)
             health = httpx.get(f"{server.url}/healthz", timeout=15)
             assert health.status_code == 200 and health.json()["status"] == "ok"
             refused = httpx.post(f"{server.url}{PLAYGROUND}", json=RUN, timeout=15)
@@ -386,8 +384,10 @@ def test_a_queued_run_whose_client_has_gone_is_dropped(settings, grader, fake_do
             with server.raw() as sock:
                 sock.sendall(b"POST " + PLAYGROUND.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
                              b"application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
-                wait_until(lambda: app.state.admission.waiting() == 1, "the second run waiting for the slot")
-            wait_until(lambda: app.state.admission.dropped == 1, "the run of the client that went dropped")
+                wait_until(lambda: app.state.admission.waiting() == 1,
+                           what="the second run waiting for the slot", interval=0.01)
+            wait_until(lambda: app.state.admission.dropped == 1,
+                       what="the run of the client that went dropped", interval=0.01)
             assert app.state.admission.waiting() == 0
         finally:
             release.set()

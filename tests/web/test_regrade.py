@@ -216,7 +216,8 @@ def test_practice_regrade_defers_jobs_that_a_worker_takes_after_live_ones(postgr
     from click.testing import CliRunner
 
     from cli.main import cli
-    from tests.web.test_distributed import RunningWorker, wait_until
+    from tests.polling import wait_until
+    from tests.web.conftest import RunningWorker
     from web.settings import Settings
 
     url = postgres.create()
