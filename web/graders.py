@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -145,10 +146,9 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
                 publish(event)
 
         def graded(source: str, tier: str | None = None) -> Report:
-            if tier is None and needs_cuda(exercise) and gpu:  # on the GPU: one of the machine's GPU slots
-                with gpu_slots:
-                    return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
-            return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
+            on_gpu = tier is None and needs_cuda(exercise) and gpu
+            with gpu_slots if on_gpu else contextlib.nullcontext():  # on the GPU: one of the machine's GPU slots
+                return grade(exercise, source, sandbox=sandbox(exercise, tier), on_event=on_event, tier=tier)
 
         # Without a GPU here, the CPU tier first (a passed one waits for a GPU: web.grading_loop). With one, the full
         # grading at once: the CPU graders' warm forks come from a process that may have initialised CUDA, where a
