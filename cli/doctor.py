@@ -67,6 +67,10 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
     for n, origin in enumerate(report.recompiles, 1):
         times = f"  [dim]×{origin.count}[/]" if origin.count > 1 else ""  # the same finding, said once
         console.print(f"[bold]{n}. [{CODE_STYLE}]{escape(origin.guard)}[/][/] ← {where(origin.location, lang)}{times}")
+        if origin.also:  # the pieces after a graph break check the same guard: one finding, its other lines
+            also = T("the same guard, checked again after a graph break: line {lines}",
+                     lines=", ".join(str(location.line) for location in origin.also))
+            console.print(f"   [dim]{escape(say(also, lang))}[/]")
         console.print(f"   {inline_code(origin.explanation)}")
     if report.stages:  # your code or the compiler: which stage changes the numbers (judge/stages.py)
         console.rule(say(STAGES, lang))

@@ -281,23 +281,39 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
     compiles = len(report.compiler.graphs) if report.compiler else 0
     report.set_text("summary", T("{calls} call(s) compiled into {graphs} graph(s): {breaks} graph break(s), "
                                  "{recompiles} recompile(s).", calls=report.calls, graphs=compiles,
-                                 breaks=len(report.breaks), recompiles=len(report.recompiles)))
+                                 breaks=len(report.breaks), recompiles=recompiled_calls(report)))
     report.complete = True
     return report
 
 
 def once(origins: list[GuardOrigin]) -> list[GuardOrigin]:
-    """Each failing guard once per line of yours, with how many times it failed (`count`): later calls report the
-    guards of every cached compile again, which are the same findings."""
-    found: dict[tuple, GuardOrigin] = {}
+    """Each failing guard once, with how many times it failed from its line (`count`): later calls report the
+    guards of every cached compile again, which are the same findings. The same guard failing at another line is
+    the same finding in a piece after a graph break (a frame of its own that checks it again): its line goes to
+    `also`, not to the count."""
+    found: dict[str, GuardOrigin] = {}
     for origin in origins:
-        where = (origin.location.file, origin.location.line) if origin.location else None
-        key = (origin.guard, where)
-        if key in found:
-            found[key].count += origin.count
-        else:
-            found[key] = origin.model_copy()
+        first = found.get(origin.guard)
+        if first is None:
+            found[origin.guard] = origin.model_copy(update={"also": []})
+        elif _line(first.location) == _line(origin.location):
+            first.count += origin.count
+        elif origin.location is not None and all(_line(seen) != _line(origin.location) for seen in first.also):
+            first.also.append(origin.location)
     return list(found.values())
+
+
+def _line(location) -> tuple | None:
+    return (location.file, location.line) if location is not None else None
+
+
+def recompiled_calls(report: DoctorReport) -> int:
+    """How many calls compiled again: one call recompiles every piece after its graph breaks, each a frame with its
+    own failing guard, and is still one recompile. Without the call-by-call record, the distinct guards."""
+    timeline = report.compiler.timeline if report.compiler else []
+    if timeline:
+        return sum(1 for event in timeline if event.guard)
+    return len(report.recompiles)
 
 
 def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> DoctorReport:

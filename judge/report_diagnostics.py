@@ -102,6 +102,8 @@ class GuardOrigin(Localized):
     explanation: str = Field("", description="What this kind of guard means, for a learner.")
     count: int = Field(1, description="How many times this guard failed from this line (in different calls or "
                                       "compiles); the finding is shown once.")
+    also: list[SourceLocation] = Field([], description="The same guard's lines in the pieces after a graph break: "
+                                                       "each piece is a frame of its own that checks it again.")
 
 
 class RecompileDiagnostic(Localized):

@@ -140,6 +140,7 @@ SCRIPT_STRINGS: dict[str, str] = {
     "playground_cost": N_("Cost"),
     "same_failure_as": N_("(the same failure as {check})"),
     "times_n": N_("×{n}"),
+    "also_after_breaks": N_("the same guard, checked again after a graph break: line {lines}"),
 }
 
 def pick_lang(value: str | None) -> str:

@@ -157,6 +157,8 @@
         el("p", {}, el("strong", {}, T.guard_added_at + " "), el("code", {}, o.guard),
            o.count > 1 ? el("span", {class: "muted small times"}, " " + fmt(T.times_n, {n: o.count})) : null),
         where(o.location),
+        o.also && o.also.length ? el("p", {class: "muted small also"},
+          fmt(T.also_after_breaks, {lines: o.also.map((l) => l.line).join(", ")})) : null,
         o.explanation ? el("p", {}, prose(o.explanation)) : null);
     }
 
