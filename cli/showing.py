@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
 
+from judge.battery import battery
 from judge.exercise import Exercise
 from judge.i18n import T, text
 
@@ -20,4 +21,11 @@ def show_exercise(console: Console, exercise: Exercise, path: Path, lang: str, w
     console.print(escape(text(mine, lang)), soft_wrap=True)
     hints = T("Hints: {count} — `python practice/judge.py hint {exercise}` shows the next one.",
               count=len(exercise.hints), exercise=exercise.id)
-    console.print(escape(text(hints, lang)) + "\n")
+    console.print(escape(text(hints, lang)))
+    proven = battery(exercise)  # what the hidden tests are proven against (judge/battery.py)
+    summary = proven.summary()
+    if summary is not None:
+        console.print(f"[dim]{escape(text(summary, lang))}[/]")
+    for line in proven.lines():
+        console.print(f"[dim]  · {escape(text(line, lang))}[/]")
+    console.print()

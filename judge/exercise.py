@@ -26,6 +26,7 @@ from typing import Literal
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from judge.battery import KINDS
 from judge.cost_spec import CostSpec
 from judge.report import Verdict
 from sandbox.limits import Limits  # the [limits] table of the format
@@ -63,9 +64,19 @@ class PinnedSolution(_Strict):
                                  "failing check reports, e.g. 'GB0170'; its proof fails when torch classifies the "
                                  "break otherwise (judge/break_registry.py). Required where the report names an id.")
     why: str = Field("", description="What is wrong with it, for instructors.")
+    kind: str | None = Field(None, description="For a wrong solution that is an attack rather than a mistake: its "
+                             "kind, one of judge/battery.py's KINDS (the exercise's battery counts it).")
     tier: str | None = Field(None, pattern=r"^cpu$", description="'cpu': the exercise's CPU tier (cpu_tier) gives it "
                              "this verdict at this check, on any machine; its proof runs on the CPU too "
                              "(judge/tiers.py). None: only the full grading on a GPU catches it.")
+
+    @field_validator("kind")
+    @classmethod
+    def _known_kind(cls, value: str | None) -> str | None:
+        if value is not None and value not in KINDS:
+            raise ValueError(f"kind {value!r} is not a kind of attack; use one of {', '.join(KINDS)} "
+                             "(judge/battery.py)")
+        return value
 
 
 DTYPES = ("float16", "bfloat16", "float32", "float64")

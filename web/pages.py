@@ -8,6 +8,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
+from judge.battery import battery
+from judge.i18n import text
 from web.api import learner, state_of
 from web.cost_api import offered as cost_offered
 from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
@@ -87,6 +89,7 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
             who, exercise.id),
         "attempts": timeline(store.engine, who, exercise.id), "note_chars": NOTE_CHARS,
         "reference": exercise.code(exercise.reference, lang) if accepted else None,
+        "battery": proven_against(exercise, lang),
         **grader_notices(request, exercise),
         "boot": {"exercise_id": exercise.id, "starter": exercise.code(exercise.starter, lang), "accepted": accepted,
                  "lang": lang, "questions_for": accepted_submission,
@@ -94,6 +97,14 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
                  "cost_on_demand": cost_offered(exercise, request.app.state.queue_kind),
                  "style_nonce": request.state.csp_nonce},
     })
+
+
+def proven_against(exercise, lang: str) -> dict:
+    """The exercise's battery (judge/battery.py) in the page's language: one summary line and a line per kind."""
+    proven = battery(exercise)
+    summary = proven.summary()
+    return {"summary": text(summary, lang) if summary is not None else None,
+            "lines": [text(line, lang) for line in proven.lines()]}
 
 
 def grader_notices(request: Request, exercise) -> dict:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tests.web.conftest import CORRECT, WRONG, wait_done
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import CORRECT, WRONG, FakeGrader, wait_done
+from web.app import create_app
 
 URL = "/api/exercises/add-one/submissions"
 
@@ -97,3 +100,20 @@ def test_an_exercise_that_needs_cuda_says_so_in_the_list_and_on_its_page(setting
     with TestClient(create_app(settings, grade=grader)) as web:
         assert "CUDA GPU" not in web.get("/").text
         assert web.get("/api/exercises").json()[0]["needs_cuda"] is False
+
+
+def test_the_exercise_page_says_what_the_hidden_tests_are_proven_against(settings, course):
+    """The battery (judge/battery.py) under the hints, in the page's language; none for an exercise with no pinned
+    wrong solution (the fixture course's own)."""
+    with TestClient(create_app(settings, grade=FakeGrader()), base_url="http://testserver") as plain:
+        assert 'id="battery"' not in plain.get("/exercises/add-one").text
+    (course / "add-one" / "wrong").mkdir()
+    (course / "add-one" / "wrong" / "flag.py").write_text("def add_one(x):\n    return x + 1\n", encoding="utf-8")
+    toml = course / "add-one" / "exercise.toml"
+    toml.write_text(toml.read_text(encoding="utf-8") + '\n[[wrong]]\npath = "wrong/flag.py"\nverdict = "FORBIDDEN"\n'
+                    'kind = "global-setting"\n', encoding="utf-8")
+    settings.exercises_dir = course
+    with TestClient(create_app(settings, grade=FakeGrader()), base_url="http://testserver") as tried:
+        zh, en = tried.get("/exercises/add-one").text, tried.get("/exercises/add-one?lang=en").text
+    assert 'id="battery"' in zh and "1 类共 1 个作弊解法" in zh and "改整个进程的编译器或 torch 设置" in zh
+    assert "Proven against 1 attack(s) of 1 kind(s)" in en and "changes a process-wide compiler" in en
