@@ -23,6 +23,7 @@ from sandbox.limits import Program
 from sandbox.prestarted import PREPARE_FLAG, READY_LINE, apply_limits
 
 PROGRAM = Program(module="judge.child")
+_PREPARED: list[bool] = []  # [interpreted] once prepare_worker() ran in this process (or in the zygote it forked from)
 
 
 def prepare_worker(interpreted: bool = True) -> None:
@@ -30,6 +31,7 @@ def prepare_worker(interpreted: bool = True) -> None:
     `interpreted`: Triton's language imported to run interpreted (the warm pools: their forked children grade on
     the CPU only, since a GPU exercise's full grading never forks (judge/requirements.py), and Triton decides at
     import whether it interprets; a CPU tier's Triton kernels need it so)."""
+    _PREPARED[:] = [interpreted]
     os.environ.update(PROGRAM.environment())
     if interpreted:
         from judge import tiers
@@ -67,12 +69,32 @@ def prepare_worker(interpreted: bool = True) -> None:
     torch_patches.skip_guard_latency_probe()
 
 
-def prepare_fresh() -> None:
-    """Before the job of a prestarted process (`sandbox.prestarted`): what a warm worker prepares, and where a
-    CUDA device is, its context, Triton and Inductor's GPU code generation, loaded by one tiny compile. Nothing of
-    it stays allocated or compiled: the job starts on an empty device and a reset Dynamo. Triton compiles here
-    (a CPU tier never runs in these processes: web/graders.py)."""
+def prepare_zygote() -> None:
+    """The zygote's preparation (`sandbox.zygote_process`): what a prestarted process prepares before its device,
+    and the modules of Inductor's GPU code generation, imported only. CUDA is never touched here: the processes
+    forked from the zygote start it (`sandbox.cuda_fork`)."""
     prepare_worker(interpreted=False)
+    import importlib
+
+    for name in ("torch._inductor.codegen.triton", "torch._inductor.runtime.triton_heuristics",
+                 "torch._inductor.codegen.cuda_combined_scheduling", "torch._inductor.runtime.triton_helpers"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+def prepare_fresh() -> None:
+    """Before the job of a prestarted process (`sandbox.prestarted`): what a warm worker prepares (unless the zygote
+    this process was forked from did), and where a CUDA device is, its context, Triton and Inductor's GPU code
+    generation, loaded by one tiny compile. Nothing of it stays allocated or compiled: the job starts on an empty
+    device and a reset Dynamo. Triton compiles here (a CPU tier never runs in these processes: web/graders.py)."""
+    from sandbox.cuda_fork import in_bad_fork
+
+    if _PREPARED != [False]:
+        prepare_worker(interpreted=False)
+    if in_bad_fork():  # the CUDA rule (sandbox.cuda_fork): said before the job, never a confusing verdict
+        raise RuntimeError("forked from a process that had started CUDA: CUDA cannot start here")
     import torch
 
     if not torch.cuda.is_available():

@@ -44,10 +44,12 @@ from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox, SandboxError
 from sandbox.compile_cache import CACHES_ON
 from sandbox.fresh_process import child_env, cuda_possible, supervise
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program
+from sandbox.zygote import Forked, Zygote
 
 log = logging.getLogger(__name__)
 READY_LINE = b'{"type": "prepared"}\n'  # what a prepared process writes on its result descriptor, alone
 PREPARE_FLAG = "--prepare"
+PROCESS_ARGV = ["--result-fd", "3", "--scratch"]  # a forked process's result descriptor is always 3
 READY_TIMEOUT_S = 300.0  # import torch + CUDA + a first Triton compile, on a busy machine
 TAKE_TIMEOUT_S = 600.0  # a run waits this long for a ready process of its pool (they start in the background)
 MiB = 1024 * 1024
@@ -60,11 +62,12 @@ Layer = Callable[[], Path | None]  # the trusted cache folder a new process copi
 class Started:
     """One prepared process waiting for its job."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen | Forked  # a Forked has every part of a Popen used here
     result_r: int
     scratch: str
     cuda: bool
     uid: int | None
+    how: str = "fresh"  # or "zygote": forked from one (sandbox.zygote)
 
     def discard(self) -> None:
         try:
@@ -85,11 +88,17 @@ class PrestartedSandbox(Sandbox):
 
     def __init__(self, program: Program, pool_size: int = 1, python: str = sys.executable,
                  layers: dict[str, Layer] | None = None, uids: range | None = None, build: Path | None = None,
-                 prepare_nice: int = 0):
+                 prepare_nice: int = 0, zygote: bool = False):
         """`build`: every process uses this one cache folder, pickle caches on (a trusted build of a layer).
         `prepare_nice`: as root, processes prepare this much nicer than this process and their run gets this
-        process's priority back (only root may lower it again, so elsewhere they prepare at the usual priority)."""
+        process's priority back (only root may lower it again, so elsewhere they prepare at the usual priority).
+        `zygote`: processes are forked from a zygote that has imported the program (`sandbox.zygote`) instead of
+        started afresh; where it cannot start or fork, fresh processes again (`zygote_off` says why)."""
         self.program, self.pool_size, self.python = program, pool_size, python
+        self.zygote_off: str | None = None if zygote else "off"
+        self._zygote: Zygote | None = None
+        self._zygote_lock = threading.Lock()
+        self.prepare_times: list[tuple[str, str, float]] = []  # (pool, "zygote" or "fresh", seconds to ready)
         self.prepare_nice = prepare_nice if os.geteuid() == 0 else 0
         self._priority = os.getpriority(os.PRIO_PROCESS, 0)
         self.layers, self.build = layers or {}, build
@@ -103,7 +112,8 @@ class PrestartedSandbox(Sandbox):
 
     def describe(self) -> str:
         who = f", uids {self.uids.start}+" if self.uids else ""
-        return f"prestarted ({self.pool_size} prepared fresh processes per pool, one run each{who}, no isolation)"
+        how = "forked from a zygote" if self.zygote_off is None else "fresh"
+        return f"prestarted ({self.pool_size} prepared processes per pool, {how}, one run each{who}, no isolation)"
 
     # ---- the pools ---------------------------------------------------------------------------------------------
 
@@ -128,10 +138,12 @@ class PrestartedSandbox(Sandbox):
             threading.Thread(target=self._start_one, args=(pool,), name=f"prestart-{pool}", daemon=True).start()
 
     def _start_one(self, pool: str) -> None:
-        started = None
+        started, began = None, time.monotonic()
         try:
             started = self._launch(pool)
             self._wait_ready(started)
+            with self._cond:
+                self.prepare_times.append((pool, started.how, time.monotonic() - began))
         except Exception as exc:  # noqa: BLE001 - reported to the run that waits, and logged
             if started is not None:
                 started.discard()
@@ -217,10 +229,13 @@ class PrestartedSandbox(Sandbox):
                 os.setuid(uid)
 
         try:
-            proc = launcher.call(lambda: subprocess.Popen(
-                [self.python, "-m", self.program.module, "--result-fd", str(result_w), "--scratch", scratch,
-                 PREPARE_FLAG], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(result_w,), cwd=scratch, env=env, start_new_session=True, preexec_fn=preexec))
+            proc: subprocess.Popen | Forked | None = self._forked(env, scratch, uid, result_w)
+            how = "zygote" if proc is not None else "fresh"
+            if proc is None:
+                proc = launcher.call(lambda: subprocess.Popen(
+                    [self.python, "-m", self.program.module, "--result-fd", str(result_w), "--scratch", scratch,
+                     PREPARE_FLAG], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    pass_fds=(result_w,), cwd=scratch, env=env, start_new_session=True, preexec_fn=preexec))
         except BaseException:
             os.close(result_r)
             shutil.rmtree(scratch, ignore_errors=True)
@@ -228,7 +243,33 @@ class PrestartedSandbox(Sandbox):
             raise
         finally:
             os.close(result_w)
-        return Started(proc, result_r, scratch, cuda, uid)
+        return Started(proc, result_r, scratch, cuda, uid, how)
+
+    def _forked(self, env: dict, scratch: str, uid: int | None, result_w: int) -> Forked | None:
+        """A process forked by this sandbox's zygote (started on first use) as `_launch` would start it, or None
+        where the zygote is off or fails (then it stays off, and the reason is logged once)."""
+        with self._zygote_lock:
+            if self.zygote_off is not None:
+                return None
+            try:
+                if self._zygote is None:
+                    self._zygote = Zygote(self.program, self.python)
+                zygote = self._zygote
+            except SandboxError as exc:
+                self._zygote_failed(str(exc))
+                return None
+        try:
+            return zygote.fork([*PROCESS_ARGV, scratch, PREPARE_FLAG], env, scratch, uid=uid,
+                               nice=self.prepare_nice, file_bytes=PREPARE_FILE_MB * MiB, result_w=result_w)
+        except SandboxError as exc:
+            with self._zygote_lock:
+                self._zygote_failed(str(exc))
+            return None
+
+    def _zygote_failed(self, reason: str) -> None:
+        if self.zygote_off is None:
+            log.warning("prestarted processes start afresh from now on: %s", reason)
+            self.zygote_off = reason[:2000]
 
     def _wait_ready(self, started: Started) -> None:
         """Read the ready line; what the preparation printed is drained so that no run counts it."""
@@ -293,6 +334,12 @@ class PrestartedSandbox(Sandbox):
         for started in ready:
             started.discard()
             self._release(started.uid)
+        with self._zygote_lock:
+            zygote, self._zygote = self._zygote, None
+            if self.zygote_off is None:
+                self.zygote_off = "closed"
+        if zygote is not None:
+            zygote.close()
 
 
 def limits_line(limits: Limits, cap_address_space: bool) -> bytes:
