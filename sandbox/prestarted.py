@@ -181,7 +181,14 @@ class PrestartedSandbox(Sandbox):
                     finally:
                         self._cond.acquire()
                 self._cond.wait(min(left, 5.0))
-            return None if keep else self._ready[pool].pop(0)
+            if keep:
+                return None
+            started = self._ready[pool].pop(0)
+        if started.proc.poll() is not None:  # it died waiting (killed, or its zygote was): the next one
+            started.discard()
+            self._release(started.uid)
+            return self._take(pool)
+        return started
 
     def _uid(self) -> int | None:
         if self.uids is None:
@@ -252,7 +259,9 @@ class PrestartedSandbox(Sandbox):
             if self.zygote_off is not None:
                 return None
             try:
-                if self._zygote is None:
+                if self._zygote is None or not self._zygote.alive():  # a zygote killed is started again
+                    if self._zygote is not None:
+                        self._zygote.close()
                     self._zygote = Zygote(self.program, self.python)
                 zygote = self._zygote
             except SandboxError as exc:

@@ -64,7 +64,7 @@ class Forked:
 
 @dataclass
 class _Request:
-    child: Forked
+    child: Forked | None  # what a fork request forks
     done: threading.Event = field(default_factory=threading.Event)
     reply: dict = field(default_factory=dict)
 
@@ -116,13 +116,13 @@ class Zygote:
     def alive(self) -> bool:
         return not self._closed and self.proc.poll() is None
 
-    def fork(self, argv: list[str], env: dict, cwd: str, *, uid: int | None, nice: int, file_bytes: int,
-             result_w: int) -> Forked:
-        """A process of the program forked by the zygote, started as `python -m <program> <argv>` would be, with
-        `result_w` as its descriptor 3 (the caller closes its own). SandboxError when the zygote refuses or is gone."""
-        pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr
-        theirs = [pipes[0][0], pipes[1][1], pipes[2][1], result_w]
-        request = _Request(Forked(0, stdin=pipes[0][1], stdout=pipes[1][0], stderr=pipes[2][0]))
+    def state(self) -> dict:
+        """The zygote's own account of itself (`sandbox.zygote_process.state`)."""
+        return self._ask({"op": "state"}, [])
+
+    def _ask(self, message: dict, fds: list[int], child: Forked | None = None) -> dict:
+        """Send `message` (with `fds`) and wait for the reply that carries its id."""
+        request = _Request(child)
         with self._lock:
             if self._closed:
                 request.reply = {"error": "the zygote is closed"}
@@ -130,20 +130,32 @@ class Zygote:
                 rid = next(self._ids)
                 self._requests[rid] = request
                 try:
-                    channel.send(self._ctl, {"op": "fork", "id": rid, "argv": argv, "env": env, "cwd": cwd,
-                                             "uid": uid, "nice": nice, "file_bytes": file_bytes}, fds=theirs)
+                    channel.send(self._ctl, {**message, "id": rid}, fds=fds)
                 except channel.ChannelClosed as exc:
                     self._requests.pop(rid, None)
                     request.reply = {"error": f"the zygote's channel closed: {exc}"}
         if request.reply:
             request.done.set()
-        for fd in theirs[:3]:  # result_w stays the caller's
-            os.close(fd)
         request.done.wait()  # the reader answers it, or ends every request when the zygote's channel ends
-        if request.reply.get("op") != "forked":
-            request.child.close()
-            raise SandboxError(f"the zygote did not fork: {request.reply.get('error', request.reply)}")
-        return request.child
+        return request.reply
+
+    def fork(self, argv: list[str], env: dict, cwd: str, *, uid: int | None, nice: int, file_bytes: int,
+             result_w: int) -> Forked:
+        """A process of the program forked by the zygote, started as `python -m <program> <argv>` would be, with
+        `result_w` as its descriptor 3 (the caller closes its own). SandboxError when the zygote refuses or is gone."""
+        pipes = [os.pipe() for _ in range(3)]  # stdin, stdout, stderr
+        theirs = [pipes[0][0], pipes[1][1], pipes[2][1], result_w]
+        child = Forked(0, stdin=pipes[0][1], stdout=pipes[1][0], stderr=pipes[2][0])
+        try:
+            reply = self._ask({"op": "fork", "argv": argv, "env": env, "cwd": cwd, "uid": uid, "nice": nice,
+                               "file_bytes": file_bytes}, theirs, child)
+        finally:
+            for fd in theirs[:3]:  # result_w stays the caller's
+                os.close(fd)
+        if reply.get("op") != "forked":
+            child.close()
+            raise SandboxError(f"the zygote did not fork: {reply.get('error', reply)}")
+        return child
 
     def _read(self) -> None:
         """Replies to fork requests, and exits, until the zygote's channel ends (its children died with it)."""
@@ -161,7 +173,7 @@ class Zygote:
                     request = self._requests.pop(int(msg.get("id") or 0), None)
                 if request is None:
                     continue
-                if msg.get("op") == "forked":
+                if msg.get("op") == "forked" and request.child is not None:
                     request.child.pid = int(msg["pid"])
                     self._children[request.child.pid] = request.child
                 request.reply = msg

@@ -8,7 +8,7 @@ descriptors (stdin, stdout, stderr, result) that become the child's 0 to 3. The 
 MODULE ARGV` started by `subprocess.Popen` would be (a new session, those descriptors and nothing else, that
 environment alone, the uid dropped, dies with the zygote) and calls `MODULE.main(argv)`, which prepares the
 device and waits for its job as a fresh process does. The zygote reports `forked` (the pid) and, when a child
-ends, `exited` (its return code as Popen gives it).
+ends, `exited` (its return code as Popen gives it). A `state` request is answered with `state()`.
 
 What keeps a forked child as isolated as a fresh one: the zygote never sees a job (the job goes from the trusted
 side to the child's stdin), never runs learner code, and closes the control socket in the child; before each fork
@@ -115,6 +115,11 @@ def serve(ctl: socket.socket, module) -> None:
             req, fds = channel.recv(ctl)
             if req.get("op") == "stop":
                 return
+            if req.get("op") == "state":
+                for fd in fds:
+                    os.close(fd)
+                channel.send(ctl, {"op": "state", "id": req.get("id"), **state()})
+                continue
             if req.get("op") != "fork" or len(fds) != CHILD_FDS:
                 for fd in fds:
                     os.close(fd)
@@ -134,6 +139,14 @@ def serve(ctl: socket.socket, module) -> None:
             for fd in fds:
                 os.close(fd)
             channel.send(ctl, {"op": "forked", "id": req.get("id"), "pid": pid})
+
+
+def state() -> dict:
+    """What the trusted side may ask of the zygote: whether torch is imported and CUDA untouched here."""
+    torch = sys.modules.get("torch")
+    return {"torch_imported": torch is not None,
+            "cuda_initialized": bool(torch is not None and torch.cuda.is_initialized()),
+            "hazard": fork_hazard(), "threads": len(os.listdir("/proc/self/task"))}
 
 
 def _report_exits(ctl: socket.socket) -> None:
