@@ -113,6 +113,24 @@ def test_a_run_that_kills_the_zygote_leaves_the_next_grading_whole(forked, add_o
     assert forked.zygote_off is None  # a zygote killed is started again, not given up
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root gives each prestarted process a uid of its own")
+def test_as_root_a_forked_process_runs_as_its_own_uid_and_cannot_touch_the_zygote(add_one):
+    from sandbox.settings import SandboxSettings
+
+    sandbox = PrestartedSandbox(JUDGE, pool_size=1, zygote=True, uids=SandboxSettings().prestarted_uid_range())
+    attack = "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept PermissionError:\n" \
+             "    print('REFUSED', flush=True)\n" + FACTS
+    try:
+        report = grade(add_one, attack, sandbox=sandbox)
+        alive = sandbox._zygote.alive()
+    finally:
+        sandbox.close()
+    assert report.verdict is Verdict.ACCEPTED, report.summary
+    assert _said(report, "REFUSED") == "REFUSED" and alive
+    facts = _facts(report)
+    assert facts["uid"] == facts["gid"] and facts["uid"] in sandbox.uids and facts["groups"] == []
+
+
 def test_a_zygote_that_started_cuda_while_preparing_is_never_forked_from(add_one):
     sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "at-start"}), pool_size=1,
                                 zygote=True)
