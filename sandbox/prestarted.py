@@ -119,10 +119,23 @@ class PrestartedSandbox(Sandbox):
 
     def warm_up(self, pools=("runner", "verifier")) -> None:
         """Start filling `pools` (in the background) and wait until each has one prepared process."""
+        self.start_zygote()  # before the pools fill, so that every first process is forked from it
         for pool in pools:
             self._fill(pool)
         for pool in pools:
             self._take(pool, keep=True)
+
+    def wait_prepared(self, pool: str, count: int, timeout: float = READY_TIMEOUT_S) -> bool:
+        """Wait until `pool` holds `count` prepared processes (filling it first); False when the time ran out."""
+        self._fill(pool)
+        with self._cond:
+            return self._cond.wait_for(lambda: len(self._ready.get(pool, [])) >= count or self._closed, timeout)
+
+    def start_zygote(self) -> str | None:
+        """Start the zygote now rather than at the first process's preparation; None, or why it is off."""
+        with self._zygote_lock:
+            self._living_zygote()
+            return self.zygote_off
 
     def ready_count(self, pool: str) -> int:
         with self._cond:
@@ -256,17 +269,9 @@ class PrestartedSandbox(Sandbox):
         """A process forked by this sandbox's zygote (started on first use) as `_launch` would start it, or None
         where the zygote is off or fails (then it stays off, and the reason is logged once)."""
         with self._zygote_lock:
-            if self.zygote_off is not None:
-                return None
-            try:
-                if self._zygote is None or not self._zygote.alive():  # a zygote killed is started again
-                    if self._zygote is not None:
-                        self._zygote.close()
-                    self._zygote = Zygote(self.program, self.python)
-                zygote = self._zygote
-            except SandboxError as exc:
-                self._zygote_failed(str(exc))
-                return None
+            zygote = self._living_zygote()
+        if zygote is None:
+            return None
         try:
             return zygote.fork([*PROCESS_ARGV, scratch, PREPARE_FLAG], env, scratch, uid=uid,
                                nice=self.prepare_nice, file_bytes=PREPARE_FILE_MB * MiB, result_w=result_w)
@@ -274,6 +279,18 @@ class PrestartedSandbox(Sandbox):
             with self._zygote_lock:
                 self._zygote_failed(str(exc))
             return None
+
+    def _living_zygote(self) -> Zygote | None:
+        """The zygote, started (again, where one was killed) if need be; None where it is off. Under _zygote_lock."""
+        if self.zygote_off is None and (self._zygote is None or not self._zygote.alive()):
+            if self._zygote is not None:
+                self._zygote.close()
+                self._zygote = None
+            try:
+                self._zygote = Zygote(self.program, self.python)
+            except SandboxError as exc:
+                self._zygote_failed(str(exc))
+        return self._zygote if self.zygote_off is None else None
 
     def _zygote_failed(self, reason: str) -> None:
         if self.zygote_off is None:
