@@ -149,25 +149,27 @@ PATHS = {"fresh": "0", "zygote": "1"}  # how the prestarted processes start: PRA
 
 
 def prepare_figures(zygote: bool, at_once: int) -> dict:
-    """Seconds for prestarted processes to prepare, outside any server: the zygote's own start (once), one process
-    alone, and `at_once` processes started together (as a burst's successors are), half of them runners."""
+    """Seconds for prestarted processes to prepare, outside any server: the start (the zygote, if any, and the
+    shared preparation: once), one process alone, and `at_once` processes started together (as a burst's
+    successors are), half of them runners."""
     from judge.child import PROGRAM
     from sandbox.prestarted import PrestartedSandbox
 
     figures: dict = {}
-    alone = PrestartedSandbox(PROGRAM, pool_size=1, zygote=zygote)
+    alone = PrestartedSandbox(PROGRAM, pool_size=1, zygote=zygote, share_preparation=True)  # as web/graders.py
     try:
         started = time.perf_counter()
-        figures["off"] = alone.start_zygote() if zygote else None
-        figures["zygote_start"] = time.perf_counter() - started if zygote and figures["off"] is None else None
+        alone.start()
+        figures["off"] = alone.zygote_off if zygote else None
+        figures["start"] = time.perf_counter() - started
         if not alone.wait_prepared("runner", 1):
             raise SystemExit(f"no prestarted process prepared: {alone.errors[-1:]}")
         figures["alone"] = alone.prepare_times[0][2]
     finally:
         alone.close()
-    together = PrestartedSandbox(PROGRAM, pool_size=max(1, at_once // 2), zygote=zygote)
+    together = PrestartedSandbox(PROGRAM, pool_size=max(1, at_once // 2), zygote=zygote, share_preparation=True)
     try:
-        together.start_zygote()
+        together.start()
         for pool in ("runner", "verifier"):
             together.wait_prepared(pool, 0)  # starts filling both pools at once
         for pool in ("runner", "verifier"):
@@ -182,7 +184,8 @@ def prepare_figures(zygote: bool, at_once: int) -> dict:
 
 
 def prepare_line(path: str, f: dict) -> str:
-    zygote = f" (zygote started in {f['zygote_start']:.2f} s)" if f.get("zygote_start") is not None else ""
+    zygote = f" (zygote and shared preparation started in {f['start']:.2f} s)" if path == "zygote" else \
+        f" (shared preparation in {f['start']:.2f} s)"
     off = f"; zygote OFF: {f['off']}" if f.get("off") else ""
     return (f"prepare per successor, {path:<6}: alone {f['alone']:.2f} s, {f['at_once']} at once median "
             f"{f['median']:.2f} s max {f['max']:.2f} s{zygote}{off}")

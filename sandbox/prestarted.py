@@ -88,16 +88,21 @@ class PrestartedSandbox(Sandbox):
 
     def __init__(self, program: Program, pool_size: int = 1, python: str = sys.executable,
                  layers: dict[str, Layer] | None = None, uids: range | None = None, build: Path | None = None,
-                 prepare_nice: int = 0, zygote: bool = False):
+                 prepare_nice: int = 0, zygote: bool = False, share_preparation: bool = False):
         """`build`: every process uses this one cache folder, pickle caches on (a trusted build of a layer).
         `prepare_nice`: as root, processes prepare this much nicer than this process and their run gets this
         process's priority back (only root may lower it again, so elsewhere they prepare at the usual priority).
         `zygote`: processes are forked from a zygote that has imported the program (`sandbox.zygote`) instead of
-        started afresh; where it cannot start or fork, fresh processes again (`zygote_off` says why)."""
+        started afresh; where it cannot start or fork, fresh processes again (`zygote_off` says why).
+        `share_preparation`: a process of a pool without a layer starts with a copy of the caches one trusted
+        process filled preparing (Triton's driver and launcher modules and the tiny kernel it compiles), built
+        once by a process that never gets a job, instead of compiling them again."""
         self.program, self.pool_size, self.python = program, pool_size, python
         self.zygote_off: str | None = None if zygote else "off"
         self._zygote: Zygote | None = None
         self._zygote_lock = threading.Lock()
+        self._shared: str | None = None if share_preparation else ""  # "": none; None: not built yet
+        self._shared_lock = threading.Lock()
         self.prepare_times: list[tuple[str, str, float]] = []  # (pool, "zygote" or "fresh", seconds to ready)
         self.prepare_nice = prepare_nice if os.geteuid() == 0 else 0
         self._priority = os.getpriority(os.PRIO_PROCESS, 0)
@@ -119,7 +124,7 @@ class PrestartedSandbox(Sandbox):
 
     def warm_up(self, pools=("runner", "verifier")) -> None:
         """Start filling `pools` (in the background) and wait until each has one prepared process."""
-        self.start_zygote()  # before the pools fill, so that every first process is forked from it
+        self.start()  # before the pools fill, so that every first process is forked and finds the shared caches
         for pool in pools:
             self._fill(pool)
         for pool in pools:
@@ -131,11 +136,12 @@ class PrestartedSandbox(Sandbox):
         with self._cond:
             return self._cond.wait_for(lambda: len(self._ready.get(pool, [])) >= count or self._closed, timeout)
 
-    def start_zygote(self) -> str | None:
-        """Start the zygote now rather than at the first process's preparation; None, or why it is off."""
+    def start(self) -> None:
+        """Start the zygote and the shared preparation now rather than at the first process's preparation."""
         with self._zygote_lock:
             self._living_zygote()
-            return self.zygote_off
+        if self.build is None:
+            self._shared_preparation()
 
     def ready_count(self, pool: str) -> int:
         with self._cond:
@@ -213,22 +219,48 @@ class PrestartedSandbox(Sandbox):
                     return uid
         raise SandboxError(f"every uid of {self.uids} is in use")
 
-    def _launch(self, pool: str) -> Started:
+    def _shared_preparation(self) -> str | None:
+        """The folder of caches a trusted process filled preparing (built on first use by one that never gets a
+        job, then ended), or None where it is off or could not be built."""
+        with self._shared_lock:
+            if self._shared is None:
+                folder = tempfile.mkdtemp(prefix="practice-prepared-")
+                started = None
+                try:
+                    started = self._launch("shared", cache_dir=folder)
+                    self._wait_ready(started)
+                    self._shared = folder
+                except Exception as exc:  # noqa: BLE001 - each process then compiles its own, as before
+                    log.warning("the shared preparation failed; each process prepares its own caches: %s", exc)
+                    shutil.rmtree(folder, ignore_errors=True)
+                    self._shared = ""
+                finally:
+                    if started is not None:
+                        started.discard()
+            return self._shared or None
+
+    def _launch(self, pool: str, cache_dir: str | None = None) -> Started:
+        """A process of `pool` preparing; `cache_dir`: the trusted folder it prepares in, as this user (the shared
+        preparation's process, which never gets a job)."""
         scratch = tempfile.mkdtemp(prefix=f"practice-{pool}-")
         env = child_env(scratch, self.program)
         cache = os.path.join(scratch, "inductor")
         layer = self.layers.get(pool, lambda: None)()
-        if self.build is not None:
+        if cache_dir is not None:
+            cache = cache_dir
+        elif self.build is not None:
             cache = str(self.build)
             env.update(CACHES_ON)
         elif layer is not None:  # a private copy of the trusted layer: whatever the run writes stays its own
             shutil.copytree(layer, cache, symlinks=False, ignore=shutil.ignore_patterns("layer.json", "locks"))
             env.update(CACHES_ON)
+        elif (shared := self._shared_preparation()) is not None:  # a private copy, the pickle caches still off
+            shutil.copytree(shared, cache, symlinks=False)
         else:
             os.mkdir(cache)
         env.update({"TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")})
         cuda = cuda_possible(env)
-        uid = self._uid()
+        uid = self._uid() if cache_dir is None else None
         if uid is not None:  # a uid no passwd file names: getpass (Inductor's cache folder name) reads these
             env.update({"USER": f"learner{uid}", "LOGNAME": f"learner{uid}"})
             for dirpath, dirnames, filenames in os.walk(scratch):
@@ -366,6 +398,10 @@ class PrestartedSandbox(Sandbox):
                 self.zygote_off = "closed"
         if zygote is not None:
             zygote.close()
+        with self._shared_lock:
+            shared, self._shared = self._shared, ""
+        if shared:
+            shutil.rmtree(shared, ignore_errors=True)
 
 
 def limits_line(limits: Limits, cap_address_space: bool) -> bytes:

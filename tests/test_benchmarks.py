@@ -32,7 +32,8 @@ SMALL_MODES = {
                               "later gradings (daemon warm)"], []),
     # On a machine without CUDA: says so, and how long a prestarted process takes to prepare, each way.
     "gpu_latency-small": (["gpu_latency.py", "--small"],
-                          ["prepare per successor, fresh", "prepare per successor, zygote", "zygote started in"], []),
+                          ["prepare per successor, fresh", "prepare per successor, zygote",
+                           "zygote and shared preparation started in"], []),
     # Its own PostgreSQL cluster (scripts/postgres.sh's binaries), two cpu workers, one of them killed mid-grading.
     "gpu_distributed-small": (["gpu_distributed.py", "--small"],
                               ["3/3 at their pin", "verdict ACCEPTED stored once: True", "kill test OK"], []),

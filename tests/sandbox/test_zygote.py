@@ -172,3 +172,34 @@ def test_a_child_forked_from_a_process_that_started_cuda_refuses_to_prepare(monk
     monkeypatch.setattr(torch.cuda, "_is_in_bad_fork", lambda: True)
     with pytest.raises(RuntimeError, match="forked from a process that had started CUDA"):
         child.prepare_fresh()
+
+
+SHOW_CACHE = """
+import os
+cache = os.environ["TORCHINDUCTOR_CACHE_DIR"]
+print("PID", os.getpid(), "CACHE", sorted(n for n in os.listdir(cache) if n.startswith(("prepared-by-", "planted"))),
+      flush=True)
+open(os.path.join(cache, "planted"), "w").write("PLANTED")
+""" + HONEST_F
+
+
+def test_each_process_starts_with_a_copy_of_what_one_trusted_preparation_compiled(add_one):
+    """With `share_preparation`, one process that never gets a job prepares in a shared folder; each process of a
+    pool without a layer starts with a private copy of it (what a run plants there reaches no other run)."""
+    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_MARK": "1"}), pool_size=1,
+                                zygote=True, share_preparation=True)
+    try:
+        first = grade(add_one, SHOW_CACHE, sandbox=sandbox)
+        second = grade(add_one, SHOW_CACHE, sandbox=sandbox)
+    finally:
+        sandbox.close()
+    sharers = []
+    for report in (first, second):
+        assert report.verdict is Verdict.ACCEPTED, (report.summary, report.stderr[-2000:])
+        _, pid, _, listed = _said(report, "PID").split(" ", 3)
+        names = json.loads(listed.replace("'", '"'))
+        assert f"prepared-by-{pid}" in names and "planted" not in names, names  # its own, nothing of the other run
+        others = [n for n in names if n != f"prepared-by-{pid}"]
+        assert len(others) == 1, names
+        sharers.append(others[0])
+    assert sharers[0] == sharers[1]  # one trusted process's preparation, copied to each

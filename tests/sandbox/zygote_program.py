@@ -9,8 +9,24 @@ from __future__ import annotations
 
 import os
 
-from judge.child import main, prepare_fresh, prepare_worker, run_job  # noqa: F401 - the program's interface
-from judge.child import prepare_zygote as prepare_judge_zygote
+from judge.child import (  # noqa: F401 - the program's interface
+    main as judge_main,
+    prepare_fresh,
+    prepare_worker,
+    prepare_zygote as prepare_judge_zygote,
+    run_job,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The judge's main; with `ZYGOTE_TEST_MARK` set, preparing leaves a file named after this process in its
+    Inductor cache folder first (as a GPU process's preparation leaves its compiled warm-up kernel there)."""
+    if os.environ.get("ZYGOTE_TEST_MARK"):
+        cache = os.environ["TORCHINDUCTOR_CACHE_DIR"]
+        os.makedirs(cache, exist_ok=True)
+        with open(os.path.join(cache, f"prepared-by-{os.getpid()}"), "w") as fh:
+            fh.write("trusted preparation")
+    return judge_main(argv)
 
 
 def prepare_zygote() -> None:
