@@ -8,14 +8,15 @@
   and check), and a burst of submissions sent at once (the wait of each, from POST to verdict).
 
     python benchmarks/gpu_latency.py [--cold-runs 1] [--warm-runs 3] [--burst 20] [--workers N] [--skip-cold]
-                                     [--paths fresh,zygote]
+                                     [--paths before,zygote]
 
-Each of `--paths` (how the prestarted processes start: `fresh`, an interpreter each, or `zygote`, forked from one
-that has imported torch: sandbox/zygote.py) gets a server of its own, measured in turn. Prints, per path, one line
-per solution (warm median against its target, beside the cold median), the burst's median and 95th-percentile
-wait, and beside it the prepare time of one prestarted process (alone, and as many at once as the burst, measured
-before that server starts). `--small` (the suite's mode, on a machine without CUDA) prints each path's prepare
-times of two processes and stops.
+Each of `--paths` (how the prestarted processes start: `before`, an interpreter each compiling its own warm-up, as
+until 2026-12-02; `fresh`, an interpreter each from the shared preparation; `zygote`, forked from a zygote that has
+imported torch (sandbox/zygote.py), from the shared preparation) gets a server of its own, measured in turn.
+Prints, per path, one line per solution (warm median against its target, beside the cold median), the burst's
+median and 95th-percentile wait, and beside it the prepare time of one prestarted process (alone, and as many at
+once as the burst, measured before that server starts). `--small` (the suite's mode, on a machine without CUDA)
+prints each path's prepare times of one process, and of two at once, and stops.
 """
 
 from __future__ import annotations
@@ -145,10 +146,12 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
 
 
-PATHS = {"fresh": "0", "zygote": "1"}  # how the prestarted processes start: PRACTICE_PRESTARTED_ZYGOTE
+# How the prestarted processes start: before (each afresh, compiling its own warm-up, as until 2026-12-02), fresh
+# (afresh, from the shared preparation), zygote (forked from the zygote, from the shared preparation).
+PATHS = {"before": (False, False), "fresh": (False, True), "zygote": (True, True)}  # (zygote, shared preparation)
 
 
-def prepare_figures(zygote: bool, at_once: int) -> dict:
+def prepare_figures(path: str, at_once: int) -> dict:
     """Seconds for prestarted processes to prepare, outside any server: the start (the zygote, if any, and the
     shared preparation: once), one process alone, and `at_once` processes started together (as a burst's
     successors are), half of them runners."""
@@ -156,7 +159,8 @@ def prepare_figures(zygote: bool, at_once: int) -> dict:
     from sandbox.prestarted import PrestartedSandbox
 
     figures: dict = {}
-    alone = PrestartedSandbox(PROGRAM, pool_size=1, zygote=zygote, share_preparation=True)  # as web/graders.py
+    zygote, shared = PATHS[path]
+    alone = PrestartedSandbox(PROGRAM, pool_size=1, zygote=zygote, share_preparation=shared)  # as web/graders.py
     try:
         started = time.perf_counter()
         alone.start()
@@ -167,7 +171,7 @@ def prepare_figures(zygote: bool, at_once: int) -> dict:
         figures["alone"] = alone.prepare_times[0][2]
     finally:
         alone.close()
-    together = PrestartedSandbox(PROGRAM, pool_size=max(1, at_once // 2), zygote=zygote, share_preparation=True)
+    together = PrestartedSandbox(PROGRAM, pool_size=max(1, at_once // 2), zygote=zygote, share_preparation=shared)
     try:
         together.start()
         for pool in ("runner", "verifier"):
@@ -184,8 +188,8 @@ def prepare_figures(zygote: bool, at_once: int) -> dict:
 
 
 def prepare_line(path: str, f: dict) -> str:
-    zygote = f" (zygote and shared preparation started in {f['start']:.2f} s)" if path == "zygote" else \
-        f" (shared preparation in {f['start']:.2f} s)"
+    what = " and ".join(name for name, on in zip(("zygote", "shared preparation"), PATHS[path]) if on)
+    zygote = f" ({what} started in {f['start']:.2f} s)" if what else ""
     off = f"; zygote OFF: {f['off']}" if f.get("off") else ""
     return (f"prepare per successor, {path:<6}: alone {f['alone']:.2f} s, {f['at_once']} at once median "
             f"{f['median']:.2f} s max {f['max']:.2f} s{zygote}{off}")
@@ -200,9 +204,11 @@ def main() -> int:
                         help="the server's concurrent gradings (default: its own, sized by the machine)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-cold", action="store_true")
-    parser.add_argument("--paths", default="fresh,zygote",
+    parser.add_argument("--paths", default="before,zygote",
                         help="how the prestarted processes start, each measured in a server of its own, in this "
-                             "order: fresh (an interpreter each), zygote (forked from one: sandbox/zygote.py)")
+                             "order: before (an interpreter each, compiling its own warm-up), fresh (an interpreter "
+                             "each, from the shared preparation), zygote (forked from one: sandbox/zygote.py, "
+                             "from the shared preparation)")
     parser.add_argument("--serve-log", type=Path, default=None, help="keep practice serve's output in this file")
     parser.add_argument("--small", action="store_true",
                         help="without CUDA: each path's prepare time of one process, then stop (the suite's mode)")
@@ -218,7 +224,7 @@ def main() -> int:
         if not args.small:
             return 1
         for path in paths:
-            print(prepare_line(path, prepare_figures(path == "zygote", 2)), flush=True)
+            print(prepare_line(path, prepare_figures(path, 2)), flush=True)
         return 0
     from judge import load_exercise
 
@@ -239,7 +245,7 @@ def main() -> int:
     measured = {}
     for path in paths:
         print(f"== prestarted processes: {path}", flush=True)
-        prepared = prepare_figures(path == "zygote", args.burst)
+        prepared = prepare_figures(path, args.burst)
         print("  " + prepare_line(path, prepared), flush=True)
         measured[path] = (prepared, serve_and_measure(args, path, exercises, solutions))
 
@@ -277,7 +283,9 @@ def main() -> int:
 def serve_and_measure(args, path: str, exercises, solutions) -> dict:
     """`practice serve` with the prestarted processes started the `path` way: its GPU layer built, then the warm
     gradings, the wrong solutions at once and the burst."""
-    os.environ["PRACTICE_PRESTARTED_ZYGOTE"] = PATHS[path]  # the server inherits it
+    zygote, shared = PATHS[path]  # the server inherits both
+    os.environ.update({"PRACTICE_PRESTARTED_ZYGOTE": str(int(zygote)),
+                       "PRACTICE_PRESTARTED_SHARE_PREPARATION": str(int(shared))})
     with tempfile.TemporaryDirectory(prefix="practice-gpu-latency-") as folder:
         log = args.serve_log.with_suffix(f".{path}{args.serve_log.suffix}") if args.serve_log else None
         server = Server(Path(folder), args.workers, args.port, log)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -84,12 +85,16 @@ class Zygote:
         self._children: dict[int, Forked] = {}
         self._closed = False
         self.log = tempfile.TemporaryFile(prefix="practice-zygote-")
+        self.proc: subprocess.Popen | None = None
         try:
             self.proc = launcher.call(lambda: subprocess.Popen(
                 [python, "-m", "sandbox.zygote_process", "--ctl-fd", str(theirs.fileno()), "--program",
                  program.module], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=self.log,
                 stderr=subprocess.STDOUT, cwd=self._scratch, env=zygote_env, start_new_session=True,
                 preexec_fn=_die_with_parent))
+        except OSError as exc:
+            self.close()
+            raise SandboxError(f"the zygote could not be started: {exc}") from None
         finally:
             theirs.close()
         ours.settimeout(READY_TIMEOUT_S)
@@ -114,7 +119,7 @@ class Zygote:
         return self.log.read()[-3000:].decode("utf-8", "replace")
 
     def alive(self) -> bool:
-        return not self._closed and self.proc.poll() is None
+        return not self._closed and self.proc is not None and self.proc.poll() is None
 
     def state(self) -> dict:
         """The zygote's own account of itself (`sandbox.zygote_process.state`)."""
@@ -202,15 +207,13 @@ class Zygote:
         except OSError:
             pass
         self._ctl.close()
-        if getattr(self, "proc", None) is not None:
+        if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
             self.proc.wait()
         self.log.close()
-        import shutil
-
         shutil.rmtree(self._scratch, ignore_errors=True)
 
 

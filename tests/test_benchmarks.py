@@ -32,7 +32,7 @@ SMALL_MODES = {
                               "later gradings (daemon warm)"], []),
     # On a machine without CUDA: says so, and how long a prestarted process takes to prepare, each way.
     "gpu_latency-small": (["gpu_latency.py", "--small"],
-                          ["prepare per successor, fresh", "prepare per successor, zygote",
+                          ["prepare per successor, before", "prepare per successor, zygote",
                            "zygote and shared preparation started in"], []),
     # Its own PostgreSQL cluster (scripts/postgres.sh's binaries), two cpu workers, one of them killed mid-grading.
     "gpu_distributed-small": (["gpu_distributed.py", "--small"],
