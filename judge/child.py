@@ -99,6 +99,7 @@ def prepare_fresh() -> None:
 
     if not torch.cuda.is_available():
         return
+    follow_cache_settings()  # forked from the zygote: its warm-up finds a layer's kernels as a fresh process does
     import torch._inductor.codegen.triton
     import torch._inductor.runtime.triton_heuristics
 
@@ -159,6 +160,21 @@ def configure_compile_caches() -> None:
     (`sandbox.compile_cache`); remote caches never. The precompiled header lives in the run's cache folder (torch
     puts it beside the user's default one), and the vector-ISA probe is skipped where the layer knows the ISA.
     """
+    import torch._inductor.config as inductor_config
+
+    follow_cache_settings()
+    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if cache:
+        torch_patches.header_dir_in(cache)
+    if os.environ.get("PRACTICE_VEC_ISA_LOADED") and cache:
+        torch_patches.trust_known_isa_loads(cache, os.environ["PRACTICE_VEC_ISA_LOADED"].split(","))
+    if inductor_config.fx_graph_cache and cache:  # a layer's run or build
+        torch_patches.remember_precompiled_headers(torch_patches.header_dir())
+
+
+def follow_cache_settings() -> None:
+    """The cache flags of this process's environment, which torch read at import (in a warm worker or the zygote,
+    with other values): the pickle caches on or off as the sandbox set them, remote caches never."""
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
 
@@ -172,13 +188,6 @@ def configure_compile_caches() -> None:
     inductor_config.bundled_autotune_remote_cache = False
     functorch_config.enable_remote_autograd_cache = False
     inductor_config.cpp.vec_isa_ok = flag("TORCHINDUCTOR_VEC_ISA_OK")
-    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    if cache:
-        torch_patches.header_dir_in(cache)
-    if os.environ.get("PRACTICE_VEC_ISA_LOADED") and cache:
-        torch_patches.trust_known_isa_loads(cache, os.environ["PRACTICE_VEC_ISA_LOADED"].split(","))
-    if inductor_config.fx_graph_cache and cache:  # a layer's run or build
-        torch_patches.remember_precompiled_headers(torch_patches.header_dir())
 
 
 def _nonce(job) -> str:
