@@ -131,10 +131,13 @@ class PrestartedSandbox(Sandbox):
             self._take(pool, keep=True)
 
     def wait_prepared(self, pool: str, count: int, timeout: float = READY_TIMEOUT_S) -> bool:
-        """Wait until `pool` holds `count` prepared processes (filling it first); False when the time ran out."""
+        """Wait until `pool` holds `count` prepared processes (filling it first); False when the time ran out or
+        the pool stopped preparing with fewer (a process failed: `errors` says why)."""
         self._fill(pool)
         with self._cond:
-            return self._cond.wait_for(lambda: len(self._ready.get(pool, [])) >= count or self._closed, timeout)
+            self._cond.wait_for(lambda: len(self._ready.get(pool, [])) >= count or self._closed
+                                or not self._starting.get(pool), timeout)
+            return len(self._ready.get(pool, [])) >= count
 
     def start(self) -> None:
         """Start the zygote and the shared preparation now rather than at the first process's preparation."""
