@@ -203,3 +203,13 @@ def test_each_process_starts_with_a_copy_of_what_one_trusted_preparation_compile
         assert len(others) == 1, names
         sharers.append(others[0])
     assert sharers[0] == sharers[1]  # one trusted process's preparation, copied to each
+
+
+def test_forked_processes_draw_different_random_numbers(forked, add_one):
+    """A fork copies the zygote's generators: `random` reseeds itself at fork and numpy's global generator is
+    reseeded by the child, so that no grading can predict another's draws."""
+    draw = "import random, numpy\nprint('DRAW', random.random(), numpy.random.random(), flush=True)\n" + HONEST_F
+    first, second = (grade(add_one, draw, sandbox=forked) for _ in range(2))
+    assert first.verdict is Verdict.ACCEPTED and second.verdict is Verdict.ACCEPTED, (first.summary, second.summary)
+    a, b = (_said(r, "DRAW").split()[1:] for r in (first, second))
+    assert a[0] != b[0] and a[1] != b[1]
