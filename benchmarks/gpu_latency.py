@@ -8,9 +8,15 @@
   and check), and a burst of submissions sent at once (the wait of each, from POST to verdict).
 
     python benchmarks/gpu_latency.py [--cold-runs 1] [--warm-runs 3] [--burst 20] [--workers N] [--skip-cold]
+                                     [--paths before,zygote]
 
-Prints one line per solution (warm median against its target, beside the cold median) and the burst's median and
-95th-percentile wait. `--small` (the suite's mode on a machine without CUDA) only checks the arguments and says so.
+Each of `--paths` (how the prestarted processes start: `before`, an interpreter each compiling its own warm-up, as
+until 2026-12-02; `fresh`, an interpreter each from the shared preparation; `zygote`, forked from a zygote that has
+imported torch (sandbox/zygote.py), from the shared preparation) gets a server of its own, measured in turn.
+Prints, per path, one line per solution (warm median against its target, beside the cold median), the burst's
+median and 95th-percentile wait, and beside it the prepare time of one prestarted process (alone, and as many at
+once as the burst, measured before that server starts). `--small` (the suite's mode, on a machine without CUDA)
+prints each path's prepare times of one process, and of two at once, and stops.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from judge.paths import EXERCISES_DIR, PROJECT_ROOT
 
 EXERCISES = ("cudagraph-keep-outputs", "cudagraph-skipped-step", "triton-fused-add-rmsnorm")
 TARGETS = {"reference": 6.0, "other": 10.0}  # warm medians, seconds (issue 24)
+BURST_TARGET = 8.0  # a burst's median wait from POST to verdict, seconds (issue 40)
 
 
 def cold_times(exercise, source: str, runs: int) -> list[float]:
@@ -139,6 +146,55 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))]
 
 
+# How the prestarted processes start: before (each afresh, compiling its own warm-up, as until 2026-12-02), fresh
+# (afresh, from the shared preparation), zygote (forked from the zygote, from the shared preparation).
+PATHS = {"before": (False, False), "fresh": (False, True), "zygote": (True, True)}  # (zygote, shared preparation)
+
+
+def prepare_figures(path: str, at_once: int) -> dict:
+    """Seconds for prestarted processes to prepare, outside any server: the start (the zygote, if any, and the
+    shared preparation: once), one process alone, and `at_once` processes started together (as a burst's
+    successors are), half of them runners."""
+    from judge.child import PROGRAM
+    from sandbox.prestarted import PrestartedSandbox
+
+    figures: dict = {}
+    zygote, shared = PATHS[path]
+    alone = PrestartedSandbox(PROGRAM, pool_size=1, zygote=zygote, share_preparation=shared)  # as web/graders.py
+    try:
+        started = time.perf_counter()
+        alone.start()
+        figures["off"] = alone.zygote_off if zygote else None
+        figures["start"] = time.perf_counter() - started
+        if not alone.wait_prepared("runner", 1):
+            raise SystemExit(f"no prestarted process prepared: {alone.errors[-1:]}")
+        figures["alone"] = alone.prepare_times[0][2]
+    finally:
+        alone.close()
+    together = PrestartedSandbox(PROGRAM, pool_size=max(1, at_once // 2), zygote=zygote, share_preparation=shared)
+    try:
+        together.start()
+        for pool in ("runner", "verifier"):
+            together.wait_prepared(pool, 0)  # starts filling both pools at once
+        for pool in ("runner", "verifier"):
+            if not together.wait_prepared(pool, together.pool_size):
+                raise SystemExit(f"prestarted processes did not prepare: {together.errors[-1:]}")
+        times = [t for _, _, t in together.prepare_times]
+        figures.update(at_once=len(times), median=statistics.median(times), max=max(times),
+                       how=sorted({how for _, how, _ in together.prepare_times}))
+    finally:
+        together.close()
+    return figures
+
+
+def prepare_line(path: str, f: dict) -> str:
+    what = " and ".join(name for name, on in zip(("zygote", "shared preparation"), PATHS[path]) if on)
+    zygote = f" ({what} started in {f['start']:.2f} s)" if what else ""
+    off = f"; zygote OFF: {f['off']}" if f.get("off") else ""
+    return (f"prepare per successor, {path:<6}: alone {f['alone']:.2f} s, {f['at_once']} at once median "
+            f"{f['median']:.2f} s max {f['max']:.2f} s{zygote}{off}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cold-runs", type=int, default=1)
@@ -148,15 +204,28 @@ def main() -> int:
                         help="the server's concurrent gradings (default: its own, sized by the machine)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-cold", action="store_true")
+    parser.add_argument("--paths", default="before,zygote",
+                        help="how the prestarted processes start, each measured in a server of its own, in this "
+                             "order: before (an interpreter each, compiling its own warm-up), fresh (an interpreter "
+                             "each, from the shared preparation), zygote (forked from one: sandbox/zygote.py, "
+                             "from the shared preparation)")
     parser.add_argument("--serve-log", type=Path, default=None, help="keep practice serve's output in this file")
-    parser.add_argument("--small", action="store_true", help="without CUDA: say so and stop (the suite's mode)")
+    parser.add_argument("--small", action="store_true",
+                        help="without CUDA: each path's prepare time of one process, then stop (the suite's mode)")
     args = parser.parse_args()
+    paths = [p.strip() for p in args.paths.split(",") if p.strip()]
+    if not paths or any(p not in PATHS for p in paths):
+        parser.error(f"--paths takes a comma-separated list of: {', '.join(PATHS)}")
 
     import torch
 
     if not torch.cuda.is_available():
         print("no CUDA device: the GPU benchmark runs on a GPU machine (docs/deploy.md)")
-        return 0 if args.small else 1
+        if not args.small:
+            return 1
+        for path in paths:
+            print(prepare_line(path, prepare_figures(path, 2)), flush=True)
+        return 0
     from judge import load_exercise
 
     exercises = [load_exercise(EXERCISES_DIR / e) for e in EXERCISES]
@@ -173,8 +242,53 @@ def main() -> int:
                 cold[(e.id, label)] = cold_times(e, solutions[(e.id, label)], args.cold_runs)
                 print(f"  cold {e.id} {label}: {cold[(e.id, label)]}", flush=True)
 
+    measured = {}
+    for path in paths:
+        print(f"== prestarted processes: {path}", flush=True)
+        prepared = prepare_figures(path, args.burst)
+        print("  " + prepare_line(path, prepared), flush=True)
+        measured[path] = (prepared, serve_and_measure(args, path, exercises, solutions))
+
+    failed = False
+    for path, (prepared, m) in measured.items():
+        print()
+        print(f"== {path}: GPU layer built in {m['layer_s']:.0f} s after the server answered; server: "
+              f"{args.workers or 'its default number of'} concurrent gradings, prestarted graders: {m['graders']}")
+        for key in solutions:
+            times = [t for t, _ in m["warm"][key]]
+            w = statistics.median(times)
+            target = TARGETS[key[1]]
+            cold_text = f"cold {statistics.median(cold[key]):6.2f} s ({statistics.median(cold[key]) / w:4.1f}x)" \
+                if key in cold else "cold not measured"
+            print(f"{key[0] + ' ' + key[1]:<42} warm {w:6.2f} s (target {target:.0f} s: "
+                  f"{'met' if w <= target else 'MISSED'}) | {cold_text}; warm min {min(times):.2f} max "
+                  f"{max(times):.2f}, {len(times)} runs")
+        burst, wrong, mismatches = m["burst"], m["wrong"], m["mismatches"]
+        burst_bad = [b for b in burst if b[2].get("verdict") != "ACCEPTED"]
+        waits = [s for _, s, r in burst if r.get("verdict") == "ACCEPTED"]
+        print(f"wrong solutions: {len(wrong) - mismatches}/{len(wrong)} got their pinned verdict and check "
+              f"({m['wrong_wall']:.0f} s for all, sent at once)")
+        if waits:
+            median = statistics.median(waits)
+            print(f"burst of {len(burst)} at once ({path}): wait median {median:.1f} s "
+                  f"(target {BURST_TARGET:.0f} s: {'met' if median <= BURST_TARGET else 'MISSED'}), "
+                  f"p95 {p95(waits):.1f} s, max {max(waits):.1f} s, all done in {m['burst_wall']:.0f} s; "
+                  f"{len(burst_bad)} not ACCEPTED")
+            print("  " + prepare_line(path, prepared))
+            where_the_wait_went(m["warm"], burst)
+        failed = failed or bool(mismatches or burst_bad)
+    return 1 if failed else 0
+
+
+def serve_and_measure(args, path: str, exercises, solutions) -> dict:
+    """`practice serve` with the prestarted processes started the `path` way: its GPU layer built, then the warm
+    gradings, the wrong solutions at once and the burst."""
+    zygote, shared = PATHS[path]  # the server inherits both
+    os.environ.update({"PRACTICE_PRESTARTED_ZYGOTE": str(int(zygote)),
+                       "PRACTICE_PRESTARTED_SHARE_PREPARATION": str(int(shared))})
     with tempfile.TemporaryDirectory(prefix="practice-gpu-latency-") as folder:
-        server = Server(Path(folder), args.workers, args.port, args.serve_log)
+        log = args.serve_log.with_suffix(f".{path}{args.serve_log.suffix}") if args.serve_log else None
+        server = Server(Path(folder), args.workers, args.port, log)
         try:
             started = time.perf_counter()
             while server.health() is None:
@@ -183,8 +297,7 @@ def main() -> int:
                 time.sleep(0.5)
             print(f"  practice serve answered after {time.perf_counter() - started:.1f} s", flush=True)
             layer_s = server.wait_gpu_layer()
-            health = server.health()
-            graders = health["workers"]
+            graders = server.health()["workers"]
             print(f"  graders: {graders}", flush=True)
             warm: dict = {}
             for key, source in solutions.items():
@@ -214,30 +327,10 @@ def main() -> int:
             started = time.perf_counter()
             burst = at_once(server.url, burst_jobs)
             burst_wall = time.perf_counter() - started
-            burst_bad = [b for b in burst if b[2].get("verdict") != "ACCEPTED"]
         finally:
             server.stop()
-
-    print()
-    print(f"GPU layer built in {layer_s:.0f} s after the server answered; server: "
-          f"{args.workers or 'its default number of'} concurrent gradings, prestarted graders: {graders}")
-    for key in solutions:
-        times = [t for t, _ in warm[key]]
-        w = statistics.median(times)
-        target = TARGETS[key[1]]
-        cold_text = f"cold {statistics.median(cold[key]):6.2f} s ({statistics.median(cold[key]) / w:4.1f}x)" \
-            if key in cold else "cold not measured"
-        print(f"{key[0] + ' ' + key[1]:<42} warm {w:6.2f} s (target {target:.0f} s: "
-              f"{'met' if w <= target else 'MISSED'}) | {cold_text}; warm min {min(times):.2f} max {max(times):.2f}, "
-              f"{len(times)} runs")
-    waits = [s for _, s, r in burst if r.get("verdict") == "ACCEPTED"]
-    print(f"wrong solutions: {len(wrong) - mismatches}/{len(wrong)} got their pinned verdict and check "
-          f"({wrong_wall:.0f} s for all, sent at once)")
-    if waits:
-        print(f"burst of {len(burst)} at once: wait median {statistics.median(waits):.1f} s, p95 {p95(waits):.1f} s, "
-              f"max {max(waits):.1f} s, all done in {burst_wall:.0f} s; {len(burst_bad)} not ACCEPTED")
-        where_the_wait_went(warm, burst)
-    return 1 if mismatches or burst_bad else 0
+    return {"layer_s": layer_s, "graders": graders, "warm": warm, "wrong": wrong, "wrong_wall": wrong_wall,
+            "mismatches": mismatches, "burst": burst, "burst_wall": burst_wall}
 
 
 def where_the_wait_went(warm: dict, burst: list) -> None:

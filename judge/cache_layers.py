@@ -291,7 +291,9 @@ def build_gpu(cache: CompileCache, layer: Layer, exercises: list[Exercise], say:
         building = LayerBuild(cache, layer).start()
         if building is not None:
             started = time.monotonic()
-            sandbox = make_sandbox("prestarted", build=building.dir)
+            from sandbox.settings import SandboxSettings
+
+            sandbox = make_sandbox("prestarted", build=building.dir, zygote=SandboxSettings().prestarted_zygote)
             try:
                 verdicts = _grade_references(exercises, sandbox, progress)
                 path = building.commit({"references": verdicts})

@@ -23,6 +23,7 @@ from sandbox.limits import Program
 from sandbox.prestarted import PREPARE_FLAG, READY_LINE, apply_limits
 
 PROGRAM = Program(module="judge.child")
+_PREPARED: list[bool] = []  # [interpreted] once prepare_worker() ran in this process (or in the zygote it forked from)
 
 
 def prepare_worker(interpreted: bool = True) -> None:
@@ -30,6 +31,7 @@ def prepare_worker(interpreted: bool = True) -> None:
     `interpreted`: Triton's language imported to run interpreted (the warm pools: their forked children grade on
     the CPU only, since a GPU exercise's full grading never forks (judge/requirements.py), and Triton decides at
     import whether it interprets; a CPU tier's Triton kernels need it so)."""
+    _PREPARED[:] = [interpreted]
     os.environ.update(PROGRAM.environment())
     if interpreted:
         from judge import tiers
@@ -67,16 +69,37 @@ def prepare_worker(interpreted: bool = True) -> None:
     torch_patches.skip_guard_latency_probe()
 
 
-def prepare_fresh() -> None:
-    """Before the job of a prestarted process (`sandbox.prestarted`): what a warm worker prepares, and where a
-    CUDA device is, its context, Triton and Inductor's GPU code generation, loaded by one tiny compile. Nothing of
-    it stays allocated or compiled: the job starts on an empty device and a reset Dynamo. Triton compiles here
-    (a CPU tier never runs in these processes: web/graders.py)."""
+def prepare_zygote() -> None:
+    """The zygote's preparation (`sandbox.zygote_process`): what a prestarted process prepares before its device,
+    and the modules of Inductor's GPU code generation, imported only. CUDA is never touched here: the processes
+    forked from the zygote start it (`sandbox.cuda_fork`)."""
     prepare_worker(interpreted=False)
+    import importlib
+
+    for name in ("torch._inductor.codegen.triton", "torch._inductor.runtime.triton_heuristics",
+                 "torch._inductor.codegen.cuda_combined_scheduling", "torch._inductor.runtime.triton_helpers"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+def prepare_fresh() -> None:
+    """Before the job of a prestarted process (`sandbox.prestarted`): what a warm worker prepares (unless the zygote
+    this process was forked from did), and where a CUDA device is, its context, Triton and Inductor's GPU code
+    generation, loaded by one tiny compile. Nothing of it stays allocated or compiled: the job starts on an empty
+    device and a reset Dynamo. Triton compiles here (a CPU tier never runs in these processes: web/graders.py)."""
+    from sandbox.cuda_fork import in_bad_fork
+
+    if _PREPARED != [False]:
+        prepare_worker(interpreted=False)
+    if in_bad_fork():  # the CUDA rule (sandbox.cuda_fork): said before the job, never a confusing verdict
+        raise RuntimeError("forked from a process that had started CUDA: CUDA cannot start here")
     import torch
 
     if not torch.cuda.is_available():
         return
+    follow_cache_settings()  # forked from the zygote: its warm-up finds a layer's kernels as a fresh process does
     import torch._inductor.codegen.triton
     import torch._inductor.runtime.triton_heuristics
 
@@ -137,6 +160,21 @@ def configure_compile_caches() -> None:
     (`sandbox.compile_cache`); remote caches never. The precompiled header lives in the run's cache folder (torch
     puts it beside the user's default one), and the vector-ISA probe is skipped where the layer knows the ISA.
     """
+    import torch._inductor.config as inductor_config
+
+    follow_cache_settings()
+    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if cache:
+        torch_patches.header_dir_in(cache)
+    if os.environ.get("PRACTICE_VEC_ISA_LOADED") and cache:
+        torch_patches.trust_known_isa_loads(cache, os.environ["PRACTICE_VEC_ISA_LOADED"].split(","))
+    if inductor_config.fx_graph_cache and cache:  # a layer's run or build
+        torch_patches.remember_precompiled_headers(torch_patches.header_dir())
+
+
+def follow_cache_settings() -> None:
+    """The cache flags of this process's environment, which torch read at import (in a warm worker or the zygote,
+    with other values): the pickle caches on or off as the sandbox set them, remote caches never."""
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
 
@@ -150,13 +188,6 @@ def configure_compile_caches() -> None:
     inductor_config.bundled_autotune_remote_cache = False
     functorch_config.enable_remote_autograd_cache = False
     inductor_config.cpp.vec_isa_ok = flag("TORCHINDUCTOR_VEC_ISA_OK")
-    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    if cache:
-        torch_patches.header_dir_in(cache)
-    if os.environ.get("PRACTICE_VEC_ISA_LOADED") and cache:
-        torch_patches.trust_known_isa_loads(cache, os.environ["PRACTICE_VEC_ISA_LOADED"].split(","))
-    if inductor_config.fx_graph_cache and cache:  # a layer's run or build
-        torch_patches.remember_precompiled_headers(torch_patches.header_dir())
 
 
 def _nonce(job) -> str:

@@ -44,10 +44,12 @@ from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox, SandboxError
 from sandbox.compile_cache import CACHES_ON
 from sandbox.fresh_process import child_env, cuda_possible, supervise
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program
+from sandbox.zygote import Forked, Zygote
 
 log = logging.getLogger(__name__)
 READY_LINE = b'{"type": "prepared"}\n'  # what a prepared process writes on its result descriptor, alone
 PREPARE_FLAG = "--prepare"
+PROCESS_ARGV = ["--result-fd", "3", "--scratch"]  # a forked process's result descriptor is always 3
 READY_TIMEOUT_S = 300.0  # import torch + CUDA + a first Triton compile, on a busy machine
 TAKE_TIMEOUT_S = 600.0  # a run waits this long for a ready process of its pool (they start in the background)
 MiB = 1024 * 1024
@@ -60,11 +62,12 @@ Layer = Callable[[], Path | None]  # the trusted cache folder a new process copi
 class Started:
     """One prepared process waiting for its job."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen | Forked  # a Forked has every part of a Popen used here
     result_r: int
     scratch: str
     cuda: bool
     uid: int | None
+    how: str = "fresh"  # or "zygote": forked from one (sandbox.zygote)
 
     def discard(self) -> None:
         try:
@@ -85,11 +88,22 @@ class PrestartedSandbox(Sandbox):
 
     def __init__(self, program: Program, pool_size: int = 1, python: str = sys.executable,
                  layers: dict[str, Layer] | None = None, uids: range | None = None, build: Path | None = None,
-                 prepare_nice: int = 0):
+                 prepare_nice: int = 0, zygote: bool = False, share_preparation: bool = False):
         """`build`: every process uses this one cache folder, pickle caches on (a trusted build of a layer).
         `prepare_nice`: as root, processes prepare this much nicer than this process and their run gets this
-        process's priority back (only root may lower it again, so elsewhere they prepare at the usual priority)."""
+        process's priority back (only root may lower it again, so elsewhere they prepare at the usual priority).
+        `zygote`: processes are forked from a zygote that has imported the program (`sandbox.zygote`) instead of
+        started afresh; where it cannot start or fork, fresh processes again (`zygote_off` says why).
+        `share_preparation`: a process of a pool without a layer starts with a copy of the caches one trusted
+        process filled preparing (Triton's driver and launcher modules and the tiny kernel it compiles), built
+        once by a process that never gets a job, instead of compiling them again."""
         self.program, self.pool_size, self.python = program, pool_size, python
+        self.zygote_off: str | None = None if zygote else "off"
+        self._zygote: Zygote | None = None
+        self._zygote_lock = threading.Lock()
+        self._shared: str | None = None if share_preparation else ""  # "": none; None: not built yet
+        self._shared_lock = threading.Lock()
+        self.prepare_times: list[tuple[str, str, float]] = []  # (pool, "zygote" or "fresh", seconds to ready)
         self.prepare_nice = prepare_nice if os.geteuid() == 0 else 0
         self._priority = os.getpriority(os.PRIO_PROCESS, 0)
         self.layers, self.build = layers or {}, build
@@ -103,16 +117,34 @@ class PrestartedSandbox(Sandbox):
 
     def describe(self) -> str:
         who = f", uids {self.uids.start}+" if self.uids else ""
-        return f"prestarted ({self.pool_size} prepared fresh processes per pool, one run each{who}, no isolation)"
+        how = "forked from a zygote" if self.zygote_off is None else "fresh"
+        return f"prestarted ({self.pool_size} prepared processes per pool, {how}, one run each{who}, no isolation)"
 
     # ---- the pools ---------------------------------------------------------------------------------------------
 
     def warm_up(self, pools=("runner", "verifier")) -> None:
         """Start filling `pools` (in the background) and wait until each has one prepared process."""
+        self.start()  # before the pools fill, so that every first process is forked and finds the shared caches
         for pool in pools:
             self._fill(pool)
         for pool in pools:
             self._take(pool, keep=True)
+
+    def wait_prepared(self, pool: str, count: int, timeout: float = READY_TIMEOUT_S) -> bool:
+        """Wait until `pool` holds `count` prepared processes (filling it first); False when the time ran out or
+        the pool stopped preparing with fewer (a process failed: `errors` says why)."""
+        self._fill(pool)
+        with self._cond:
+            self._cond.wait_for(lambda: len(self._ready.get(pool, [])) >= count or self._closed
+                                or not self._starting.get(pool), timeout)
+            return len(self._ready.get(pool, [])) >= count
+
+    def start(self) -> None:
+        """Start the zygote and the shared preparation now rather than at the first process's preparation."""
+        with self._zygote_lock:
+            self._living_zygote()
+        if self.build is None:
+            self._shared_preparation()
 
     def ready_count(self, pool: str) -> int:
         with self._cond:
@@ -128,10 +160,12 @@ class PrestartedSandbox(Sandbox):
             threading.Thread(target=self._start_one, args=(pool,), name=f"prestart-{pool}", daemon=True).start()
 
     def _start_one(self, pool: str) -> None:
-        started = None
+        started, began = None, time.monotonic()
         try:
             started = self._launch(pool)
             self._wait_ready(started)
+            with self._cond:
+                self.prepare_times.append((pool, started.how, time.monotonic() - began))
         except Exception as exc:  # noqa: BLE001 - reported to the run that waits, and logged
             if started is not None:
                 started.discard()
@@ -169,7 +203,14 @@ class PrestartedSandbox(Sandbox):
                     finally:
                         self._cond.acquire()
                 self._cond.wait(min(left, 5.0))
-            return None if keep else self._ready[pool].pop(0)
+            if keep:
+                return None
+            started = self._ready[pool].pop(0)
+        if started.proc.poll() is not None:  # it died waiting (killed, or its zygote was): the next one
+            started.discard()
+            self._release(started.uid)
+            return self._take(pool)
+        return started
 
     def _uid(self) -> int | None:
         if self.uids is None:
@@ -181,22 +222,48 @@ class PrestartedSandbox(Sandbox):
                     return uid
         raise SandboxError(f"every uid of {self.uids} is in use")
 
-    def _launch(self, pool: str) -> Started:
+    def _shared_preparation(self) -> str | None:
+        """The folder of caches a trusted process filled preparing (built on first use by one that never gets a
+        job, then ended), or None where it is off or could not be built."""
+        with self._shared_lock:
+            if self._shared is None:
+                folder = tempfile.mkdtemp(prefix="practice-prepared-")
+                started = None
+                try:
+                    started = self._launch("shared", cache_dir=folder)
+                    self._wait_ready(started)
+                    self._shared = folder
+                except Exception as exc:  # noqa: BLE001 - each process then compiles its own, as before
+                    log.warning("the shared preparation failed; each process prepares its own caches: %s", exc)
+                    shutil.rmtree(folder, ignore_errors=True)
+                    self._shared = ""
+                finally:
+                    if started is not None:
+                        started.discard()
+            return self._shared or None
+
+    def _launch(self, pool: str, cache_dir: str | None = None) -> Started:
+        """A process of `pool` preparing; `cache_dir`: the trusted folder it prepares in, as this user (the shared
+        preparation's process, which never gets a job)."""
         scratch = tempfile.mkdtemp(prefix=f"practice-{pool}-")
         env = child_env(scratch, self.program)
         cache = os.path.join(scratch, "inductor")
         layer = self.layers.get(pool, lambda: None)()
-        if self.build is not None:
+        if cache_dir is not None:
+            cache = cache_dir
+        elif self.build is not None:
             cache = str(self.build)
             env.update(CACHES_ON)
         elif layer is not None:  # a private copy of the trusted layer: whatever the run writes stays its own
             shutil.copytree(layer, cache, symlinks=False, ignore=shutil.ignore_patterns("layer.json", "locks"))
             env.update(CACHES_ON)
+        elif (shared := self._shared_preparation()) is not None:  # a private copy, the pickle caches still off
+            shutil.copytree(shared, cache, symlinks=False)
         else:
             os.mkdir(cache)
         env.update({"TORCHINDUCTOR_CACHE_DIR": cache, "TRITON_CACHE_DIR": os.path.join(cache, "triton")})
         cuda = cuda_possible(env)
-        uid = self._uid()
+        uid = self._uid() if cache_dir is None else None
         if uid is not None:  # a uid no passwd file names: getpass (Inductor's cache folder name) reads these
             env.update({"USER": f"learner{uid}", "LOGNAME": f"learner{uid}"})
             for dirpath, dirnames, filenames in os.walk(scratch):
@@ -217,10 +284,13 @@ class PrestartedSandbox(Sandbox):
                 os.setuid(uid)
 
         try:
-            proc = launcher.call(lambda: subprocess.Popen(
-                [self.python, "-m", self.program.module, "--result-fd", str(result_w), "--scratch", scratch,
-                 PREPARE_FLAG], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                pass_fds=(result_w,), cwd=scratch, env=env, start_new_session=True, preexec_fn=preexec))
+            proc: subprocess.Popen | Forked | None = self._forked(env, scratch, uid, result_w)
+            how = "zygote" if proc is not None else "fresh"
+            if proc is None:
+                proc = launcher.call(lambda: subprocess.Popen(
+                    [self.python, "-m", self.program.module, "--result-fd", str(result_w), "--scratch", scratch,
+                     PREPARE_FLAG], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    pass_fds=(result_w,), cwd=scratch, env=env, start_new_session=True, preexec_fn=preexec))
         except BaseException:
             os.close(result_r)
             shutil.rmtree(scratch, ignore_errors=True)
@@ -228,7 +298,39 @@ class PrestartedSandbox(Sandbox):
             raise
         finally:
             os.close(result_w)
-        return Started(proc, result_r, scratch, cuda, uid)
+        return Started(proc, result_r, scratch, cuda, uid, how)
+
+    def _forked(self, env: dict, scratch: str, uid: int | None, result_w: int) -> Forked | None:
+        """A process forked by this sandbox's zygote (started on first use) as `_launch` would start it, or None
+        where the zygote is off or fails (then it stays off, and the reason is logged once)."""
+        with self._zygote_lock:
+            zygote = self._living_zygote()
+        if zygote is None:
+            return None
+        try:
+            return zygote.fork([*PROCESS_ARGV, scratch, PREPARE_FLAG], env, scratch, uid=uid,
+                               nice=self.prepare_nice, file_bytes=PREPARE_FILE_MB * MiB, result_w=result_w)
+        except SandboxError as exc:
+            with self._zygote_lock:
+                self._zygote_failed(str(exc))
+            return None
+
+    def _living_zygote(self) -> Zygote | None:
+        """The zygote, started (again, where one was killed) if need be; None where it is off. Under _zygote_lock."""
+        if self.zygote_off is None and (self._zygote is None or not self._zygote.alive()):
+            if self._zygote is not None:
+                self._zygote.close()
+                self._zygote = None
+            try:
+                self._zygote = Zygote(self.program, self.python)
+            except SandboxError as exc:
+                self._zygote_failed(str(exc))
+        return self._zygote if self.zygote_off is None else None
+
+    def _zygote_failed(self, reason: str) -> None:
+        if self.zygote_off is None:
+            log.warning("prestarted processes start afresh from now on: %s", reason)
+            self.zygote_off = reason[:2000]
 
     def _wait_ready(self, started: Started) -> None:
         """Read the ready line; what the preparation printed is drained so that no run counts it."""
@@ -293,6 +395,16 @@ class PrestartedSandbox(Sandbox):
         for started in ready:
             started.discard()
             self._release(started.uid)
+        with self._zygote_lock:
+            zygote, self._zygote = self._zygote, None
+            if self.zygote_off is None:
+                self.zygote_off = "closed"
+        if zygote is not None:
+            zygote.close()
+        with self._shared_lock:
+            shared, self._shared = self._shared, ""
+        if shared:
+            shutil.rmtree(shared, ignore_errors=True)
 
 
 def limits_line(limits: Limits, cap_address_space: bool) -> bytes:

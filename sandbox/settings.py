@@ -48,6 +48,14 @@ class SandboxSettings(BaseSettings):
         0, ge=0, le=19, description="As root, a prestarted process prepares this much nicer than the grader and "
                                     "gets the grader's priority back when its run starts; 0: off (on the lent H200 "
                                     "a burst waited no less with 10: its gradings wait for those successors).")
+    prestarted_zygote: bool = Field(
+        True, description="Fork the prestarted processes from a zygote that has imported torch and the grading core "
+                          "but never started CUDA (sandbox/zygote.py), instead of starting each afresh: each then "
+                          "pays a fork and its own CUDA context instead of an interpreter start and torch's import.")
+    prestarted_share_preparation: bool = Field(
+        True, description="Start each prestarted process of a pool without a compile cache layer with a copy of "
+                          "the caches one trusted process filled preparing (Triton's driver and launcher modules, "
+                          "the warm-up kernel), instead of compiling them in each.")
     compile_cache: bool = Field(
         True, description="Build trusted Inductor cache layers (grading each exercise's reference) and give the "
                           "hardened backends' runs a private view of them (bwrap: an overlay; docker: links).")

@@ -30,7 +30,10 @@ SMALL_MODES = {
     "daemon_latency-small": (["daemon_latency.py", "--small"],
                              ["--no-daemon (two fresh processes)", "first grading (fresh, then starts the daemon)",
                               "later gradings (daemon warm)"], []),
-    "gpu_latency-small": (["gpu_latency.py", "--small"], [], []),  # on a machine without CUDA: says so
+    # On a machine without CUDA: says so, and how long a prestarted process takes to prepare, each way.
+    "gpu_latency-small": (["gpu_latency.py", "--small"],
+                          ["prepare per successor, before", "prepare per successor, zygote",
+                           "zygote and shared preparation started in"], []),
     # Its own PostgreSQL cluster (scripts/postgres.sh's binaries), two cpu workers, one of them killed mid-grading.
     "gpu_distributed-small": (["gpu_distributed.py", "--small"],
                               ["3/3 at their pin", "verdict ACCEPTED stored once: True", "kill test OK"], []),

@@ -1,10 +1,10 @@
 """How many GPU gradings a machine runs at once, and so how many prestarted processes each GPU pool keeps ready.
 
-A GPU grading is two prestarted processes (runner, verifier), each with a CUDA context, importing torch and
-compiling on the CPU. The graders' concurrency (`--concurrency`, `PRACTICE_WORKERS`) is the ceiling; the machine
-lowers it: one grading per `CORES_PER_GPU_GRADING` cores, and one per `GIB_PER_GPU_GRADING` of the GPU's free
-memory (read with nvidia-smi, so that the server itself never opens a CUDA context). `PRACTICE_GPU_GRADERS` sets it
-outright.
+A GPU grading is two prestarted processes (runner, verifier), each with a CUDA context, compiling on the CPU
+(forked from a zygote that imported torch once: sandbox/zygote.py). The graders' concurrency (`--concurrency`,
+`PRACTICE_WORKERS`) is the ceiling; the machine lowers it: one grading per `CORES_PER_GPU_GRADING` cores, and one
+per `GIB_PER_GPU_GRADING` of the GPU's free memory (read with nvidia-smi, so that the server itself never opens a
+CUDA context). `PRACTICE_GPU_GRADERS` sets it outright.
 """
 
 from __future__ import annotations

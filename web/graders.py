@@ -121,7 +121,9 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         settings = SandboxSettings()
         uids = settings.prestarted_uid_range() if settings.prestarted_uids else None
         gpu["sandbox"] = make_sandbox("prestarted", pool_size=gpu_pool_size, uids=uids,
-                                      prepare_nice=settings.prestarted_prepare_nice, layers={
+                                      prepare_nice=settings.prestarted_prepare_nice,
+                                      zygote=settings.prestarted_zygote,
+                                      share_preparation=settings.prestarted_share_preparation, layers={
             "verifier": lambda: gpu_cache.path(gpu_layer) if gpu_cache.ready(gpu_layer) else None})
         made.append(gpu["sandbox"])
 

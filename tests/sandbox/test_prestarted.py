@@ -91,9 +91,10 @@ print("FREE", free_before // 2 ** 20, flush=True)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only root may give a process its priority back")
-def test_processes_prepare_niced_and_their_run_gets_the_graders_priority_back(add_one):
+@pytest.mark.parametrize("zygote", [False, True], ids=["fresh", "zygote"])
+def test_processes_prepare_niced_and_their_run_gets_the_graders_priority_back(add_one, zygote):
     ours = os.getpriority(os.PRIO_PROCESS, 0)
-    sandbox = make_sandbox("prestarted", pool_size=1, prepare_nice=3)
+    sandbox = make_sandbox("prestarted", pool_size=1, prepare_nice=3, zygote=zygote)
     try:
         sandbox.warm_up(pools=("runner", "verifier"))
         waiting = sandbox._ready["runner"][0].proc.pid
@@ -107,10 +108,12 @@ def test_processes_prepare_niced_and_their_run_gets_the_graders_priority_back(ad
 
 
 @pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs a CUDA device")
-def test_a_gpu_run_leaves_nothing_for_the_next(add_one):
+@pytest.mark.parametrize("zygote", [False, True], ids=["fresh", "zygote"])
+def test_a_gpu_run_leaves_nothing_for_the_next(add_one, zygote):
     """A submission that writes to its Triton cache and leaves 8 GiB allocated on the GPU: the next run finds an
-    empty allocator, no planted file and the device's memory free again."""
-    sandbox = make_sandbox("prestarted", pool_size=1)
+    empty allocator, no planted file and the device's memory free again, whether its processes start afresh or are
+    forked from the zygote (which never started CUDA: each forked process opens its own context)."""
+    sandbox = make_sandbox("prestarted", pool_size=1, zygote=zygote)
     try:
         sandbox.warm_up(pools=("runner", "verifier"))
         first = grade(add_one, GPU_LEAVE_BEHIND, sandbox=sandbox)
