@@ -26,11 +26,12 @@ PROGRAM = Program(module="judge.child")
 _PREPARED: list[bool] = []  # [interpreted] once prepare_worker() ran in this process (or in the zygote it forked from)
 
 
-def prepare_worker(interpreted: bool = True) -> None:
+def prepare_worker(interpreted: bool = True, warm_compile: bool = True) -> None:
     """Import torch and what every grading imports, and compile once, so that forked children start fast.
     `interpreted`: Triton's language imported to run interpreted (the warm pools: their forked children grade on
     the CPU only, since a GPU exercise's full grading never forks (judge/requirements.py), and Triton decides at
-    import whether it interprets; a CPU tier's Triton kernels need it so)."""
+    import whether it interprets; a CPU tier's Triton kernels need it so). `warm_compile=False`: imports only
+    (the zygote: a Dynamo compile saves the CUDA RNG state wherever CUDA is available, which starts CUDA)."""
     _PREPARED[:] = [interpreted]
     os.environ.update(PROGRAM.environment())
     if interpreted:
@@ -61,8 +62,9 @@ def prepare_worker(interpreted: bool = True) -> None:
         h = x @ w
         return torch.relu(torch.where(h.sum() > 0, h * 2, h))
 
-    torch.compile(step, backend="aot_eager", fullgraph=True)(torch.randn(4, 4), torch.randn(4, 4))
-    torch._dynamo.reset()
+    if warm_compile:
+        torch.compile(step, backend="aot_eager", fullgraph=True)(torch.randn(4, 4), torch.randn(4, 4))
+        torch._dynamo.reset()
     from judge import ir
 
     ir.allowed_functions()
@@ -73,7 +75,7 @@ def prepare_zygote() -> None:
     """The zygote's preparation (`sandbox.zygote_process`): what a prestarted process prepares before its device,
     and the modules of Inductor's GPU code generation, imported only. CUDA is never touched here: the processes
     forked from the zygote start it (`sandbox.cuda_fork`)."""
-    prepare_worker(interpreted=False)
+    prepare_worker(interpreted=False, warm_compile=False)  # the children's own first compile is on their device
     import importlib
 
     for name in ("torch._inductor.codegen.triton", "torch._inductor.runtime.triton_heuristics",

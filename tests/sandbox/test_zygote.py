@@ -131,6 +131,17 @@ def test_as_root_a_forked_process_runs_as_its_own_uid_and_cannot_touch_the_zygot
     assert facts["uid"] == facts["gid"] and facts["uid"] in sandbox.uids and facts["groups"] == []
 
 
+def test_the_zygote_prepares_without_asking_cuda_anything_where_cuda_is_available():
+    """On a CUDA machine a Dynamo compile saves the CUDA RNG state, which starts CUDA (seen on an H200: every zygote
+    refused). The zygote imports only; its children compile on their device."""
+    zygote = Zygote(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "available"}))
+    try:
+        state = zygote.state()
+    finally:
+        zygote.close()
+    assert state["cuda_initialized"] is False and state["hazard"] is None
+
+
 def test_a_zygote_that_started_cuda_while_preparing_is_never_forked_from(add_one):
     sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "at-start"}), pool_size=1,
                                 zygote=True)

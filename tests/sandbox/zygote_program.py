@@ -3,6 +3,8 @@ would, so that the CUDA rule's guards can be seen to hold on a machine without C
 
 `ZYGOTE_TEST_CUDA` (the program's environment) says when `torch.cuda.is_initialized()` turns true in the zygote:
 "at-start" (while it prepares) or "after-ready" (once it said ready, before its first fork); unset, never.
+"available": a machine where CUDA is available and asking for its state starts it (as Dynamo's compile does by
+saving the CUDA RNG state): the zygote's preparation must never ask.
 """
 
 from __future__ import annotations
@@ -30,10 +32,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def prepare_zygote() -> None:
-    prepare_judge_zygote()
     import torch
 
     when = os.environ.get("ZYGOTE_TEST_CUDA")
+    if when == "available":
+        started: list[str] = []
+
+        def get_rng_state(device="cuda"):
+            started.append("get_rng_state")
+            raise RuntimeError("CUDA started by asking for its RNG state")
+
+        torch.cuda.is_available = lambda: True
+        torch.cuda.get_rng_state = get_rng_state
+        torch.cuda.is_initialized = lambda: bool(started)
+    prepare_judge_zygote()
     if when == "at-start":
         torch.cuda.is_initialized = lambda: True
     elif when == "after-ready":
