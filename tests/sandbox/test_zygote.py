@@ -168,10 +168,15 @@ def test_the_zygote_refuses_to_fork_once_it_has_started_cuda():
         zygote.close()
 
 
-def test_the_cuda_driver_loaded_in_a_process_forbids_its_forks():
+def test_the_cuda_driver_initialised_in_a_process_forbids_its_forks_and_loaded_alone_does_not():
+    """A CUDA build of torch links the driver library at import (seen on an H200: every zygote was refused while
+    the rule read a loaded library as cuInit): only the driver's own answer counts."""
     assert fork_hazard(maps="") is None  # this test process never started CUDA
     maps = "7f3a00000000-7f3a00200000 r-xp 00000000 08:01 1234 /usr/lib/x86_64-linux-gnu/libcuda.so.570.86.10\n"
-    assert "cuInit" in fork_hazard(maps=maps)
+    asked = []
+    assert fork_hazard(maps=maps, initialised=lambda path: asked.append(path) or False) is None
+    assert asked == ["/usr/lib/x86_64-linux-gnu/libcuda.so.570.86.10"]
+    assert "cuInit" in fork_hazard(maps=maps, initialised=lambda path: True)
 
 
 def test_a_child_forked_from_a_process_that_started_cuda_refuses_to_prepare(monkeypatch):
