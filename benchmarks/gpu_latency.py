@@ -204,7 +204,7 @@ def main() -> int:
                         help="the server's concurrent gradings (default: its own, sized by the machine)")
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--skip-cold", action="store_true")
-    parser.add_argument("--paths", default="before,zygote",
+    parser.add_argument("--paths", default="before,fresh,zygote",
                         help="how the prestarted processes start, each measured in a server of its own, in this "
                              "order: before (an interpreter each, compiling its own warm-up), fresh (an interpreter "
                              "each, from the shared preparation), zygote (forked from one: sandbox/zygote.py, "

@@ -49,9 +49,12 @@ class SandboxSettings(BaseSettings):
                                     "gets the grader's priority back when its run starts; 0: off (on the lent H200 "
                                     "a burst waited no less with 10: its gradings wait for those successors).")
     prestarted_zygote: bool = Field(
-        True, description="Fork the prestarted processes from a zygote that has imported torch and the grading core "
-                          "but never started CUDA (sandbox/zygote.py), instead of starting each afresh: each then "
-                          "pays a fork and its own CUDA context instead of an interpreter start and torch's import.")
+        False, description="Fork the prestarted processes from a zygote that has imported torch and the grading core "
+                           "but never started CUDA (sandbox/zygote.py), instead of starting each afresh: each then "
+                           "pays a fork and its own CUDA context instead of an interpreter start and torch's import. "
+                           "Off by default: on the lent H200 a successor prepared in 1.5 s instead of 12.7 s, but a "
+                           "burst of 12 waited a median of 8.1-8.4 s against 4.4-5.1 s afresh, its successors' CUDA "
+                           "contexts opening during the burst's CUDA-graph checks (docs/deploy.md).")
     prestarted_share_preparation: bool = Field(
         True, description="Start each prestarted process of a pool without a compile cache layer with a copy of "
                           "the caches one trusted process filled preparing (Triton's driver and launcher modules, "
