@@ -63,15 +63,15 @@ def held_run(hold: float) -> str:
 
 
 def stand_in_doctor(hold: float):
-    """judge.doctor.doctor replaced by one that sleeps `hold` s and reports one clean call (no torch)."""
-    import judge.doctor
-    from judge.i18n import T
+    """judge.parent.playground.doctor replaced by one that sleeps `hold` s and reports one clean call (no torch)."""
+    import judge.parent.playground
+    from judge.reports.i18n import T
 
     def doctor(source, **kwargs):
         time.sleep(hold)
-        return judge.doctor.DoctorReport(summary=T("stand-in run: {calls} call(s)", calls=1))
+        return judge.parent.playground.DoctorReport(summary=T("stand-in run: {calls} call(s)", calls=1))
 
-    judge.doctor.doctor = doctor
+    judge.parent.playground.doctor = doctor
 
 
 def figures(name: str, times: list[float]) -> str:

@@ -1,5 +1,5 @@
 """`practice doctor FILE [--call EXPR]`: the playground in the terminal. What torch.compile does with your
-function on your inputs (judge/doctor.py): the graph breaks with your lines and PyTorch's registry ids, each
+function on your inputs (judge/parent/playground.py): the graph breaks with your lines and PyTorch's registry ids, each
 recompile with the guard that failed and the line that added it, the compiles call by call, and the compiler's
 view. The same sections as the web playground; no verdict.
 """
@@ -14,8 +14,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.render import CODE_STYLE, inline_code, print_compiler_view, prose, say
-from judge.i18n import T, in_code
-from judge.report import localized
+from judge.reports.i18n import T, in_code
+from judge.reports.report import localized
 
 BREAKS = T("Graph breaks")
 NO_BREAKS = T("No graph break: each call ran as whole graphs.")
@@ -68,7 +68,7 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
         times = f"  [dim]×{origin.count}[/]" if origin.count > 1 else ""  # the same finding, said once
         console.print(f"[bold]{n}. [{CODE_STYLE}]{escape(origin.guard)}[/][/] ← {where(origin.location, lang)}{times}")
         console.print(f"   {inline_code(origin.explanation)}")
-    if report.stages:  # your code or the compiler: which stage changes the numbers (judge/stages.py)
+    if report.stages:  # your code or the compiler: which stage changes the numbers (judge/verifier_side/stages.py)
         console.rule(say(STAGES, lang))
         for finding in report.stages:
             console.print(f"[yellow]•[/] {inline_code(finding.explanation)}")
@@ -84,9 +84,9 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
         console.print(table)
     if report.complete or (report.compiler is not None and report.compiler.graphs):
         print_compiler_view(console, report.compiler, lang)
-    if report.cost is not None:  # the first call's figures, measured by the verifier (judge.doctor_checks)
+    if report.cost is not None:  # the first call's figures, measured by the verifier (judge.verifier_side.playground)
         from cli.cost_render import print_cost
-        from judge.report import CostSection
+        from judge.reports.report import CostSection
 
         print_cost(console, CostSection.model_validate(report.cost), lang)
     if report.sandbox:  # empty where nothing ran (a file not of the form)
@@ -98,7 +98,7 @@ def print_doctor(console: Console, report, lang: str = "en") -> None:
 def write_calls(path: Path, source: str, calls: list[str]) -> tuple[str, bool]:
     """The file's source with a `__practice__` block for `calls`, and whether it was written into `path` (only
     where the file has no block: one it has is left as it is). FormError: a call not of the form."""
-    from judge.doctor import has_form, with_calls
+    from judge.parent.playground import has_form, with_calls
 
     with_block = with_calls(source, calls)  # FormError: the caller's usage error, before anything is written
     if has_form(source):
@@ -112,7 +112,7 @@ def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as
     ran, 1 when the run stopped early (the report says why). With `calls` and a file without a `__practice__`
     block, the block for them is written at the end of the file (docs/playground.md)."""
     from cli.render import program
-    from judge.doctor import doctor, has_form
+    from judge.parent.playground import doctor, has_form
 
     source = path.read_text(encoding="utf-8", errors="surrogateescape")
     note = None
@@ -144,6 +144,6 @@ def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as
 
 
 def make_sandbox_of(sandbox_name):
-    from judge.grading import make_sandbox
+    from judge.parent.grading import make_sandbox
 
     return make_sandbox(sandbox_name) if isinstance(sandbox_name, str) else sandbox_name

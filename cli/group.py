@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from cli.options import args_lang
-from judge.i18n import T, text
+from judge.reports.i18n import T, text
 
 
 class ExerciseGroup(click.Group):

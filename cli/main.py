@@ -30,7 +30,7 @@ from rich.markup import escape
 from cli import author_commands, class_commands, daemon_commands, learner_commands, server_commands, submit_commands
 from cli.group import ExerciseGroup
 from cli.options import args_lang, err_console
-from judge.i18n import T, text
+from judge.reports.i18n import T, text
 
 
 @click.group(cls=ExerciseGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})

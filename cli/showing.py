@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
 
-from judge.exercise import Exercise
-from judge.i18n import T, text
+from judge.parent.exercise import Exercise
+from judge.reports.i18n import T, text
 
 
 def show_exercise(console: Console, exercise: Exercise, path: Path, lang: str, workspace) -> None:

@@ -8,19 +8,19 @@ from dataclasses import dataclass, field
 import torch
 import torch.fx
 
-from judge import break_registry
-from judge.checks.breaks import (
+from judge.checks.failures import GraphBreak
+from judge.compiler import break_registry
+from judge.compiler.breaks import (
     explain_reason,
     graph_break_from_exception,
     graph_break_message,
     is_graph_break_error,
     short_reason,
 )
-from judge.checks.failures import GraphBreak
-from judge.checks.locations import is_learner_file, location, stack_locations
-from judge.checks.logs import artifact_log
-from judge.i18n import T
-from judge.report import GraphBreakDiagnostic, GraphDiagnostic
+from judge.compiler.locations import is_learner_file, location, stack_locations
+from judge.compiler.logs import artifact_log
+from judge.reports.i18n import T
+from judge.reports.report import GraphBreakDiagnostic, GraphDiagnostic
 
 HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
 

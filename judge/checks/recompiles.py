@@ -9,9 +9,9 @@ import torch
 
 from judge.checks.failures import Recompile
 from judge.checks.graphs import RecordingBackend
-from judge.checks.logs import artifact_log
-from judge.i18n import T
-from judge.report import RecompileDiagnostic
+from judge.compiler.logs import artifact_log
+from judge.reports.i18n import T
+from judge.reports.report import RecompileDiagnostic
 
 
 class CompileCounter(RecordingBackend):

@@ -11,8 +11,8 @@ from rich.console import Console
 
 from cli.doctor import print_doctor
 from cli.main import cli
-from judge.doctor import DoctorReport, FormError, doctor as doctor_run, read_form, with_calls
-from judge.report import localized
+from judge.parent.playground import DoctorReport, FormError, doctor as doctor_run, read_form, with_calls
+from judge.reports.report import localized
 
 FILES = Path(__file__).parent / "doctor_files"
 ENV = {"COLUMNS": "200"}
@@ -91,8 +91,8 @@ def test_a_clean_model_shows_its_graph_and_the_code_inductor_generated(reports):
     text = printed(report, "en")
     assert "No graph break" in text and "No recompile" in text and "Code Inductor generated (1):" in text
     assert "verdict" not in report.model_dump()  # the playground judges nothing
-    # the cost section of the first call, measured by the verifier on the graph it rebuilt (judge.cost)
-    from judge.report import CostSection
+    # the cost section of the first call, measured by the verifier on the graph it rebuilt (judge.costs.measure)
+    from judge.reports.report import CostSection
 
     cost = CostSection.model_validate(report.cost)
     assert cost.inputs == "float32[8, 16]" and [f.who for f in cost.figures] == ["learner"]
@@ -176,7 +176,7 @@ def test_a_file_without_the_form_is_told_what_to_add_and_nothing_else(tmp_path, 
 
 
 def test_a_run_that_stopped_early_shows_what_it_found_and_no_all_clear():
-    from judge.report import ErrorDiagnostic, GraphBreakDiagnostic
+    from judge.reports.report import ErrorDiagnostic, GraphBreakDiagnostic
 
     stopped = DoctorReport(summary="Your code stopped the run: boom", problem=ErrorDiagnostic(
         exc_type="RuntimeError", message="boom"), breaks=[GraphBreakDiagnostic(reason="a print", explanation="x")])

@@ -41,7 +41,7 @@ def test_package_imports_only_the_layers_below(package):
 
 def test_the_check_finds_an_import_inside_a_function(tmp_path):
     sample = tmp_path / "x.py"
-    sample.write_text("def f():\n    from judge.exercise import Limits\n    import web.app\n")
+    sample.write_text("def f():\n    from judge.parent.exercise import Limits\n    import web.app\n")
     assert imported_packages(sample) == {"judge", "web"}
 
 

@@ -1,4 +1,4 @@
-"""Questions about a learner's own file, answered by compiling it (judge/questions.py): change the file so that
+"""Questions about a learner's own file, answered by compiling it (judge/parent/questions.py): change the file so that
 the right answer changes, and the judge's expected answer changes with it. Real compiles through the doctor's
 runner and verifier (the warm `local` sandbox), so marked slow (the proofs lane)."""
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.doctor import doctor
-from judge.exercise import load_exercise
-from judge.questions import FILENAME, check, first_change, graph_nodes, make_questions, normalized, reverted
+from judge.parent.exercise import load_exercise
+from judge.parent.playground import doctor
+from judge.parent.questions import FILENAME, check, first_change, graph_nodes, make_questions, normalized, reverted
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = load_exercise(ROOT / "exercises" / "graph-break-step")
@@ -56,7 +56,7 @@ def test_the_revert_puts_the_starters_lines_in_place_of_the_learners_first_chang
 
 
 def test_graph_nodes_read_the_learners_lines_from_dynamos_annotations():
-    from judge.report import CapturedGraph, CompilerView
+    from judge.reports.report import CapturedGraph, CompilerView
 
     code = ("def forward(self, L_x_):\n    l_x_ = L_x_\n    \n"
             f"    # File: {FILENAME}:5 in step, code: h = x * 2\n    h = l_x_ * 2;  l_x_ = None\n    \n"
@@ -68,7 +68,7 @@ def test_graph_nodes_read_the_learners_lines_from_dynamos_annotations():
 
 
 def test_an_answer_is_compared_in_the_questions_form():
-    from judge.questions import Choice, Question
+    from judge.parent.questions import Choice, Question
 
     number = Question(kind="kernels", prompt={}, answer="2")
     choice = Question(kind="node_line", prompt={}, answer="6", choices=[Choice(value="6", label={})])

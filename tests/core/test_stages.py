@@ -1,5 +1,6 @@
 """Your code or the compiler? A mismatch of a captured graph's result names the first compiler stage that changes it
-(judge/stages.py, judge/remote/stages.py), in both languages: the learner's code where the graph run op by op
+(judge/verifier_side/stages.py, judge/remote/stages.py), in both languages: the learner's code where the graph run op
+by op
 already gives the numbers, Inductor (and the operator whose lowering does it) where only Inductor's result differs.
 
 The runner is a stand-in that answers every compile with the graph of one function; the graphs run here, sealed.
@@ -10,11 +11,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge import ir, remote, stages
+from judge import remote
 from judge.checks import assert_same
 from judge.checks.failures import WrongAnswer
-from judge.plugin import with_stage
-from judge.report import MismatchDiagnostic, localized
+from judge.reports.report import MismatchDiagnostic, localized
+from judge.shared import ir
+from judge.verifier_side import stages
+from judge.verifier_side.plugin import with_stage
 
 aten = torch.ops.aten
 
@@ -146,9 +149,9 @@ def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_langu
 @pytest.mark.slow
 def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin_lowered_off_by_half):
     """`practice doctor` and the web playground: the verifier's own Inductor compile of each graph is compared with
-    the graph run op by op; where they differ, the report names the stage and the lowering (judge.doctor)."""
-    from judge import doctor_checks
-    from judge.doctor import DoctorReport
+    the graph run op by op; where they differ, the report names the stage and the lowering (judge.parent.playground)."""
+    from judge.parent.playground import DoctorReport
+    from judge.verifier_side import playground as doctor_checks
 
     x = torch.randn(4, 8)
     findings: dict = {"notes": []}
@@ -165,8 +168,8 @@ def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin
 
 def test_the_playground_says_nothing_where_inductor_agrees_with_eager():
     """No stage is looked for where the compiled result agrees (every playground run without a compiler bug)."""
-    from judge import doctor_checks
     from judge.remote.compiled import LastRun
+    from judge.verifier_side import playground as doctor_checks
 
     x = torch.randn(4, 8)
     findings: dict = {}

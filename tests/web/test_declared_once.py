@@ -12,11 +12,11 @@ from pathlib import Path
 import click
 import pytest
 
-import judge.job
+import judge.parent.job
 from cli.main import cli, main
-from judge.exercise import find_exercise
-from judge.grading import grade
-from judge.report import Verdict
+from judge.parent.exercise import find_exercise
+from judge.parent.grading import grade
+from judge.reports.report import Verdict
 from sandbox.backends import SANDBOXES
 from sandbox.base import RunOutcome, Sandbox, SandboxError
 from tests.web.conftest import FIXTURE_COURSE
@@ -35,9 +35,9 @@ class NoSandbox(Sandbox):
 
 
 def test_the_source_limit_changed_in_the_core_holds_for_the_web_the_playground_and_grading(client, monkeypatch):
-    from judge.doctor import doctor
+    from judge.parent.playground import doctor
 
-    monkeypatch.setattr(judge.job, "MAX_SOURCE_BYTES", 2048)
+    monkeypatch.setattr(judge.parent.job, "MAX_SOURCE_BYTES", 2048)
     fits, over = "#" * 2048, "#" * 2049
     submissions = "/api/exercises/add-one/submissions"
     assert client.post(submissions, json={"source": over}).status_code == 413

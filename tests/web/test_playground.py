@@ -1,12 +1,12 @@
 """The playground page and API: linked from every exercise page, in both languages, rate-limited per learner as
-submissions are; what a run finds is judge.doctor's report (tests/cli/test_doctor.py runs real ones)."""
+submissions are; what a run finds is judge.parent.playground's report (tests/cli/test_doctor.py runs real ones)."""
 
 import json
 import threading
 
 import pytest
 
-from judge.doctor import read_form
+from judge.parent.playground import read_form
 from web.playground import EXAMPLE, starter_form
 
 
@@ -26,7 +26,7 @@ def test_every_exercise_page_links_to_the_playground(client):
 def test_the_page_speaks_both_languages(client, lang, title, run):
     html = client.get(f"/playground?lang={lang}").text
     assert f"<h1 id=\"pg-title\">{title}</h1>" in html and f">{run}</button>" in html
-    from judge.comments import in_language
+    from judge.parent.comments import in_language
 
     assert boot(html)["source"] == in_language(EXAMPLE, lang) and read_form(EXAMPLE)["function"] == "step"
 
@@ -39,8 +39,8 @@ def test_from_an_exercise_the_editor_starts_with_its_starter_in_the_form(client)
 
 
 def test_starter_form_makes_example_inputs_from_a_contract():
-    from judge.exercise import load_exercise
-    from judge.paths import EXERCISES_DIR
+    from judge.parent.exercise import load_exercise
+    from judge.shared.paths import EXERCISES_DIR
 
     source = starter_form(load_exercise(EXERCISES_DIR / "graph-break-step"))
     assert "return [(torch.randn(4, 4), torch.randn(4, 4), )]" in source and read_form(source)["function"] == "step"
