@@ -113,7 +113,7 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
 
             runner.run(job, result_fd, scratch, iter(lines))
         elif job.get("role") == "verifier":
-            from judge.parent.job import VerifierJob
+            from judge.shared.jobs import VerifierJob
             from judge.verifier_side import verifier
 
             verifier.run(VerifierJob.model_validate(job), result_fd, scratch, lines)

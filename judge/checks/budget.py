@@ -24,7 +24,8 @@ from torch._dynamo.decorators import mark_unbacked
 
 from judge.checks.expected import expected_first
 from judge.checks.failures import GraphBreak, Recompile, WrongAnswer
-from judge.checks.recompiles import CompileCounter, recompile_log
+from judge.checks.recompiles import CompileCounter
+from judge.compiler.logs import recompile_log
 from judge.reports.i18n import T
 from judge.reports.report import RecompileDiagnostic
 from judge.shared import ir

@@ -11,7 +11,7 @@ import re
 import torch
 
 from judge.checks.failures import Recompile, WrongAnswer
-from judge.checks.recompiles import recompile_log
+from judge.compiler.logs import recompile_log
 from judge.reports.i18n import T
 from judge.reports.report import GraphDiagnostic, RecompileDiagnostic
 

@@ -10,7 +10,9 @@ import re
 import torch
 
 from judge.compiler import break_registry
-from judge.compiler.locations import learner_frames, stack_locations
+from judge.compiler.locations import is_learner_file, learner_frames, location, stack_locations
+from judge.compiler.logs import artifact_log
+from judge.compiler.recording import RecordingBackend
 from judge.reports.i18n import T, in_code
 from judge.reports.report import GraphBreakDiagnostic
 
@@ -133,3 +135,34 @@ def graph_break_message(diag: GraphBreakDiagnostic, what: T | str) -> T:
         return T("{what}: graph break at line {line} (`{code}`): {explanation}", what=what,
                  line=diag.location.line, code=in_code(diag.location.text), explanation=explanation)
     return T("{what}: graph break at a line outside your file: {explanation}", what=what, explanation=explanation)
+
+
+_BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
+_REASON = re.compile(r"Graph Break Reason:\s*(.*?)(?:\n\s*User code traceback:|\Z)", re.S)
+
+
+def graph_break_log():
+    """Collect Dynamo's graph-break log records (every break, even one on the first line)."""
+    return artifact_log("graph_breaks")
+
+
+def breaks_in(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
+    """Every graph break Dynamo takes in `fn(*args)` (compiled without fullgraph), in order: a function of this
+    process (the runner's `explain`; the checks' `find_graph_breaks` sends the learner's there)."""
+    torch._dynamo.reset()
+    with graph_break_log() as records:
+        torch.compile(fn, dynamic=dynamic, backend=RecordingBackend())(*args)
+    torch._dynamo.reset()
+    found = []
+    for record in records:
+        text = record.getMessage()
+        at = _BREAK_AT.search(text)
+        reason_match = _REASON.search(text)
+        reason = short_reason(reason_match.group(1) if reason_match else text)
+        stack = stack_locations(text)
+        loc = stack[-1] if stack else None
+        if loc is None and at and is_learner_file(at.group(1)):
+            loc = location(at.group(1), int(at.group(2)))
+        found.append(GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
+                                          location=loc, user_stack=stack, gb_id=break_registry.classify(text)))
+    return found

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 
 import torch
 
@@ -66,3 +67,18 @@ def enable_artifact(artifact: str) -> None:
     """Turn the torch log artifact `artifact` on for the rest of the process, collecting nothing (for code that
     runs only while it is on, such as Inductor's byte count under `inductor_metrics`)."""
     _CAPTURE.install(artifact)
+
+
+_GUARD_LINE = re.compile(r"^\s*-\s*\d+/\d+:\s*(.+)$", re.M)  # "- 0/1: <guard>"; not the stack lines
+
+
+@contextlib.contextmanager
+def recompile_log():
+    """Collect the guard-failure reason of every recompile inside the block (a list of strings)."""
+    reasons: list[str] = []
+    with artifact_log("recompiles") as records:
+        yield reasons
+        for record in records:
+            text = record.getMessage()
+            found = _GUARD_LINE.findall(text)
+            reasons.extend(line.split("  #")[0].strip() for line in found if line.strip())

@@ -40,7 +40,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, ValidationError
 
-from judge.parent.job import RunnerJob, VerifierJob, source_too_large
+from judge.parent.job import source_too_large
 from judge.parent.outcome import build_report
 from judge.reports.i18n import T
 from judge.reports.report import (
@@ -55,6 +55,7 @@ from judge.reports.report import (
     Verdict,
 )
 from judge.shared.installed import torch_version
+from judge.shared.jobs import RunnerJob, VerifierJob
 from sandbox.base import SandboxError
 from sandbox.limits import Limits
 

@@ -113,8 +113,7 @@ class Session:
         return described
 
     def call(self, args, kwargs, mark_dynamic, encode) -> dict:
-        from judge.checks.recompiles import recompile_log
-        from judge.compiler.logs import artifact_log
+        from judge.compiler.logs import artifact_log, recompile_log
         for arg_index, dim in mark_dynamic:
             torch._dynamo.mark_dynamic(args[arg_index], dim)
         self.ran, self.outputs, self.current = [], {}, (args, kwargs)

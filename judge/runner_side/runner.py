@@ -262,12 +262,12 @@ class Runner:
         return session.call(args, kwargs, request.get("mark_dynamic", []), self.encode)
 
     def op_explain(self, request: dict) -> dict:
-        from judge.checks.graphs import find_graph_breaks
+        from judge.compiler.breaks import breaks_in
 
         fn = self.target(request["target"])
         args = self.decode(request.get("args", {"tuple": []}))
         with contextlib.redirect_stdout(io.StringIO()):
-            breaks = find_graph_breaks(fn, *args, dynamic=request.get("options", {}).get("dynamic"))
+            breaks = breaks_in(fn, *args, dynamic=request.get("options", {}).get("dynamic"))
         return {"breaks": [b.model_dump(mode="json") for b in breaks]}
 
     def op_state(self, request: dict) -> dict:
@@ -316,8 +316,8 @@ def tell_verifier(value) -> None:
 # Every module the runner's requests use, imported before the learner's file: once it is imported, a failure is the
 # learner's, so a module missing from the judge's own environment must fail before that (INTERNAL_ERROR).
 RUNNER_MODULES = ("judge.runner_side.compiling", "judge.shared.ir", "judge.shared.wire", "judge.shared.tamper",
-                  "judge.shared.loaded", "judge.checks.graphs",
-                  "judge.compiler.locations", "judge.compiler.logs", "judge.checks.recompiles")
+                  "judge.shared.loaded", "judge.compiler.breaks", "judge.compiler.recording",
+                  "judge.compiler.locations", "judge.compiler.logs")
 
 
 def said(message) -> dict:

@@ -5,9 +5,9 @@ import signal
 
 import pytest
 
-from judge.parent.job import VerifierJob
 from judge.parent.outcome import build_report
 from judge.reports.report import Verdict
+from judge.shared.jobs import VerifierJob
 from judge.shared.protocol import RunnerEnd
 from sandbox.base import MessageParser, RunOutcome
 
