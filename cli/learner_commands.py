@@ -147,7 +147,7 @@ def _daemon_grader(exercise, sandbox_name: str, lang: str):
 def doctor_command(file, calls, as_json, sandbox, lang):
     """The playground: compile FILE's function on its example inputs and show the graph breaks, the recompiles
     with the line behind each guard, and what the compiler made of it. No verdict."""
-    from cli.doctor import doctor_file
+    from cli.playground import doctor_file
     from judge.parent.playground import FormError
 
     if not file.is_file():

@@ -83,7 +83,7 @@ def test_one_failing_guard_is_one_recompile_with_a_count():
 
 
 def test_the_terminal_shows_a_repeated_guard_once_with_its_count():
-    from cli.doctor import print_doctor
+    from cli.playground import print_doctor
     from judge.parent.playground import DoctorReport, once
 
     line5 = SourceLocation(file="mine.py", line=5, text="h = x * n")

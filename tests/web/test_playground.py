@@ -1,5 +1,5 @@
 """The playground page and API: linked from every exercise page, in both languages, rate-limited per learner as
-submissions are; what a run finds is judge.parent.playground's report (tests/cli/test_doctor.py runs real ones)."""
+submissions are; what a run finds is judge.parent.playground's report (tests/cli/test_playground.py runs real ones)."""
 
 import json
 import threading

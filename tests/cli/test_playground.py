@@ -9,8 +9,8 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 from rich.console import Console
 
-from cli.doctor import print_doctor
 from cli.main import cli
+from cli.playground import print_doctor
 from judge.parent.playground import DoctorReport, FormError, doctor as doctor_run, read_form, with_calls
 from judge.reports.report import localized
 
@@ -106,7 +106,7 @@ def test_a_clean_model_shows_its_graph_and_the_code_inductor_generated(reports):
 
 @pytest.mark.slow
 def test_call_writes_the_form_for_a_file_without_one(tmp_path, local):
-    from cli.doctor import doctor_file
+    from cli.playground import doctor_file
 
     path = tmp_path / "mine.py"
     path.write_text("import torch\n\ndef f(x, n):\n    return x * n\n")
@@ -188,7 +188,7 @@ def test_a_run_that_stopped_early_shows_what_it_found_and_no_all_clear():
 
 
 def test_call_writes_the_block_into_a_file_that_has_none_only(tmp_path):
-    from cli.doctor import write_calls
+    from cli.playground import write_calls
 
     path = tmp_path / "mine.py"
     path.write_text(NO_BLOCK)
