@@ -9,6 +9,9 @@ import click
 from cli.options import args_lang
 from judge.reports.i18n import T, text
 
+# Former names of commands, still understood (not listed): scripts written before the playground had one name.
+ALIASES = {"doctor": "playground"}
+
 
 class ExerciseGroup(click.Group):
     """A group where an exercise id stands for `grade`: `practice ID [FILE]` means `practice grade ID [FILE]`.
@@ -18,6 +21,8 @@ class ExerciseGroup(click.Group):
     """
 
     def resolve_command(self, ctx, args):
+        if args and args[0] in ALIASES:
+            args = [ALIASES[args[0]], *args[1:]]
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             folder = self._exercises_dir(ctx, args)
             if folder is None or (folder / args[0] / "exercise.toml").is_file():

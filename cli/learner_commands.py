@@ -1,4 +1,4 @@
-"""A learner's commands: list, grade (one-shot or --watch), doctor, hint, show."""
+"""A learner's commands: list, grade (one-shot or --watch), playground, hint, show."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def _daemon_grader(exercise, sandbox_name: str, lang: str):
 
 
 
-@click.command("doctor")
+@click.command("playground")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--call", "calls", multiple=True, metavar="EXPR",
               help="A call of your function on example inputs, e.g. \"step(torch.randn(8), 2)\" (repeat it for "
@@ -144,16 +144,16 @@ def _daemon_grader(exercise, sandbox_name: str, lang: str):
 @click.option("--json", "as_json", is_flag=True, help="Print what was found as JSON.")
 @sandbox_option
 @lang_option
-def doctor_command(file, calls, as_json, sandbox, lang):
+def playground_command(file, calls, as_json, sandbox, lang):
     """The playground: compile FILE's function on its example inputs and show the graph breaks, the recompiles
     with the line behind each guard, and what the compiler made of it. No verdict."""
-    from cli.playground import doctor_file
+    from cli.playground import playground_file
     from judge.parent.playground import FormError
 
     if not file.is_file():
         fail(T("{path}: no such file", path=str(file)), lang)
     try:
-        sys.exit(doctor_file(console, file, list(calls), sandbox or ONE_GRADING_BACKEND, as_json, lang))
+        sys.exit(playground_file(console, file, list(calls), sandbox or ONE_GRADING_BACKEND, as_json, lang))
     except FormError as exc:
         fail(T("{path}: {error}", path=str(file), error=exc.message), lang)
 

@@ -2,7 +2,7 @@
 
     practice                          list exercises and your progress
     practice EXERCISE [FILE]          grade FILE (default: your copy in the workspace)
-    practice doctor FILE [--call E]   the playground: what torch.compile does with your function and inputs
+    practice playground FILE [--call E]  what torch.compile does with your function and inputs (`doctor`: old name)
     practice hint EXERCISE            show the next hint
     practice show EXERCISE            the statement, your file and the hints left
     practice prove [EXERCISE...]      instructors: prove every exercise (`check` is its old name)
@@ -41,7 +41,7 @@ def cli(ctx):
         ctx.invoke(learner_commands.list_exercises)
 
 
-for command in (learner_commands.list_exercises, learner_commands.grade, learner_commands.doctor_command,
+for command in (learner_commands.list_exercises, learner_commands.grade, learner_commands.playground_command,
                 learner_commands.hint, learner_commands.show, author_commands.prove, author_commands.check,
                 author_commands.new, daemon_commands.daemon, server_commands.serve, server_commands.worker,
                 server_commands.db, server_commands.admin, class_commands.regrade_command, class_commands.lti,

@@ -1,4 +1,4 @@
-"""`practice doctor FILE [--call EXPR]`: the playground in the terminal. What torch.compile does with your
+"""`practice playground FILE [--call EXPR]`: the playground in the terminal. What torch.compile does with your
 function on your inputs (judge/parent/playground.py): the graph breaks with your lines and PyTorch's registry ids, each
 recompile with the guard that failed and the line that added it, the compiles call by call, and the compiler's
 view. The same sections as the web playground; no verdict.
@@ -107,7 +107,7 @@ def write_calls(path: Path, source: str, calls: list[str]) -> tuple[str, bool]:
     return with_block, True
 
 
-def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as_json: bool, lang: str) -> int:
+def playground_file(console: Console, path: Path, calls: list[str], sandbox_name, as_json: bool, lang: str) -> int:
     """Run the playground on `path` in the sandbox backend `sandbox_name` (or a Sandbox made already): 0 when it
     ran, 1 when the run stopped early (the report says why). With `calls` and a file without a `__practice__`
     block, the block for them is written at the end of the file (docs/playground.md)."""
@@ -123,7 +123,7 @@ def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as
                      path=str(path))
         else:
             note = T("Wrote the `__practice__` block for these calls at the end of {path}: from now on "
-                     "`{program} doctor {path}` runs them.", path=str(path), program=program())
+                     "`{program} playground {path}` runs them.", path=str(path), program=program())
     sandbox = make_sandbox_of(sandbox_name)
     try:
         report = doctor(source, sandbox=sandbox, filename=path.name)
@@ -137,7 +137,7 @@ def doctor_file(console: Console, path: Path, calls: list[str], sandbox_name, as
         console.print(prose(note, lang), soft_wrap=True)
     print_doctor(console, report, lang)
     if not calls and not has_form(source):
-        write_it = T("Or let the command write it: `{program} doctor {path} --call \"NAME(ARGUMENTS)\"` (repeat "
+        write_it = T("Or let the command write it: `{program} playground {path} --call \"NAME(ARGUMENTS)\"` (repeat "
                      "--call for several calls).", program=program(), path=str(path))
         console.print(prose(write_it, lang), soft_wrap=True)
     return 1 if report.problem is not None else 0

@@ -50,7 +50,7 @@ class PlaygroundRuns:
 # Why a deployment whose web processes do not grade (the PostgreSQL queue) runs no playground: a run's findings come
 # back over the two processes' channels while the request waits, which Procrastinate's jobs do not carry.
 ON_WORKERS = N_("This server grades on separate workers (`practice worker`), and the playground runs only where the "
-                "web process grades. Run `practice doctor FILE` on your own machine: it shows the same findings.")
+                "web process grades. Run `practice playground FILE` on your own machine: it shows the same findings.")
 
 
 def runs_here(request: Request) -> bool:

@@ -1,7 +1,7 @@
 """Questions about the learner's own accepted file over HTTP.
 
 `GET /api/submissions/{id}/questions` gives the stored questions (none yet: `status` none); `POST` makes them once,
-by compiling the accepted file on the trusted side (judge/parent/questions.py through the playground's doctor, admitted
+by compiling the accepted file on the trusted side (judge/parent/questions.py through the playground, admitted
 as every run of learner code is: `web.admission`, kind `questions`); `POST /api/questions/{id}/answer` checks an
 answer. All three are the submission's learner's only (their cookie): anyone else's submission or question is
 as unknown as a missing one (404). A deployment whose web processes do not grade answers 503, as the playground.

@@ -20,7 +20,7 @@ the file: it must be a literal):
         "inductor": True,                 # optional: show the code Inductor generates for each graph
     }
 
-`practice doctor FILE --call "step(torch.randn(8), 2)"` writes that block for a file that has none
+`practice playground FILE --call "step(torch.randn(8), 2)"` writes that block for a file that has none
 (`with_calls`). `doctor()` runs the same two sandboxed processes as a grading (`judge.parent.grading.run_jobs`) with
 the same limits: the runner imports the file and answers requests; the verifier runs one generated check
 (`judge.verifier_side.playground.run`) instead of hidden tests. The `DoctorReport` shows the graph breaks (lines,
@@ -91,7 +91,7 @@ class FormError(ValueError):
 
 
 class DoctorReport(Localized):
-    """What a playground run found. Shown by `practice doctor` and the web playground; it holds no verdict."""
+    """What a playground run found. Shown by `practice playground` and the web playground; it holds no verdict."""
 
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("summary",)
     schema_version: int = DOCTOR_SCHEMA_VERSION
@@ -169,7 +169,7 @@ def read_form(source: str) -> dict:
 
 
 def with_calls(source: str, calls: list[str], *, inductor: bool = True) -> str:
-    """`source` with a `__practice__` block for the calls `NAME(arg, ...)` (`practice doctor --call`)."""
+    """`source` with a `__practice__` block for the calls `NAME(arg, ...)` (`practice playground --call`)."""
     names, tuples = set(), []
     for text in calls:
         try:
@@ -188,7 +188,7 @@ def with_calls(source: str, calls: list[str], *, inductor: bool = True) -> str:
     if len(names) != 1:
         raise FormError(T("--call: every call must call the same function"))
     name = names.pop()
-    return (source.rstrip("\n") + "\n\n\ndef practice_calls():  # written by `practice doctor --call`\n"
+    return (source.rstrip("\n") + "\n\n\ndef practice_calls():  # written by `practice playground --call`\n"
             "    import torch  # noqa: F401\n\n    return [" + ", ".join(tuples) + "]\n\n\n"
             f"__practice__ = {{\"function\": {name!r}, \"calls\": \"practice_calls\", \"inductor\": {inductor}}}\n")
 

@@ -1,7 +1,7 @@
 """Questions about the learner's own accepted file, answered by compiling it (never from an answer key).
 
 An exercise's [questions] table (judge/parent/exercise.py: QuestionSpec) names the kinds to ask. `make_questions` runs
-the playground's doctor (judge/parent/playground.py: the same sandboxed runner and trusted verifier as a grading) on the
+the playground (judge/parent/playground.py: the same sandboxed runner and trusted verifier as a grading) on the
 learner's file, called on seeded example inputs made from the exercise's contract, and on a variant of it, and
 writes each question with the answer those runs measured:
 

@@ -1,4 +1,4 @@
-"""`practice doctor FILE [--call EXPR]`: the playground in the terminal, on three files of a user's own (a graph
+"""`practice playground FILE [--call EXPR]`: the playground in the terminal, on three files of a user's own (a graph
 break in a loop, a recompile from a changing Python int, a clean model), printing what the web playground shows."""
 
 import json
@@ -14,16 +14,16 @@ from cli.playground import print_doctor
 from judge.parent.playground import DoctorReport, FormError, doctor as doctor_run, read_form, with_calls
 from judge.reports.report import localized
 
-FILES = Path(__file__).parent / "doctor_files"
+FILES = Path(__file__).parent / "playground_files"
 ENV = {"COLUMNS": "200"}
 
 
 def doctor(*args):
-    return CliRunner().invoke(cli, ["doctor", *map(str, args)], env=ENV, catch_exceptions=False)
+    return CliRunner().invoke(cli, ["playground", *map(str, args)], env=ENV, catch_exceptions=False)
 
 
 def printed(report, lang: str) -> str:
-    """What `practice doctor` prints for `report` in `lang`."""
+    """What `practice playground` prints for `report` in `lang`."""
     console = Console(record=True, width=200, force_terminal=False)
     print_doctor(console, report, lang)
     return console.export_text()
@@ -106,12 +106,12 @@ def test_a_clean_model_shows_its_graph_and_the_code_inductor_generated(reports):
 
 @pytest.mark.slow
 def test_call_writes_the_form_for_a_file_without_one(tmp_path, local):
-    from cli.playground import doctor_file
+    from cli.playground import playground_file
 
     path = tmp_path / "mine.py"
     path.write_text("import torch\n\ndef f(x, n):\n    return x * n\n")
     console = Console(record=True, width=10_000)  # JSON lines unwrapped
-    status = doctor_file(console, path, ["f(torch.randn(3), 2)", "f(torch.randn(3), 5)"], local, True, "en")
+    status = playground_file(console, path, ["f(torch.randn(3), 2)", "f(torch.randn(3), 5)"], local, True, "en")
     report = json.loads(console.export_text())
     assert status == 0, report["summary"]
     assert report["calls"] == 2 and report["recompiles"][0]["location"]["line"] == 4
@@ -151,7 +151,7 @@ def test_bad_call_expressions_are_usage_errors(tmp_path, calls, message):
     path = tmp_path / "mine.py"
     path.write_text("def f(x):\n    return x\n")
     args = [a for c in calls for a in ("--call", c)]
-    result = CliRunner().invoke(cli, ["doctor", str(path), *args], env=ENV)  # refused before anything runs
+    result = CliRunner().invoke(cli, ["playground", str(path), *args], env=ENV)  # refused before anything runs
     assert result.exit_code == 2 and message in result.output
 
 
@@ -172,7 +172,7 @@ def test_a_file_without_the_form_is_told_what_to_add_and_nothing_else(tmp_path, 
     assert shown.count("__practice__ = ") == 1  # the fix, said once (not again as "the run stopped")
     result = doctor(path, "--lang", lang)
     assert result.exit_code == 1 and not [w for w in ALL_CLEAR if w in result.output], result.output
-    assert f'doctor {path} --call "NAME(ARGUMENTS)"' in result.output  # the terminal can write the block
+    assert f'playground {path} --call "NAME(ARGUMENTS)"' in result.output  # the terminal can write the block
 
 
 def test_a_run_that_stopped_early_shows_what_it_found_and_no_all_clear():
@@ -215,3 +215,13 @@ def test_the_web_playground_says_what_to_add_in_the_page_language_without_the_cl
         en = client.post("/api/playground?lang=en", json={"source": NO_BLOCK}).json()
     assert zh["complete"] is False and "没有 `__practice__` 块" in zh["summary"] and "--call" not in zh["summary"]
     assert "no `__practice__` block" in en["summary"] and "--call" not in en["summary"]
+
+
+def test_doctor_is_the_playground_s_former_name_understood_and_not_listed(tmp_path):
+    """`practice doctor` (its former name) runs the playground; `practice --help` lists the one name."""
+    path = tmp_path / "mine.py"
+    path.write_text("def f(x):\n    return x\n")
+    said = [CliRunner().invoke(cli, [word, str(path), "--call", "f("], env=ENV) for word in ("playground", "doctor")]
+    assert said[0].exit_code == said[1].exit_code == 2 and said[0].output == said[1].output
+    listed = CliRunner().invoke(cli, ["--help"], env=ENV).output
+    assert "playground" in listed and "doctor" not in listed

@@ -148,7 +148,7 @@ def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_langu
 
 @pytest.mark.slow
 def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin_lowered_off_by_half):
-    """`practice doctor` and the web playground: the verifier's own Inductor compile of each graph is compared with
+    """`practice playground` and the web playground: the verifier's own Inductor compile of each graph is compared with
     the graph run op by op; where they differ, the report names the stage and the lowering (judge.parent.playground)."""
     from judge.parent.playground import DoctorReport
     from judge.verifier_side import playground as doctor_checks

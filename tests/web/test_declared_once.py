@@ -55,7 +55,7 @@ def _sandbox_choices(command: click.Command) -> tuple[str, ...]:
     return tuple(option.type.choices)
 
 
-@pytest.mark.parametrize("words", [["grade"], ["doctor"], ["prove"], ["serve"], ["worker"], ["regrade"]])
+@pytest.mark.parametrize("words", [["grade"], ["playground"], ["prove"], ["serve"], ["worker"], ["regrade"]])
 def test_every_command_takes_the_same_sandbox_names(words):
     command = cli.commands[words[0]]
     assert _sandbox_choices(command) == SANDBOXES

@@ -102,10 +102,11 @@ def test_on_the_postgresql_queue_the_page_says_where_to_run_it_and_the_api_answe
                         sandbox="none", allow_unsandboxed=True, workers=1, secret_key="test-secret")
     with TestClient(create_app(settings), base_url="http://testserver") as web:
         assert web.app.state.queue_kind == "procrastinate"
-        for lang, words in (("en", "Run `practice doctor FILE` on your own machine"),
-                            ("zh", "请在你自己的机器上运行 `practice doctor FILE`")):
+        for lang, words in (("en", "Run `practice playground FILE` on your own machine"),
+                            ("zh", "请在你自己的机器上运行 `practice playground FILE`")):
             html = unescape(web.get(f"/playground?lang={lang}").text)
-            shown = words.replace("`practice doctor FILE`", "<code>practice doctor FILE</code>")  # the page's code span
+            # the page's code span
+            shown = words.replace("`practice playground FILE`", "<code>practice playground FILE</code>")
             assert 'id="pg-on-workers"' in html and shown in html and " disabled>" in html
             refused = web.post(f"/api/playground?lang={lang}", json={"source": EXAMPLE})
             assert refused.status_code == 503 and words in refused.json()["detail"]
