@@ -113,8 +113,7 @@ class Contract(_Strict):
     examples: int = Field(60, ge=1, le=500, description="Search budget: examples tried per submission.")
     shapes: int = Field(2, ge=1, le=8, description="Distinct shapes (and so runner round trips) per dtype.")
     seed: int = Field(0, description="Mixed into each grading's draw (judge/shared/draw.py), which picks the "
-                                     "search's sizes "
-                                     "and cases per file; the report shows the seed the search used.")
+                                     "search's sizes and cases per file; the report shows the seed the search used.")
     thresholds: list[float] = Field([], description="Input values where the original's behaviour changes (a "
                                     "branch at `x > 1e-3`): the boundary check (judge/checks/contract.py: "
                                     "boundary_cases) tries each one and its neighbours one ulp away in every dtype, "

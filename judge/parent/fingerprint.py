@@ -46,8 +46,7 @@ def _exercise_decides(exercise: Exercise) -> dict:
         "op_namespaces": exercise.op_namespaces,
         "trust": exercise.trust,
         # the CPU tier decides the verdict of a file that fails it (judge/shared/tiers.py); absent where none is
-        # declared,
-        # so that the exercises without one keep their versions and draws
+        # declared, so that the exercises without one keep their versions and draws
         **({"cpu_tier": exercise.cpu_tier} if exercise.cpu_tier else {}),
     }
 

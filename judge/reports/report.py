@@ -193,15 +193,13 @@ class Report(Localized):
                                 "verdict rests on what the learner's process reported (see docs/security.md).")
     seed: int | None = Field(
         None, description="The grading's draw (judge/shared/draw.py): chose its inputs, sizes and searches; the "
-                          "same file on "
-                          "the same exercise version draws the same. `grade(..., seed=...)` replays it.")
+                          "same file on the same exercise version draws the same. `grade(..., seed=...)` replays it.")
     fingerprint: str | None = Field(
         None, description="The exercise version this report was graded under (judge.parent.fingerprint: hidden tests, "
                           "reference, starter, public module, contract, limits, the judge's own version); None "
                           "for reports made before versions were recorded.")
     tier: str | None = Field(None, description="Set on a tier's own report (judge/shared/tiers.py): 'cpu' when only "
-                                               "the "
-                                               "exercise's CPU tier was graded; ACCEPTED then means it passed that "
+                                               "the exercise's CPU tier was graded; ACCEPTED then means it passed that "
                                                "tier, not the exercise.")
     tiers: list[TierSection] = Field([], description="The tiers graded before this report's (the CPU tier of a GPU "
                                                      "exercise), each with its verdict and checks.")
