@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.core.test_layers import ROOT, cycles, import_graph, module_imports, module_name
 
 # Roles from the bottom up: a module imports its own role or one of an earlier level only. The runner and the
@@ -45,11 +47,16 @@ VERIFIER_ROLE = "verifier"
 
 
 def role_of(module: str) -> str:
+    """The role of `module`: its own entry in ROLES or its package's (the facade, judge/__init__.py, is its own only:
+    a new module directly in judge/ has no role until it is put in the package of the process that runs it)."""
     parts = module.split(".")
-    for end in range(len(parts), 0, -1):
+    for end in range(len(parts), 1, -1):
         if ".".join(parts[:end]) in ROLES:
             return ROLES[".".join(parts[:end])]
-    raise KeyError(f"{module} has no role: add it to ROLES in tests/core/test_roles.py")
+    if module == "judge":
+        return ROLES["judge"]
+    raise KeyError(f"{module} has no role: put it in the package of the process that runs it (docs/architecture.md) "
+                   "or name it in ROLES (tests/core/test_roles.py)")
 
 
 def level(role: str) -> int:
@@ -113,6 +120,8 @@ def judge_graph(root: Path = ROOT) -> dict[str, set[str]]:
 
 def test_every_module_of_judge_has_a_role():
     assert [role_of(m) for m in judge_graph()]
+    with pytest.raises(KeyError, match="judge.newcomer has no role"):
+        role_of("judge.newcomer")  # a module added directly in judge/
 
 
 def test_the_runner_process_imports_no_module_of_the_verifier():
