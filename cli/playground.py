@@ -34,8 +34,8 @@ def where(location, lang: str) -> str:
     return prose(T("line {line} (`{code}`)", line=location.line, code=in_code(location.text)), lang)
 
 
-def print_doctor(console: Console, report, lang: str = "en") -> None:
-    """A DoctorReport in `lang`: what was found, section by section (the web playground shows the same)."""
+def print_playground(console: Console, report, lang: str = "en") -> None:
+    """A PlaygroundReport in `lang`: what was found, section by section (the web playground shows the same)."""
     report = localized(report, lang)
     console.print(f"[bold]{inline_code(report.summary)}[/]")
     problem = report.problem
@@ -112,7 +112,7 @@ def playground_file(console: Console, path: Path, calls: list[str], sandbox_name
     ran, 1 when the run stopped early (the report says why). With `calls` and a file without a `__practice__`
     block, the block for them is written at the end of the file (docs/playground.md)."""
     from cli.render import program
-    from judge.parent.playground import doctor, has_form
+    from judge.parent.playground import has_form, run_playground
 
     source = path.read_text(encoding="utf-8", errors="surrogateescape")
     note = None
@@ -126,7 +126,7 @@ def playground_file(console: Console, path: Path, calls: list[str], sandbox_name
                      "`{program} playground {path}` runs them.", path=str(path), program=program())
     sandbox = make_sandbox_of(sandbox_name)
     try:
-        report = doctor(source, sandbox=sandbox, filename=path.name)
+        report = run_playground(source, sandbox=sandbox, filename=path.name)
     finally:
         if isinstance(sandbox_name, str):
             sandbox.close()
@@ -135,7 +135,7 @@ def playground_file(console: Console, path: Path, calls: list[str], sandbox_name
         return 1 if report.problem is not None else 0
     if note is not None:
         console.print(prose(note, lang), soft_wrap=True)
-    print_doctor(console, report, lang)
+    print_playground(console, report, lang)
     if not calls and not has_form(source):
         write_it = T("Or let the command write it: `{program} playground {path} --call \"NAME(ARGUMENTS)\"` (repeat "
                      "--call for several calls).", program=program(), path=str(path))

@@ -114,10 +114,10 @@ def playground_page(request: Request, exercise: str | None = None) -> HTMLRespon
                          "process grades."}})
 async def run_playground(request: Request, lang: str | None = Query(None, pattern="^(zh|en)$")) -> dict:
     """Compile the posted file's function on its example calls (its `__practice__` block) and return what was
-    found (judge.parent.playground.DoctorReport): graph breaks, recompiles with the line behind each guard, the
+    found (judge.parent.playground.PlaygroundReport): graph breaks, recompiles with the line behind each guard, the
     compiler's
     view. No verdict."""
-    from judge.parent.playground import doctor
+    from judge.parent.playground import run_playground
 
     state = request.app.state
     source = parse_source(await read_body(request, source_body_bytes()))
@@ -128,7 +128,7 @@ async def run_playground(request: Request, lang: str | None = Query(None, patter
         raise HTTPException(503, gettext_for(lang or lang_of(request))(ON_WORKERS))
     runs, who = runs_of(request), await in_thread(learner, request)
     report = await state.admission.run(request, "playground", who,
-                                       lambda: doctor(source, sandbox=_sandbox(runs, state.sandbox_name)))
+                                       lambda: run_playground(source, sandbox=_sandbox(runs, state.sandbox_name)))
     return (localized(report, lang) if lang else report).model_dump(mode="json")
 
 

@@ -55,7 +55,7 @@ def get_questions(request: Request, submission_id: str, lang: Literal["zh", "en"
     503: {"description": "This deployment grades on separate workers."}})
 async def make_questions(request: Request, submission_id: str, lang: Literal["zh", "en"] | None = Lang) -> dict:
     """Make the questions about this accepted submission once (compiling it: up to a minute); then as GET."""
-    from judge.parent.playground import doctor
+    from judge.parent.playground import run_playground
     from judge.parent.questions import FILENAME, make_questions as make
 
     state, lang = request.app.state, lang or lang_of(request)
@@ -69,7 +69,7 @@ async def make_questions(request: Request, submission_id: str, lang: Literal["zh
         raise HTTPException(503, gettext_for(lang)(ON_WORKERS))
     sandbox = _sandbox(runs_of(request), state.sandbox_name)
     questions = await state.admission.run(request, "questions", submission.learner_id, lambda: make(
-        exercise, submission.source, lambda source: doctor(source, sandbox=sandbox, filename=FILENAME)))
+        exercise, submission.source, lambda source: run_playground(source, sandbox=sandbox, filename=FILENAME)))
     await in_thread(state.questions.save, submission.id, questions)
     return await in_thread(_listed, request, submission, lang)
 

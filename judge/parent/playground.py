@@ -21,12 +21,12 @@ the file: it must be a literal):
     }
 
 `practice playground FILE --call "step(torch.randn(8), 2)"` writes that block for a file that has none
-(`with_calls`). `doctor()` runs the same two sandboxed processes as a grading (`judge.parent.grading.run_jobs`) with
-the same limits: the runner imports the file and answers requests; the verifier runs one generated check
-(`judge.verifier_side.playground.run`) instead of hidden tests. The `DoctorReport` shows the graph breaks (lines,
-PyTorch's
-registry ids and words), each recompile with the guard that failed and the line that added it, and the
-compiler's view (graphs, guards, the compiles' timeline, Inductor's code). Nothing in it is a verdict.
+(`with_calls`). `run_playground()` runs the same two sandboxed processes as a grading
+(`judge.parent.grading.run_jobs`) with the same limits: the runner imports the file and answers requests; the
+verifier runs one generated check (`judge.verifier_side.playground.run`) instead of hidden tests. The
+`PlaygroundReport` shows the graph breaks (lines, PyTorch's registry ids and words), each recompile with the guard
+that failed and the line that added it, and the compiler's view (graphs, guards, the compiles' timeline, Inductor's
+code). Nothing in it is a verdict.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class FormError(ValueError):
         self.message = message
 
 
-class DoctorReport(Localized):
+class PlaygroundReport(Localized):
     """What a playground run found. Shown by `practice playground` and the web playground; it holds no verdict."""
 
     TEXT_FIELDS: ClassVar[tuple[str, ...]] = ("summary",)
@@ -203,8 +203,8 @@ def make_jobs(source: str, form: dict, filename: str, limits: Limits = LIMITS) -
     return runner, verifier
 
 
-def doctor(source: str, *, sandbox=None, filename: str = "playground.py", limits: Limits = LIMITS,
-           on_event: Callable | None = None) -> DoctorReport:
+def run_playground(source: str, *, sandbox=None, filename: str = "playground.py", limits: Limits = LIMITS,
+           on_event: Callable | None = None) -> PlaygroundReport:
     """Compile the file's function on its example calls in `sandbox` (a grading's sandbox, limits and isolation)
     and describe what Dynamo did. A file not of the form gets a report that says what to write."""
     from judge.parent.grading import make_sandbox, run_jobs
@@ -240,7 +240,7 @@ def _findings(nonce: str, messages: list[dict]) -> dict:
     return found if isinstance(found, dict) else {}
 
 
-def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
+def _from_findings(form: dict, graded: Report, findings: dict) -> PlaygroundReport:
     """The playground's report from the run's Report (its limits and load errors) and the verifier's findings."""
     def valid(model, items):
         out = []
@@ -251,7 +251,7 @@ def _from_findings(form: dict, graded: Report, findings: dict) -> DoctorReport:
                 pass
         return out
 
-    report = DoctorReport(function=form["function"], summary="", compiler=graded.compiler,
+    report = PlaygroundReport(function=form["function"], summary="", compiler=graded.compiler,
                           breaks=valid(GraphBreakDiagnostic, findings.get("breaks")),
                           recompiles=once(valid(GuardOrigin, findings.get("origins"))),
                           calls=findings.get("calls") if isinstance(findings.get("calls"), int) else 0,
@@ -304,11 +304,11 @@ def once(origins: list[GuardOrigin]) -> list[GuardOrigin]:
     return list(found.values())
 
 
-def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> DoctorReport:
-    report = DoctorReport(summary=message, problem=diagnostic or ErrorDiagnostic(exc_type="FormError",
+def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> PlaygroundReport:
+    report = PlaygroundReport(summary=message, problem=diagnostic or ErrorDiagnostic(exc_type="FormError",
                                                                                 message=message))
     report.torch_version = torch_version()
     return report
 
 
-__all__ = ["DoctorReport", "FormError", "PLAYGROUND_ID", "doctor", "has_form", "read_form", "with_calls"]
+__all__ = ["PlaygroundReport", "FormError", "PLAYGROUND_ID", "has_form", "read_form", "run_playground", "with_calls"]

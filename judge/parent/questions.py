@@ -179,33 +179,32 @@ def _line_text(source: str, line: int) -> str:
     return _code(lines[line - 1]).strip()[:LINE_CHARS] if 0 < line <= len(lines) else ""
 
 
-Doctor = Callable[[str], object]  # source -> judge.parent.playground.DoctorReport
+PlaygroundRun = Callable[[str], object]  # source -> judge.parent.playground.PlaygroundReport
 
 
-def make_questions(exercise: Exercise, source: str, doctor: Doctor) -> list[Question]:
-    """The exercise's questions about `source`, each answered by a doctor run (`doctor(file)`:
-    judge.parent.playground.doctor
-    with the grading's sandbox); [] when the exercise has none."""
+def make_questions(exercise: Exercise, source: str, playground: PlaygroundRun) -> list[Question]:
+    """The exercise's questions about `source`, each answered by a playground run (`playground(file)`:
+    judge.parent.playground.run_playground with the grading's sandbox); [] when the exercise has none."""
     spec = exercise.questions
     if spec is None:
         return []
     calls, inputs = example_calls(exercise), inputs_text(exercise)
-    mine = doctor(source.rstrip("\n") + calls)
+    mine = playground(source.rstrip("\n") + calls)
     questions = []
     for kind in spec.kinds:
         made = {"revert": _revert, "kernels": _kernels, "node_line": _node_line, "resize": _resize}[kind](
-            exercise, source, mine, doctor, calls, inputs)
+            exercise, source, mine, playground, calls, inputs)
         if made is not None:
             questions.append(made)
     return questions
 
 
-def _revert(exercise, source, mine, doctor, calls, inputs) -> Question | None:
+def _revert(exercise, source, mine, playground, calls, inputs) -> Question | None:
     change = first_change(exercise.read(exercise.starter), source)
     if change is None:
         return None
     first, last, starter_lines = change
-    variant = doctor(reverted(source, first, last, starter_lines).rstrip("\n") + calls)
+    variant = playground(reverted(source, first, last, starter_lines).rstrip("\n") + calls)
     if not variant.complete or variant.compiler is None:
         return None
     graphs, breaks = len(variant.compiler.graphs), len(variant.breaks)
@@ -220,7 +219,7 @@ def _revert(exercise, source, mine, doctor, calls, inputs) -> Question | None:
                             graphs=graphs, breaks=breaks)))
 
 
-def _kernels(exercise, source, mine, doctor, calls, inputs) -> Question | None:
+def _kernels(exercise, source, mine, playground, calls, inputs) -> Question | None:
     figures = next((f for f in (mine.cost or {}).get("figures", []) if f.get("who") == "learner"), None)
     compiled = (figures or {}).get("compiled") or None
     if not mine.complete or compiled is None:
@@ -234,7 +233,7 @@ def _kernels(exercise, source, mine, doctor, calls, inputs) -> Question | None:
         explanation=texts(T("Inductor generated: {kernels}.", kernels=", ".join(kernels) or "-")))
 
 
-def _node_line(exercise, source, mine, doctor, calls, inputs) -> Question | None:
+def _node_line(exercise, source, mine, playground, calls, inputs) -> Question | None:
     nodes = graph_nodes(mine.compiler) if mine.complete else []
     if not nodes:
         return None
@@ -253,8 +252,8 @@ def _node_line(exercise, source, mine, doctor, calls, inputs) -> Question | None
         explanation=texts(T("Dynamo wrote line {line} above that node in the graph.", line=line)))
 
 
-def _resize(exercise, source, mine, doctor, calls, inputs) -> Question | None:
-    report = doctor(source.rstrip("\n") + example_calls(exercise, batch_one=True))
+def _resize(exercise, source, mine, playground, calls, inputs) -> Question | None:
+    report = playground(source.rstrip("\n") + example_calls(exercise, batch_one=True))
     if not report.complete or report.compiler is None or report.calls != 2:
         return None
     graphs = len(report.compiler.graphs)

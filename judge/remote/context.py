@@ -37,7 +37,7 @@ class GradingContext:
     view: ViewBuilder | None = None  # the compiler's view being collected (judge/verifier_side/compiler_view.py)
     exercise: Loaded = field(default_factory=Loaded)  # reference, starter, public: imported here on first use
     op_providers: dict[str, OperatorProvider] = field(default_factory=dict)
-    doctor: dict | None = None  # a playground run's findings (judge/verifier_side/playground.py)
+    playground_findings: dict | None = None  # a playground run's findings (judge/verifier_side/playground.py)
     sessions: int = 0  # compile sessions opened so far (each names its own in the runner)
     # where a GPU exercise's tests put their tensors: "cpu" in its CPU tier (judge/shared/tiers.py)
     device: str = "cuda"

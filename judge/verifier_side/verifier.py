@@ -162,8 +162,8 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     compiler = view.view()
     if compiler is not None:
         channel.send(VerifierSays.COMPILER, view=compiler.model_dump(mode="json"))
-    if grading.doctor is not None:  # a playground run's findings (judge/verifier_side/playground.py)
-        channel.send(VerifierSays.DOCTOR, findings=grading.doctor)
+    if grading.playground_findings is not None:  # a playground run's findings (judge/verifier_side/playground.py)
+        channel.send(VerifierSays.DOCTOR, findings=grading.playground_findings)
     channel.send(VerifierSays.DONE)
 
 

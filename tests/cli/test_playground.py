@@ -10,22 +10,22 @@ from fastapi.testclient import TestClient
 from rich.console import Console
 
 from cli.main import cli
-from cli.playground import print_doctor
-from judge.parent.playground import DoctorReport, FormError, doctor as doctor_run, read_form, with_calls
+from cli.playground import print_playground
+from judge.parent.playground import FormError, PlaygroundReport, read_form, run_playground, with_calls
 from judge.reports.report import localized
 
 FILES = Path(__file__).parent / "playground_files"
 ENV = {"COLUMNS": "200"}
 
 
-def doctor(*args):
+def playground(*args):
     return CliRunner().invoke(cli, ["playground", *map(str, args)], env=ENV, catch_exceptions=False)
 
 
 def printed(report, lang: str) -> str:
     """What `practice playground` prints for `report` in `lang`."""
     console = Console(record=True, width=200, force_terminal=False)
-    print_doctor(console, report, lang)
+    print_playground(console, report, lang)
     return console.export_text()
 
 
@@ -38,7 +38,7 @@ def findings(report: dict) -> dict:
 @pytest.fixture(scope="module")
 def reports(local):
     """The three files run once each through the warm local sandbox (the CLI's own is made per command)."""
-    return {name: doctor_run((FILES / f"{name}.py").read_text(), sandbox=local)  # named as the web names it
+    return {name: run_playground((FILES / f"{name}.py").read_text(), sandbox=local)  # named as the web names it
             for name in ("loop_break", "changing_int", "clean_model")}
 
 
@@ -135,7 +135,7 @@ def test_a_file_not_of_the_form_is_told_what_to_write(source, message):
 def test_the_form_is_reported_without_running_anything(tmp_path):
     path = tmp_path / "mine.py"
     path.write_text("raise SystemExit('never imported')\n")
-    result = doctor(path, "--json")
+    result = playground(path, "--json")
     report = json.loads(result.output)
     assert result.exit_code == 1 and "no `__practice__` block" in report["summary"] and report["calls"] == 0
     assert report["complete"] is False
@@ -164,13 +164,13 @@ ALL_CLEAR = ("No graph break", "No recompile", "没有 graph break", "没有重�
 def test_a_file_without_the_form_is_told_what_to_add_and_nothing_else(tmp_path, lang, words):
     path = tmp_path / "mine.py"
     path.write_text(NO_BLOCK)
-    report = doctor_run(NO_BLOCK)
+    report = run_playground(NO_BLOCK)
     assert report.problem is not None and not report.complete
     assert words in localized(report, lang).summary
     shown = printed(report, lang)
     assert not [w for w in ALL_CLEAR if w in shown], shown  # nothing ran: no result follows the error
     assert shown.count("__practice__ = ") == 1  # the fix, said once (not again as "the run stopped")
-    result = doctor(path, "--lang", lang)
+    result = playground(path, "--lang", lang)
     assert result.exit_code == 1 and not [w for w in ALL_CLEAR if w in result.output], result.output
     assert f'playground {path} --call "NAME(ARGUMENTS)"' in result.output  # the terminal can write the block
 
@@ -178,12 +178,12 @@ def test_a_file_without_the_form_is_told_what_to_add_and_nothing_else(tmp_path, 
 def test_a_run_that_stopped_early_shows_what_it_found_and_no_all_clear():
     from judge.reports.report import ErrorDiagnostic, GraphBreakDiagnostic
 
-    stopped = DoctorReport(summary="Your code stopped the run: boom", problem=ErrorDiagnostic(
+    stopped = PlaygroundReport(summary="Your code stopped the run: boom", problem=ErrorDiagnostic(
         exc_type="RuntimeError", message="boom"), breaks=[GraphBreakDiagnostic(reason="a print", explanation="x")])
     shown = printed(stopped, "en")
     assert "Graph breaks" in shown and "1. a line outside your file" in shown  # what it found before it stopped
     assert "No recompile" not in shown and "Recompiles" not in shown
-    done = printed(DoctorReport(summary="2 call(s) compiled", complete=True), "en")
+    done = printed(PlaygroundReport(summary="2 call(s) compiled", complete=True), "en")
     assert "No graph break" in done and "No recompile" in done  # measured: every call ran
 
 

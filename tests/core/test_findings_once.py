@@ -83,14 +83,14 @@ def test_one_failing_guard_is_one_recompile_with_a_count():
 
 
 def test_the_terminal_shows_a_repeated_guard_once_with_its_count():
-    from cli.playground import print_doctor
-    from judge.parent.playground import DoctorReport, once
+    from cli.playground import print_playground
+    from judge.parent.playground import PlaygroundReport, once
 
     line5 = SourceLocation(file="mine.py", line=5, text="h = x * n")
-    report = DoctorReport(summary="3 call(s) compiled", complete=True, recompiles=once(
+    report = PlaygroundReport(summary="3 call(s) compiled", complete=True, recompiles=once(
         [GuardOrigin(guard="n == 2", kind="value", location=line5, explanation="a constant")] * 3))
     console = Console(record=True, width=200, force_terminal=False)
-    print_doctor(console, report, "en")
+    print_playground(console, report, "en")
     shown = console.export_text()
     assert shown.count("n == 2") == 1 and "×3" in shown
 

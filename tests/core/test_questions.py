@@ -1,5 +1,5 @@
 """Questions about a learner's own file, answered by compiling it (judge/parent/questions.py): change the file so that
-the right answer changes, and the judge's expected answer changes with it. Real compiles through the doctor's
+the right answer changes, and the judge's expected answer changes with it. Real compiles through the playground's
 runner and verifier (the warm `local` sandbox), so marked slow (the proofs lane)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from judge.parent.exercise import load_exercise
-from judge.parent.playground import doctor
+from judge.parent.playground import run_playground
 from judge.parent.questions import FILENAME, check, first_change, graph_nodes, make_questions, normalized, reverted
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,7 +21,7 @@ MOVED = REFERENCE.replace("    h = torch.where(", "    # keep the branch in the 
 
 
 def asked(source: str, sandbox) -> dict:
-    questions = make_questions(BOOK, source, lambda file: doctor(file, sandbox=sandbox, filename=FILENAME))
+    questions = make_questions(BOOK, source, lambda file: run_playground(file, sandbox=sandbox, filename=FILENAME))
     return {q.kind: q for q in questions}
 
 
@@ -93,7 +93,7 @@ def test_each_exercises_answers_follow_the_learners_file(exercise, local):
     and so does the measured answer, while what compiling makes of it does not change. An exercise with no such
     question: the starter's file compiles otherwise, and an answer changes with it."""
     make = lambda file: {q.kind: q for q in make_questions(  # noqa: E731
-        exercise, file, lambda source: doctor(source, sandbox=local, filename=FILENAME))}
+        exercise, file, lambda source: run_playground(source, sandbox=local, filename=FILENAME))}
     source = (exercise.root / exercise.reference).read_text()
     mine, lower, starter = make(source), make("# my notes on this exercise\n" + source), make(
         exercise.read(exercise.starter))

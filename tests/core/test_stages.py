@@ -150,7 +150,7 @@ def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_langu
 def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin_lowered_off_by_half):
     """`practice playground` and the web playground: the verifier's own Inductor compile of each graph is compared with
     the graph run op by op; where they differ, the report names the stage and the lowering (judge.parent.playground)."""
-    from judge.parent.playground import DoctorReport
+    from judge.parent.playground import PlaygroundReport
     from judge.verifier_side import playground as doctor_checks
 
     x = torch.randn(4, 8)
@@ -159,7 +159,7 @@ def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin
         session = remote.entry_ref().compile()
         session.take_graphs(remote.current().runner.request("compile")["graphs"])
         assert doctor_checks._inductor(session, 0, (x,), findings) is not None  # its cost figures, as before
-    report = DoctorReport(summary="", stages=findings["stages"])
+    report = PlaygroundReport(summary="", stages=findings["stages"])
     [finding] = report.stages
     assert (finding.stage, finding.subsystem, finding.detail.split("_")[0]) == ("inductor", "lowerings", "sin")
     assert "Inductor's lowering of `sin`" in localized(report, "en").stages[0].explanation

@@ -303,13 +303,13 @@ HONEST_PLAYGROUND = "import torch\n\n\ndef f(x):\n    return x + 1\n" + PLAYGROU
 
 @pytest.mark.parametrize("name", NAMED_BY_A_LIMIT)
 def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server_secret):
-    from judge.parent.playground import doctor
+    from judge.parent.playground import run_playground
     from tests.sandbox.conftest import ATTACK_LIMITS
 
     allowed, template = ATTACKS[name]
     limits = ATTACK_LIMITS.model_copy(update={"time_seconds": SHORT_SECONDS}) if name in ENDED_BY_TIME \
         else ATTACK_LIMITS
-    report = doctor(_source(template, host, loopback_listener.port) + PLAYGROUND_FORM, sandbox=sandbox,
+    report = run_playground(_source(template, host, loopback_listener.port) + PLAYGROUND_FORM, sandbox=sandbox,
                     limits=limits)
     shown = report.stdout + report.stderr + report.summary + report.model_dump_json()
 
@@ -322,5 +322,5 @@ def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server
         time.sleep(2.5)
     host.assert_unchanged()
     assert not loopback_listener.accepted(), "a submission reached the host's loopback"
-    after = doctor(HONEST_PLAYGROUND, sandbox=sandbox, limits=ATTACK_LIMITS)
+    after = run_playground(HONEST_PLAYGROUND, sandbox=sandbox, limits=ATTACK_LIMITS)
     assert after.problem is None and after.calls == 1 and not after.breaks, after.summary

@@ -123,10 +123,10 @@ def client(request, settings, grader):
 
 
 @pytest.fixture
-def fake_doctor(monkeypatch):
-    """judge.parent.playground.doctor replaced by one that answers at once (or when `release` is set): only the web's
-    own
-    part of a playground run is under test. (calls, release, started): the sources run, the gate, set on a call."""
+def fake_playground(monkeypatch):
+    """judge.parent.playground.run_playground replaced by one that answers at once (or when `release` is set): only
+    the web's own part of a playground run is under test. (calls, release, started): the sources run, the gate, set
+    on a call."""
     import judge.parent.playground
 
     calls, release, started = [], threading.Event(), threading.Event()
@@ -136,12 +136,12 @@ def fake_doctor(monkeypatch):
         calls.append(source)
         started.set()
         release.wait(30)
-        return judge.parent.playground.DoctorReport(summary=T("{calls} call(s) compiled into {graphs} graph(s): "
+        return judge.parent.playground.PlaygroundReport(summary=T("{calls} call(s) compiled into {graphs} graph(s): "
                                                               "{breaks} graph "
                                                    "break(s), {recompiles} recompile(s).", calls=1, graphs=1,
                                                    breaks=0, recompiles=0))
 
-    monkeypatch.setattr(judge.parent.playground, "doctor", fake)
+    monkeypatch.setattr(judge.parent.playground, "run_playground", fake)
     return calls, release, started
 
 

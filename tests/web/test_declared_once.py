@@ -35,7 +35,7 @@ class NoSandbox(Sandbox):
 
 
 def test_the_source_limit_changed_in_the_core_holds_for_the_web_the_playground_and_grading(client, monkeypatch):
-    from judge.parent.playground import doctor
+    from judge.parent.playground import run_playground
 
     monkeypatch.setattr(judge.parent.job, "MAX_SOURCE_BYTES", 2048)
     fits, over = "#" * 2048, "#" * 2049
@@ -47,7 +47,7 @@ def test_the_source_limit_changed_in_the_core_holds_for_the_web_the_playground_a
     refused = grade(add_one, over, sandbox=NoSandbox())
     assert refused.verdict is Verdict.LOAD_ERROR and "2 KiB" in refused.summary
     assert grade(add_one, fits, sandbox=NoSandbox()).verdict is Verdict.INTERNAL_ERROR  # it went on to run
-    assert "2 KiB" in doctor(over, sandbox=NoSandbox()).summary
+    assert "2 KiB" in run_playground(over, sandbox=NoSandbox()).summary
 
 
 def _sandbox_choices(command: click.Command) -> tuple[str, ...]:

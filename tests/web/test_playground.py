@@ -46,14 +46,14 @@ def test_starter_form_makes_example_inputs_from_a_contract():
     assert "return [(torch.randn(4, 4), torch.randn(4, 4), )]" in source and read_form(source)["function"] == "step"
 
 
-def test_a_run_answers_in_the_asked_language(client, fake_doctor):
+def test_a_run_answers_in_the_asked_language(client, fake_playground):
     en = client.post("/api/playground?lang=en", json={"source": EXAMPLE}).json()
     zh = client.post("/api/playground?lang=zh", json={"source": EXAMPLE}).json()
     assert en["summary"].startswith("1 call(s) compiled") and zh["summary"].startswith("1 次调用")
     assert "verdict" not in en
 
 
-def test_runs_are_rate_limited_per_learner_like_submissions(client, fake_doctor, settings):
+def test_runs_are_rate_limited_per_learner_like_submissions(client, fake_playground, settings):
     for _ in range(settings.submissions_per_minute):
         assert client.post("/api/playground", json={"source": EXAMPLE}).status_code == 200
     refused = client.post("/api/playground", json={"source": EXAMPLE})
@@ -63,8 +63,8 @@ def test_runs_are_rate_limited_per_learner_like_submissions(client, fake_doctor,
     assert client.post("/api/playground", json={"source": EXAMPLE}).status_code == 200
 
 
-def test_one_run_at_a_time_per_learner(client, fake_doctor):
-    calls, release, started = fake_doctor
+def test_one_run_at_a_time_per_learner(client, fake_playground):
+    calls, release, started = fake_playground
     release.clear()
     client.get("/")  # the learner's cookie, shared by both requests
     first = {}
@@ -80,14 +80,14 @@ def test_one_run_at_a_time_per_learner(client, fake_doctor):
 
 @pytest.mark.parametrize("body, status", [(b"not json", 422), (json.dumps({"source": 3}).encode(), 422),
                                           (json.dumps({"source": "x" * (70 * 1024)}).encode(), 413)])
-def test_bad_bodies_are_refused_as_submissions_are(client, fake_doctor, body, status):
+def test_bad_bodies_are_refused_as_submissions_are(client, fake_playground, body, status):
     assert client.post("/api/playground", content=body, headers={"content-type": "application/json"}).status_code \
         == status
 
 
 @pytest.mark.postgres
 def test_on_the_postgresql_queue_the_page_says_where_to_run_it_and_the_api_answers_503(postgres, tmp_path,
-                                                                                       fake_doctor):
+                                                                                       fake_playground):
     """A deployment whose web processes only defer to `practice worker`s runs no playground: the page says so (in
     its language) with Run off, and the API is a 503 with the same words; nothing is run."""
     from html import unescape
@@ -110,7 +110,7 @@ def test_on_the_postgresql_queue_the_page_says_where_to_run_it_and_the_api_answe
             assert 'id="pg-on-workers"' in html and shown in html and " disabled>" in html
             refused = web.post(f"/api/playground?lang={lang}", json={"source": EXAMPLE})
             assert refused.status_code == 503 and words in refused.json()["detail"]
-    assert fake_doctor[0] == []
+    assert fake_playground[0] == []
 
 
 def test_where_the_web_process_grades_the_run_button_is_on(client):
