@@ -11,7 +11,7 @@ flood, in one run.
    pages from 0.1-0.4 s to ~35 s). Each run's file sleeps `--hold` s in its example calls, so it holds the slot.
    Meanwhile (over `--seconds`) another address's `/healthz`, a static file and a learner's page (with its
    cookie) are timed; the flood's status codes, their `Retry-After`, and the runs the server dropped because
-   their client went away are printed. The runs are real (`doctor` in sandbox `none`), or with `--stand-in-runs`
+   their client went away are printed. The runs are real (`run_playground` in sandbox `none`), or with `--stand-in-runs`
    (and `--small`) a stand-in that only sleeps: the web's part alone.
 2. The grading queue: one address sends `--submissions` cookie-less submissions; another address's submission is
    still accepted (202) and graded to a verdict, timed against the same with no flood. The grader is a stand-in
@@ -62,16 +62,17 @@ def held_run(hold: float) -> str:
             "__practice__ = {\"function\": \"f\", \"calls\": \"calls\", \"inductor\": False}\n")
 
 
-def stand_in_doctor(hold: float):
-    """judge.doctor.doctor replaced by one that sleeps `hold` s and reports one clean call (no torch)."""
-    import judge.doctor
-    from judge.i18n import T
+def stand_in_playground(hold: float):
+    """judge.parent.playground.run_playground replaced by one that sleeps `hold` s and reports one clean call (no
+    torch)."""
+    import judge.parent.playground
+    from judge.reports.i18n import T
 
-    def doctor(source, **kwargs):
+    def stand_in(source, **kwargs):
         time.sleep(hold)
-        return judge.doctor.DoctorReport(summary=T("stand-in run: {calls} call(s)", calls=1))
+        return judge.parent.playground.PlaygroundReport(summary=T("stand-in run: {calls} call(s)", calls=1))
 
-    judge.doctor.doctor = doctor
+    judge.parent.playground.run_playground = stand_in
 
 
 def figures(name: str, times: list[float]) -> str:
@@ -304,7 +305,7 @@ def main() -> None:
         args.runs, args.share, args.probes, args.seconds, args.hold, args.stand_in_runs = 10, 4, 5, 4.0, 1.0, True
         args.submissions, args.grading_seconds = 20, 0.2
     if args.stand_in_runs:
-        stand_in_doctor(args.hold)
+        stand_in_playground(args.hold)
     with tempfile.TemporaryDirectory() as data:
         try:
             playground_flood(args, Path(data))

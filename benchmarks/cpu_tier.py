@@ -1,7 +1,8 @@
 """How fast a GPU exercise's CPU tier gives its verdict on a machine without CUDA (issue 40: a wrong Triton kernel's
 CPU-tier verdict in at most 5 s warm).
 
-Grades pinned files of the GPU exercises through their CPU tier only (`grade(..., tier="cpu")`, judge/tiers.py) on the
+Grades pinned files of the GPU exercises through their CPU tier only (`grade(..., tier="cpu")`, judge/shared/tiers.py)
+on the
 warm `local` backend, as the background judge and a web grader do: one grading first to start the warm workers (not
 counted), then `--runs` gradings of each file, each timed from the call to its report. The Triton kernel runs under
 Triton's interpreter (the `triton` extra); without it, its row says so.
@@ -22,9 +23,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge import grade, load_exercise
-from judge.grading import make_sandbox
-from judge.paths import EXERCISES_DIR
-from judge.tiers import CPU
+from judge.parent.grading import make_sandbox
+from judge.shared.paths import EXERCISES_DIR
+from judge.shared.tiers import CPU
 
 TARGET_S = 5.0  # issue 40: a wrong Triton kernel's CPU-tier verdict, warm
 TRITON_WRONG = ("triton-fused-add-rmsnorm", "wrong/triton_row_offset.py")

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.paths import EXERCISES_DIR, PROJECT_ROOT
+from judge.shared.paths import EXERCISES_DIR, PROJECT_ROOT
 from tests.web.live import free_port
 from tests.web.procs import Proc
 
@@ -159,9 +159,9 @@ def first_failing(report: dict) -> str | None:
 def pinned_cases(course: Path, gpu: bool) -> list[tuple[str, str, str, str, str | None]]:
     """(exercise id, kind, path, verdict, failing check) of every pinned solution of the course's GPU exercises and
     the CPU exercise's reference beside them; without `gpu`, of the fake course's exercise."""
-    from judge.exercise import load_course
-    from judge.proving import cases
-    from judge.requirements import needs_cuda
+    from judge.parent.exercise import load_course
+    from judge.parent.proving import cases
+    from judge.parent.requirements import needs_cuda
 
     found = []
     for exercise in load_course(course):
@@ -192,7 +192,7 @@ def kill_test(base: str, engine, pair: list[Proc], course: Path, exercise_id: st
     the other one finishes it: ACCEPTED, stored once, one done event streamed, two attempts."""
     from sqlalchemy import text
 
-    from judge.exercise import load_exercise
+    from judge.parent.exercise import load_exercise
 
     reference = load_exercise(course / exercise_id).reference
     job = Submitted(base, exercise_id, read(course, exercise_id, reference))
@@ -234,7 +234,7 @@ def main() -> int:
     args = parser.parse_args()
 
     if not args.small:
-        from judge.requirements import cuda_missing
+        from judge.parent.requirements import cuda_missing
 
         if cuda_missing():
             print(f"no CUDA device ({cuda_missing()}): run with --small here, in full on a GPU machine")

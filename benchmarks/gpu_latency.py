@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.paths import EXERCISES_DIR, PROJECT_ROOT
+from judge.shared.paths import EXERCISES_DIR, PROJECT_ROOT
 
 EXERCISES = ("cudagraph-keep-outputs", "cudagraph-skipped-step", "triton-fused-add-rmsnorm")
 TARGETS = {"reference": 6.0, "other": 10.0}  # warm medians, seconds (issue 24)
@@ -43,7 +43,7 @@ BURST_TARGET = 8.0  # a burst's median wait from POST to verdict, seconds (issue
 
 def cold_times(exercise, source: str, runs: int) -> list[float]:
     from judge import grade
-    from judge.grading import make_sandbox
+    from judge.parent.grading import make_sandbox
 
     times = []
     for _ in range(runs):

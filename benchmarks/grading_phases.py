@@ -1,7 +1,8 @@
 """Where one warm grading's CPU goes, phase by phase, beside its totals (issue 33's "measure first").
 
 Grades on the warm `local` backend (forks of one warm runner and one warm verifier, as `--watch`, `practice prove`
-and the suite do) with `PRACTICE_PHASES` set, so the runner and the verifier record their spans (judge/phases.py):
+and the suite do) with `PRACTICE_PHASES` set, so the runner and the verifier record their spans
+(judge/shared/phases.py):
 
 - runner:   importing the learner's file, each request by kind (compile, call, reset, tamper, ...);
 - verifier: each check, and inside the checks the graphs rebuilt from IR, the graphs run sealed (the first run of a
@@ -33,10 +34,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge import grade, load_exercise, phases
+from judge import grade, load_exercise
 from judge.child import PROGRAM
-from judge.paths import EXERCISES_DIR
-from judge.report import Verdict
+from judge.reports.report import Verdict
+from judge.shared import phases
+from judge.shared.paths import EXERCISES_DIR
 from sandbox import Sandbox
 from sandbox.backends import get_sandbox
 
@@ -107,9 +109,9 @@ def measure(name: str, runs: int, sandbox: Recording, folder: Path) -> list[dict
     exercise_id, _, solution = name.partition(":")
     exercise = load_exercise(EXERCISES_DIR / exercise_id)
     source = exercise.read(solution or exercise.reference)
-    import judge.grading
+    import judge.parent.grading
 
-    built = judge.grading.build_report
+    built = judge.parent.grading.build_report
     report_s: list[float] = []
 
     def timed_build_report(*args, **kwargs):
@@ -119,7 +121,7 @@ def measure(name: str, runs: int, sandbox: Recording, folder: Path) -> list[dict
         finally:
             report_s.append(time.process_time() - started)
 
-    judge.grading.build_report = timed_build_report
+    judge.parent.grading.build_report = timed_build_report
     figures = []
     try:
         for i in range(runs + 1):  # the first grading is not counted: each worker's first fork touches more pages
@@ -140,7 +142,7 @@ def measure(name: str, runs: int, sandbox: Recording, folder: Path) -> list[dict
             phase["WALL"] = wall
             figures.append(phase)
     finally:
-        judge.grading.build_report = built
+        judge.parent.grading.build_report = built
     return figures
 
 

@@ -34,9 +34,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge import grade, load_exercise
-from judge.grading import make_sandbox
-from judge.paths import EXERCISES_DIR
-from judge.report import Verdict
+from judge.parent.grading import make_sandbox
+from judge.reports.report import Verdict
+from judge.shared.paths import EXERCISES_DIR
 from sandbox import Sandbox
 
 EXERCISE = "graph-break-step"
@@ -391,8 +391,8 @@ def main() -> int:
         args.runs = args.fresh_runs = 1
         args.first_runs, args.inductor = 2, False
 
-    from judge import cache_layers
-    from judge.exercise import load_course
+    from judge.parent import cache_layers
+    from judge.parent.exercise import load_course
     from sandbox.settings import SandboxSettings
 
     exercise = load_exercise(EXERCISES_DIR / EXERCISE)

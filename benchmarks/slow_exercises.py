@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge import grade, load_exercise
-from judge.grading import make_sandbox
-from judge.paths import EXERCISES_DIR
+from judge.parent.grading import make_sandbox
+from judge.shared.paths import EXERCISES_DIR
 
 DEFAULT_IDS = ["fuse-rmsnorm-silu", "compile-cache-artifacts", "aot-compile-artifact"]
 

@@ -242,8 +242,8 @@ def main() -> int:
 
     from fastapi.testclient import TestClient
 
-    from judge import cache_layers
-    from judge.exercise import load_course
+    from judge.parent import cache_layers
+    from judge.parent.exercise import load_course
     from sandbox.backends import unavailable_reason
     from web.app import create_app
     from web.settings import Settings

@@ -15,7 +15,7 @@ from cli.options import (
     lang_option,
     sandbox_option,
 )
-from judge.exercise import ExerciseError
+from judge.parent.exercise import ExerciseError
 
 
 @click.command()

@@ -6,9 +6,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from judge import cost_view
-from judge.i18n import T, text
-from judge.report import CostSection
+from judge.costs import view as cost_view
+from judge.reports.i18n import T, text
+from judge.reports.report import CostSection
 
 COST_TITLE = T("What compiling bought (kernels, bytes moved, time)")
 NO_COST = T("This grading has no cost section: the exercise declares no [cost] inputs.")

@@ -22,8 +22,8 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
 
     On PostgreSQL the jobs go to `practice worker`s (after live submissions); on SQLite this command grades them
     itself, one after another, in the sandbox the settings choose."""
-    from judge.exercise import ExerciseError, find_exercise
-    from judge.fingerprint import exercise_fingerprint
+    from judge.parent.exercise import ExerciseError, find_exercise
+    from judge.parent.fingerprint import exercise_fingerprint
     from web import db
     from web.classes import ClassStore
     from web.regrade import Regrades
@@ -40,7 +40,7 @@ def regrade(exercise_id: str, class_id: str | None, latest: bool, reason: str, d
         fingerprint = exercise_fingerprint(exercise)
         options = dict(class_id=class_id, latest=latest, reason=reason, requested_by="cli")
         if db.is_postgres(settings.resolved_database_url()):
-            from judge.requirements import queue_for
+            from judge.parent.requirements import queue_for
             from web.pg_queue import defer_regrade, procrastinate_app
 
             app = procrastinate_app(engine)

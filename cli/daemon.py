@@ -39,9 +39,9 @@ from cli.daemon_protocol import (
     private_folder,
     send,
 )
-from judge.exercise import Exercise
-from judge.i18n import T
-from judge.report import ProgressEvent, Report, Verdict
+from judge.parent.exercise import Exercise
+from judge.reports.i18n import T
+from judge.reports.report import ProgressEvent, Report, Verdict
 
 if TYPE_CHECKING:
     from sandbox.base import Sandbox
@@ -279,7 +279,7 @@ class DaemonGrader:
             return None
 
     def _fresh(self, source, filename, on_event, stop_after_first_failure, tier=None) -> Report:
-        from judge.grading import grade as grade_here
+        from judge.parent.grading import grade as grade_here
 
         sandbox = self.fresh()
         try:

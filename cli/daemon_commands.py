@@ -10,7 +10,7 @@ from cli.options import (
     fail,
     lang_option,
 )
-from judge.i18n import T, text
+from judge.reports.i18n import T, text
 
 
 def daemon_settings(lang: str):

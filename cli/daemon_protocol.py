@@ -6,7 +6,7 @@ messages, one JSON object per line over a Unix socket, each of a bounded size.
     client -> {"op": "status"}                     <- {"op": "status", "pid", "state", "fingerprint", ...}
     client -> {"op": "stop"}                       <- {"op": "stopping", "pid"}, then the daemon exits
     client -> {"op": "grade", "version", "fingerprint", "exercise": FOLDER, "source", "filename",
-               "stop_after_first_failure", "tier"}     (tier: "" for the whole grading, "cpu": judge/tiers.py)
+               "stop_after_first_failure", "tier"}     (tier: "" for the whole grading, "cpu": judge/shared/tiers.py)
               <- {"op": "event", "event": ProgressEvent}*    ("running" and one "check" per finished check)
               <- {"op": "alive"}*                              (every HEARTBEAT_S while it works)
               <- {"op": "report", "report": Report} | {"op": "refused", "reason", ...} | {"op": "error", "message"}
@@ -30,14 +30,14 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 VERSION = 2  # bump when a message changes meaning (2: a grade request names its tier)
-MAX_REQUEST_BYTES = 1 << 20  # a grade request: the source (at most 64 KiB, judge.job) JSON-escaped, and paths
+MAX_REQUEST_BYTES = 1 << 20  # a grade request: the source (at most 64 KiB, judge.parent.job) JSON-escaped, and paths
 MAX_REPLY_BYTES = 64 << 20  # one reply line: a report with its compiler view (generated code included)
 HEARTBEAT_S = 5.0
 SOCKET_NAME, LOCK_NAME, LOG_NAME = "daemon.sock", "daemon.lock", "daemon.log"
 # Environment that reaches the sandbox's runs from the daemon's own (sandbox/local_backend.py, sandbox/limits.py):
 # a daemon started under another value is another daemon.
 RUN_ENVIRONMENT = ("PATH", "TMPDIR", "PRACTICE_INDUCTOR_CACHE")
-# What the daemon's own grade() reads (judge/draw.py): a file graded under another secret draws other inputs.
+# What the daemon's own grade() reads (judge/shared/draw.py): a file graded under another secret draws other inputs.
 GRADE_ENVIRONMENT = ("PRACTICE_GRADING_SECRET", "PRACTICE_CONFIG_DIR")
 PACKAGES = ("cli", "judge", "sandbox")  # the code a daemon runs (the learner's runs fork from its warm workers)
 

@@ -3,7 +3,7 @@
 Started by `practice EXERCISE` (cli/daemon.py) as `python -c ... cli.daemon_server`, in a session of its own. It
 binds its socket in the user's private folder before anything heavy is imported, then warms the sandbox's runner
 and verifier workers (torch imported once, as for `--watch`). Each grade request loads the exercise from its
-folder afresh and goes through the one `judge.grading.grade()`, one at a time; the learner's code runs only in
+folder afresh and goes through the one `judge.parent.grading.grade()`, one at a time; the learner's code runs only in
 the processes the sandbox forks, never here. Only this user's processes are answered (SO_PEERCRED). It exits
 after `idle_seconds` without a request, on `stop`, on SIGTERM or SIGINT, and when its workers cannot start.
 """
@@ -83,7 +83,7 @@ class Daemon:
         """Make the sandbox and start its runner and verifier workers; a grading that arrives meanwhile waits
         for them inside the sandbox."""
         try:
-            from judge.grading import make_sandbox
+            from judge.parent.grading import make_sandbox
             from sandbox.warm import WarmSandbox
 
             sandbox = make_sandbox("local")
@@ -166,7 +166,7 @@ class Daemon:
         if request.get("version") != VERSION or request.get("fingerprint") != self.fingerprint:
             _quietly(send, conn, {"op": "refused", "reason": "fingerprint", "fingerprint": self.fingerprint})
             return
-        from judge.tiers import TIERS
+        from judge.shared.tiers import TIERS
 
         fields = {"exercise": str, "source": str, "filename": str, "stop_after_first_failure": bool, "tier": str}
         wrong = [name for name, kind in fields.items() if not isinstance(request.get(name), kind)]
@@ -200,9 +200,9 @@ class Daemon:
 
     def _graded(self, request: dict, say) -> dict:
         """The grading's last message: its report, or why there is none."""
-        from judge.exercise import ExerciseError, load_exercise
-        from judge.grading import grade
-        from judge.report import ProgressEvent
+        from judge.parent.exercise import ExerciseError, load_exercise
+        from judge.parent.grading import grade
+        from judge.reports.report import ProgressEvent
 
         try:
             exercise = load_exercise(request["exercise"])

@@ -11,14 +11,14 @@ import dataclasses
 import difflib
 from collections.abc import Mapping
 
-from judge.i18n import T
+from judge.reports.i18n import T
 
 PREFIX = "PRACTICE_"
 # Read outside the settings models: by the grading core, the sandbox, the learner's commands.
 READ_ELSEWHERE = (
-    "PRACTICE_EXERCISES_DIR", "PRACTICE_WORKSPACE", "PRACTICE_CONFIG_DIR",  # judge/paths.py
-    "PRACTICE_GRADING_SECRET",  # judge/draw.py
-    "PRACTICE_PHASES",  # judge/phases.py
+    "PRACTICE_EXERCISES_DIR", "PRACTICE_WORKSPACE", "PRACTICE_CONFIG_DIR",  # judge/shared/paths.py
+    "PRACTICE_GRADING_SECRET",  # judge/shared/draw.py
+    "PRACTICE_PHASES",  # judge/shared/phases.py
     "PRACTICE_INDUCTOR_CACHE",  # sandbox/limits.py
     "PRACTICE_VEC_ISA_LOADED",  # sandbox/compile_cache.py, set for the sandboxed child
     "PRACTICE_LANG",  # cli/options.py, practice/magic.py

@@ -7,7 +7,10 @@ from pathlib import Path
 import click
 
 from cli.options import args_lang
-from judge.i18n import T, text
+from judge.reports.i18n import T, text
+
+# Former names of commands, still understood (not listed): scripts written before the playground had one name.
+ALIASES = {"doctor": "playground"}
 
 
 class ExerciseGroup(click.Group):
@@ -18,6 +21,8 @@ class ExerciseGroup(click.Group):
     """
 
     def resolve_command(self, ctx, args):
+        if args and args[0] in ALIASES:
+            args = [ALIASES[args[0]], *args[1:]]
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             folder = self._exercises_dir(ctx, args)
             if folder is None or (folder / args[0] / "exercise.toml").is_file():

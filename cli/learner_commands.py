@@ -1,4 +1,4 @@
-"""A learner's commands: list, grade (one-shot or --watch), doctor, hint, show."""
+"""A learner's commands: list, grade (one-shot or --watch), playground, hint, show."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from cli.options import (
     sandbox_option,
     workspace_option,
 )
-from judge.exercise import ExerciseError, load_course
-from judge.i18n import T, text
+from judge.parent.exercise import ExerciseError, load_course
+from judge.reports.i18n import T, text
 
 GRADE_ONE = T("Grade one:")
 
@@ -52,7 +52,7 @@ def list_exercises(exercises_dir, workspace, lang, topics):
             table.add_row(*(escape(cell) for cell in row))
         console.print(table)
         return
-    from judge.requirements import NEEDS_CUDA, needs_cuda
+    from judge.parent.requirements import NEEDS_CUDA, needs_cuda
 
     ws = Workspace(workspace)
     print_exercise_list(console, [(e.order, e.id, e.title.get(lang), e.difficulty, ws.status(e),
@@ -87,8 +87,8 @@ def grade(exercise_id, file, as_json, watch, no_daemon, exercises_dir, workspace
             show_exercise(console, exercise, file, lang, ws)
     elif not file.is_file():
         fail(T("{path}: no such file", path=str(file)), lang)
-    from judge.requirements import backend_for, cannot_grade_here, cuda_missing
-    from judge.tiers import has_cpu_tier
+    from judge.parent.requirements import backend_for, cannot_grade_here, cuda_missing
+    from judge.shared.tiers import has_cpu_tier
 
     missing = cannot_grade_here(exercise)
     if missing and (watch or not has_cpu_tier(exercise)):
@@ -127,7 +127,7 @@ def _daemon_grader(exercise, sandbox_name: str, lang: str):
         return None
 
     def fresh():
-        from judge.grading import make_sandbox
+        from judge.parent.grading import make_sandbox
 
         return make_sandbox(sandbox_name)
 
@@ -135,24 +135,25 @@ def _daemon_grader(exercise, sandbox_name: str, lang: str):
 
 
 
-@click.command("doctor")
+@click.command("playground")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--call", "calls", multiple=True, metavar="EXPR",
               help="A call of your function on example inputs, e.g. \"step(torch.randn(8), 2)\" (repeat it for "
-                   "several calls); without it, the file's __practice__ block says what to compile (judge/doctor.py).")
+                   "several calls); without it, the file's __practice__ block says what to compile "
+                   "(judge/parent/playground.py).")
 @click.option("--json", "as_json", is_flag=True, help="Print what was found as JSON.")
 @sandbox_option
 @lang_option
-def doctor_command(file, calls, as_json, sandbox, lang):
+def playground_command(file, calls, as_json, sandbox, lang):
     """The playground: compile FILE's function on its example inputs and show the graph breaks, the recompiles
     with the line behind each guard, and what the compiler made of it. No verdict."""
-    from cli.doctor import doctor_file
-    from judge.doctor import FormError
+    from cli.playground import playground_file
+    from judge.parent.playground import FormError
 
     if not file.is_file():
         fail(T("{path}: no such file", path=str(file)), lang)
     try:
-        sys.exit(doctor_file(console, file, list(calls), sandbox or ONE_GRADING_BACKEND, as_json, lang))
+        sys.exit(playground_file(console, file, list(calls), sandbox or ONE_GRADING_BACKEND, as_json, lang))
     except FormError as exc:
         fail(T("{path}: {error}", path=str(file), error=exc.message), lang)
 

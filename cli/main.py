@@ -2,7 +2,7 @@
 
     practice                          list exercises and your progress
     practice EXERCISE [FILE]          grade FILE (default: your copy in the workspace)
-    practice doctor FILE [--call E]   the playground: what torch.compile does with your function and inputs
+    practice playground FILE [--call E]  what torch.compile does with your function and inputs (`doctor`: old name)
     practice hint EXERCISE            show the next hint
     practice show EXERCISE            the statement, your file and the hints left
     practice prove [EXERCISE...]      instructors: prove every exercise (`check` is its old name)
@@ -30,7 +30,7 @@ from rich.markup import escape
 from cli import author_commands, class_commands, daemon_commands, learner_commands, server_commands, submit_commands
 from cli.group import ExerciseGroup
 from cli.options import args_lang, err_console
-from judge.i18n import T, text
+from judge.reports.i18n import T, text
 
 
 @click.group(cls=ExerciseGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -41,7 +41,7 @@ def cli(ctx):
         ctx.invoke(learner_commands.list_exercises)
 
 
-for command in (learner_commands.list_exercises, learner_commands.grade, learner_commands.doctor_command,
+for command in (learner_commands.list_exercises, learner_commands.grade, learner_commands.playground_command,
                 learner_commands.hint, learner_commands.show, author_commands.prove, author_commands.check,
                 author_commands.new, daemon_commands.daemon, server_commands.serve, server_commands.worker,
                 server_commands.db, server_commands.admin, class_commands.regrade_command, class_commands.lti,

@@ -10,9 +10,9 @@ import click
 from rich.console import Console
 from rich.markup import escape
 
-from judge.exercise import ExerciseError, find_exercise
-from judge.i18n import LANGS, T, text
-from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
+from judge.parent.exercise import ExerciseError, find_exercise
+from judge.reports.i18n import LANGS, T, text
+from judge.shared.paths import EXERCISES_DIR, WORKSPACE_DIR
 from sandbox.backends import SANDBOXES
 
 console = Console(highlight=False)

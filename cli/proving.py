@@ -9,12 +9,12 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from judge.exercise import ExerciseError, find_exercise, load_course
-from judge.installed import version_warning
-from judge.proving import Proof, prove
-from judge.report import ErrorDiagnostic, localized
-from judge.statement_check import contract_problems
-from judge.tiers import has_cpu_tier
+from judge.parent.exercise import ExerciseError, find_exercise, load_course
+from judge.parent.proving import Proof, prove
+from judge.parent.statement_check import contract_problems
+from judge.reports.report import ErrorDiagnostic, localized
+from judge.shared.installed import version_warning
+from judge.shared.tiers import has_cpu_tier
 
 
 def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: str, lang: str = "en",
@@ -23,7 +23,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
 
     The command's own words are English (it is for instructors); what it quotes from a report is in `lang`;
     `verbose` adds the raw exception (traceback) of every failing proof."""
-    from judge.grading import make_sandbox
+    from judge.parent.grading import make_sandbox
 
     try:
         exercises = [find_exercise(root, i) for i in ids] if ids else load_course(root)
@@ -31,7 +31,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
         console.print(f"[red]malformed exercise:[/] {escape(str(exc))}", soft_wrap=True)  # paths stay whole
         return 2
     sandbox = make_sandbox(sandbox_name, **_compile_cache(console, sandbox_name, exercises))
-    from judge.requirements import NEEDS_CUDA, backend_for, cannot_grade_here
+    from judge.parent.requirements import NEEDS_CUDA, backend_for, cannot_grade_here
 
     failed = skipped = 0
     others: dict = {}  # backends besides `sandbox` that some exercises need (a GPU exercise never runs in forks)
@@ -74,7 +74,7 @@ def check_exercises(console: Console, root: Path, ids: list[str], sandbox_name: 
 def _compile_cache(console: Console, sandbox_name: str, exercises: list) -> dict:
     """Build the trusted compile cache layers of these exercises first (a hardened backend's runs get an overlay
     of them); nothing for the unisolated backends, which share one C++ build cache."""
-    from judge import cache_layers
+    from judge.parent import cache_layers
 
     cache = cache_layers.for_backend(sandbox_name, exercises)
     if cache is None:

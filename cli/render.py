@@ -1,7 +1,7 @@
 """Print reports and lists with rich, in the learner's language. Rendering only: reports are made by the judge.
 
 The report's own text (summary, check titles and messages, what a diagnostic explains) comes in the language
-asked for through `judge.report.localized`; the CLI's own words are `T("...")` of the cli domain
+asked for through `judge.reports.report.localized`; the CLI's own words are `T("...")` of the cli domain
 (judge/locale/zh/LC_MESSAGES/cli.po). Raw compiler text (Dynamo's reason, guard failures, tracebacks) stays as
 the compiler wrote it, under a label that says so.
 """
@@ -18,9 +18,9 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 
-from judge import tiers
-from judge.i18n import T, text
-from judge.report import VERDICT_NAME, CompilerView, Report, Verdict, localized
+from judge.reports.i18n import T, text
+from judge.reports.report import VERDICT_NAME, CompilerView, Report, Verdict, localized
+from judge.shared import tiers
 
 STYLE = {Verdict.ACCEPTED: "bold green"}
 STATE_STYLE = {"solved": "green", "failing": "red", "not started": "dim"}
@@ -33,7 +33,7 @@ SAME_FAILURE = T("(same failure as above)")
 
 
 def same_failure_as(check: str) -> T:
-    """What a check that repeats an earlier check's finding shows instead (judge.report.mark_repeats)."""
+    """What a check that repeats an earlier check's finding shows instead (judge.reports.report.mark_repeats)."""
     return T("(the same failure as {check})", check=check)
 
 PROGRAM_OUTPUT = T("your program's output (truncated):")
@@ -93,7 +93,7 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
     title = f"[yellow]{say(tiers.PASSED_TITLE, lang)} · {tiers.CPU_TIER_PASSED}" if waiting else \
         f"[{verdict_style(report.verdict)}]{verdict_title(report.verdict, lang)}"
     console.print(Panel(inline_code(report.summary), title=title, title_align="left", expand=False))
-    for section in report.tiers:  # the tiers graded before this report's (judge/tiers.py)
+    for section in report.tiers:  # the tiers graded before this report's (judge/shared/tiers.py)
         console.print(f" [dim]{say(tiers.tier_line(section), lang)}[/]")
     if report.trust == "self-checked":
         console.print(f"[yellow]{say(SELF_CHECKED, lang)}[/] {say(SELF_CHECKED_WHY, lang)}")
@@ -108,7 +108,7 @@ def print_report(console: Console, report: Report, source_path: Path | None = No
             console.print(f"     [yellow]{say(LEARNER_PROCESS, lang)}[/] {escape(check.learner_process)}")
         if check.passed:
             continue
-        if check.same_as or check.message in shown:  # one finding shown once (judge.report.mark_repeats)
+        if check.same_as or check.message in shown:  # one finding shown once (judge.reports.report.mark_repeats)
             same = same_failure_as(check.same_as) if check.same_as else SAME_FAILURE
             console.print(f"     [dim]{say(same, lang)}[/]")
             continue
@@ -143,7 +143,7 @@ def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | 
             if diag.reason:
                 console.print(f"     [yellow]{say(DYNAMO_REASON, lang)}[/] "
                               f"{escape(diag.reason.splitlines()[0][:200])}")
-            if diag.pytorch is not None:  # PyTorch's registry words for the break (judge/break_registry.py)
+            if diag.pytorch is not None:  # PyTorch's registry words for the break (judge/compiler/break_registry.py)
                 console.print(f"     [yellow]{say(PYTORCH_SAYS, lang)}[/] {diag.pytorch.gb_id} · "
                               f"{escape(diag.pytorch.title)} — {escape(diag.pytorch.url)}", soft_wrap=True)
         if diag.kind == "mismatch" and diag.first_mismatches:
@@ -151,7 +151,8 @@ def _print_diagnostics(console: Console, diagnostics: list, source_path: Path | 
                           actual=m.actual), lang) for m in diag.first_mismatches[:3]]
             label = T("first mismatches of {what}:", what=diag.what) if diag.what else T("first mismatches:")
             console.print(f"     [yellow]{say(label, lang)}[/] {say(LIST_SEPARATOR, lang).join(rows)}")
-        if diag.kind == "mismatch" and diag.stage is not None:  # your code or the compiler (judge/stages.py)
+        # your code or the compiler (judge/verifier_side/stages.py)
+        if diag.kind == "mismatch" and diag.stage is not None:
             console.print(f"     {inline_code(diag.stage.explanation)}")
         if diag.kind == "recompile" and diag.guard_failures:
             console.print(f"     [yellow]{say(GUARD_FAILURES, lang)}[/] "

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from judge.exercise import ID_PATTERN, ExerciseError
+from judge.parent.exercise import ID_PATTERN, ExerciseError
 
-EXERCISE_TOML = '''# Exercise format: every field is documented in judge/exercise.py.
+EXERCISE_TOML = '''# Exercise format: every field is documented in judge/parent/exercise.py.
 format_version = 2
 id = "{id}"
 order = {order}   # position in the course: before the GPU exercises (ties sort by id)
@@ -67,12 +67,12 @@ def f(x):
     return x  # TODO: a wrong but plausible solution
 '''
 
-TEST = '''"""Hidden tests for {id}. Fixtures: submission, entry, reference, starter (see judge/fixtures.py)."""
+TEST = '''"""Hidden tests for {id}. Fixtures: submission, entry, reference, starter (see judge/verifier_side/fixtures.py)."""
 
 import torch
 
 from judge.checks import WrongAnswer, assert_same_result, describe_tensor
-from judge.i18n import T
+from judge.reports.i18n import T
 
 
 def test_todo(entry, reference):
@@ -88,7 +88,7 @@ def test_todo(entry, reference):
 
 def next_order(root: Path) -> int:
     """A new exercise's place: after the last exercise that runs on a CPU, before the GPU exercises."""
-    from judge.exercise import load_course
+    from judge.parent.exercise import load_course
 
     try:
         course = load_course(root) if root.is_dir() else []

@@ -14,7 +14,7 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     import uvicorn
 
     from cli.worker import settings_from
-    from judge.exercise import ExerciseError
+    from judge.parent.exercise import ExerciseError
     from web import db
     from web.app import create_app
     from web.errors import StartupError
@@ -26,7 +26,7 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     except (StartupError, ExerciseError) as exc:
         raise click.ClickException(str(exc)) from None
     shown = "localhost" if settings.host in ("127.0.0.1", "0.0.0.0", "::") else settings.host
-    from judge.exercise import Limits
+    from judge.parent.exercise import Limits
 
     limits = Limits()
     database = db.display(app.state.store.engine.url)

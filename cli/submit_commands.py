@@ -16,7 +16,7 @@ from cli.options import (
     load,
     workspace_option,
 )
-from judge.i18n import T, text
+from judge.reports.i18n import T, text
 
 
 @click.command()

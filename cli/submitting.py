@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from judge.i18n import T
-from judge.paths import config_dir
-from judge.report import ProgressEvent, Report
+from judge.reports.i18n import T
+from judge.reports.report import ProgressEvent, Report
+from judge.shared.paths import config_dir
 
 CREDENTIALS_FILE = "credentials.json"
 LINK_PATH = "/signin/link/"

@@ -7,21 +7,21 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from judge import tiers
-from judge.exercise import Exercise
-from judge.i18n import T, text
-from judge.report import ProgressEvent
+from judge.parent.exercise import Exercise
+from judge.reports.i18n import T, text
+from judge.reports.report import ProgressEvent
+from judge.shared import tiers
 
 
 def _sandbox(name: str):
-    from judge.grading import make_sandbox
+    from judge.parent.grading import make_sandbox
 
     return make_sandbox(name)
 
 
 def _grading_in(exercise: Exercise, sandbox):
     """A grader (source, filename, on_event, **grade's options) -> Report that grades in `sandbox`."""
-    from judge.grading import grade
+    from judge.parent.grading import grade
 
     def grader(source: str, filename: str, on_event=None, **options):
         return grade(exercise, source, sandbox=sandbox, filename=filename, on_event=on_event, **options)
@@ -43,9 +43,9 @@ def fresh_grading(exercise: Exercise, sandbox_name: str):
 
 
 def tiered(exercise: Exercise, cpu_grader, full_grader):
-    """A grader that grades tier by tier (judge/tiers.py): the CPU tier with `cpu_grader` (called with
+    """A grader that grades tier by tier (judge/shared/tiers.py): the CPU tier with `cpu_grader` (called with
     tier="cpu"), then, if it passed, the whole grading with `full_grader` (None where no GPU grades here)."""
-    from judge.tiers import CPU, grade_tiers
+    from judge.shared.tiers import CPU, grade_tiers
 
     def grader(source: str, filename: str, on_event=None):
         full = (lambda text: full_grader(text, filename, on_event)) if full_grader else None

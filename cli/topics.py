@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from judge.exercise import Exercise, load_course
+from judge.parent.exercise import Exercise, load_course
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -34,7 +34,7 @@ def _setting_problem(error: dict, given: dict) -> str:
 def run_worker(**options) -> None:
     """Start a worker with these settings (`web.settings.Settings` fields; None: not given), print what it serves,
     then grade until stopped."""
-    from judge.exercise import ExerciseError
+    from judge.parent.exercise import ExerciseError
     from web.errors import StartupError
     from web.worker import Worker
 

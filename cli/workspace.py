@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge.exercise import Exercise
-from judge.report import Report
+from judge.parent.exercise import Exercise
+from judge.reports.report import Report
 
 STATE_FILE = ".progress.json"
 REPORTS_DIR = ".reports"  # the last report of each exercise (`practice show EXERCISE --graphs` reads it)

@@ -1,12 +1,12 @@
 """The grading core: exercises in, reports out. Front-ends call `grade`."""
 
-from judge.exercise import Exercise, ExerciseError, find_exercise, load_course, load_exercise
-from judge.report import CheckResult, ProgressEvent, Report, Verdict
+from judge.parent.exercise import Exercise, ExerciseError, find_exercise, load_course, load_exercise
+from judge.reports.report import CheckResult, ProgressEvent, Report, Verdict
 
 
 def grade(exercise, source, **kwargs):
-    """See `judge.grading.grade` (imported lazily: the child harness imports `judge` without torch set up)."""
-    from judge.grading import grade as _grade
+    """See `judge.parent.grading.grade` (imported lazily: the child harness imports `judge` without torch set up)."""
+    from judge.parent.grading import grade as _grade
 
     return _grade(exercise, source, **kwargs)
 

@@ -16,8 +16,8 @@ import sys
 import traceback
 from pathlib import Path
 
-from judge import torch_patches
-from judge.protocol import VerifierSays, message
+from judge.shared import torch_patches
+from judge.shared.protocol import VerifierSays, message
 from sandbox.jsonlines import Lines
 from sandbox.limits import Program
 from sandbox.prestarted import PREPARE_FLAG, READY_LINE, apply_limits
@@ -35,7 +35,7 @@ def prepare_worker(interpreted: bool = True, warm_compile: bool = True) -> None:
     _PREPARED[:] = [interpreted]
     os.environ.update(PROGRAM.environment())
     if interpreted:
-        from judge import tiers
+        from judge.shared import tiers
 
         os.environ.update(tiers.INTERPRETER)
     import importlib
@@ -46,9 +46,10 @@ def prepare_worker(interpreted: bool = True, warm_compile: bool = True) -> None:
     from _pytest.config import default_plugins
 
     for name in [f"_pytest.{p}" for p in default_plugins] + [
-            "pdb", "sympy.combinatorics", "judge.checks", "judge.plugin", "judge.fixtures", "judge.loaded",
-            "judge.tamper", "judge.runner", "judge.verifier", "judge.remote", "judge.compiling", "judge.ir",
-            "judge.job", "hypothesis", "sympy.tensor.tensor",
+            "pdb", "sympy.combinatorics", "judge.checks", "judge.verifier_side.plugin", "judge.verifier_side.fixtures",
+            "judge.shared.loaded", "judge.shared.tamper", "judge.runner_side.runner", "judge.verifier_side.verifier",
+            "judge.remote", "judge.runner_side.compiling", "judge.shared.ir",
+            "judge.parent.job", "hypothesis", "sympy.tensor.tensor",
             # Inductor's modules (~2.3 s to import in a child that compiles), imported only: nothing is compiled here.
             "torch._inductor.compile_fx", "torch._inductor.fx_passes.pad_mm",
             "torch._inductor.fx_passes.fuse_attention",
@@ -128,17 +129,17 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
     try:
         job = json.loads(job_json)
         del job_json
-        from judge import tiers
+        from judge.shared import tiers
 
         tiers.enter(job.get("tier"))  # before anything imports Triton in a fresh process
         configure_compile_caches()
         if job.get("role") == "runner":
-            from judge import runner
+            from judge.runner_side import runner
 
             runner.run(job, result_fd, scratch, iter(lines))
         elif job.get("role") == "verifier":
-            from judge import verifier
-            from judge.job import VerifierJob
+            from judge.shared.jobs import VerifierJob
+            from judge.verifier_side import verifier
 
             verifier.run(VerifierJob.model_validate(job), result_fd, scratch, lines)
         else:

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from judge.report import ProgressEvent, Report
+from judge.reports.report import ProgressEvent, Report
 
 OnEvent = Callable[[ProgressEvent], None]
 SANDBOX = "none"  # fresh processes, no isolation: the learner grades their own code on their own machine
@@ -75,12 +75,12 @@ def _main() -> None:
     parser.add_argument("exercise_id")
     parser.add_argument("file", type=Path)
     args = parser.parse_args()
-    from judge.exercise import ExerciseError, find_exercise
-    from judge.grading import grade, make_sandbox
-    from judge.paths import EXERCISES_DIR
-    from judge.report import ProgressEvent
-    from judge.requirements import cannot_grade_here
-    from judge.tiers import CPU, grade_tiers, has_cpu_tier
+    from judge.parent.exercise import ExerciseError, find_exercise
+    from judge.parent.grading import grade, make_sandbox
+    from judge.parent.requirements import cannot_grade_here
+    from judge.reports.report import ProgressEvent
+    from judge.shared.paths import EXERCISES_DIR
+    from judge.shared.tiers import CPU, grade_tiers, has_cpu_tier
 
     with os.fdopen(args.fd, "w", encoding="utf-8") as out:
         def send(message: dict) -> None:
@@ -99,7 +99,8 @@ def _main() -> None:
         sandbox = make_sandbox(SANDBOX)
 
         def relay(event: ProgressEvent) -> None:
-            if event.type != "done":  # one `done` comes last, with the report of the tiers together (judge/tiers.py)
+            # one `done` comes last, with the report of the tiers together (judge/shared/tiers.py)
+            if event.type != "done":
                 send(json.loads(event.model_dump_json()))
 
         def graded(source: str, tier: str | None = None):

@@ -1,7 +1,7 @@
 """A report as the notebook shows it: HTML (the verdict, each check, the graph break quoted from the cell,
 hints, the compiler's view, the cost where the report has one), plain text, and the exercise list.
 
-Rendering only: the report is the judge's (`judge.report.Report`), the same the web and the CLI show. Every
+Rendering only: the report is the judge's (`judge.reports.report.Report`), the same the web and the CLI show. Every
 value from the report or the cell is escaped (Jinja2 autoescape); line numbers are the cell's own (the
 solution file is the cell with its `%%practice` line kept as a comment, so both count alike).
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from judge import tiers
-from judge.i18n import T, text
-from judge.report import VERDICT_NAME, Report, localized
+from judge.reports.i18n import T, text
+from judge.reports.report import VERDICT_NAME, Report, localized
+from judge.shared import tiers
 from practice import words
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -65,7 +65,7 @@ def _cost_html(report: Report, lang: str) -> Markup:
     if getattr(report, "cost", None) is None:
         return Markup("")
     from cli.cost_render import COLUMNS, GPU_COLUMNS
-    from judge import cost_view
+    from judge.costs import view as cost_view
 
     rows = cost_view.rows(report.cost)
     timed = any(r.gpu_time for r in rows)

@@ -22,7 +22,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.display import display
 
-from judge.i18n import LANGS, T, text
+from judge.reports.i18n import LANGS, T, text
 from practice import words
 
 REPORT_MIME = "application/vnd.torch-practice.report+json"
@@ -121,7 +121,7 @@ class PracticeMagics(Magics):
                 raise UsageError(text(exc.message, lang)) from None
             origin = text(words.server_verdict(credentials.server), lang)
         else:
-            from judge.paths import EXERCISES_DIR
+            from judge.shared.paths import EXERCISES_DIR
             from practice.cell_grading import GradingFailed, grade_fresh
 
             start = words.grading(exercise.id)
@@ -139,9 +139,9 @@ class PracticeMagics(Magics):
     # ---- list and hints ------------------------------------------------------------------------------------
     def _list(self, lang: str) -> None:
         from cli.workspace import Workspace
-        from judge.exercise import ExerciseError, load_course
-        from judge.paths import EXERCISES_DIR, WORKSPACE_DIR
-        from judge.requirements import NEEDS_CUDA, needs_cuda
+        from judge.parent.exercise import ExerciseError, load_course
+        from judge.parent.requirements import NEEDS_CUDA, needs_cuda
+        from judge.shared.paths import EXERCISES_DIR, WORKSPACE_DIR
         from practice.html import exercises_html
 
         try:
@@ -156,7 +156,7 @@ class PracticeMagics(Magics):
 
     def _hint(self, exercise_id: str, lang: str) -> None:
         from cli.workspace import Workspace
-        from judge.paths import WORKSPACE_DIR
+        from judge.shared.paths import WORKSPACE_DIR
         from practice.html import hint_html
 
         exercise = _exercise(exercise_id, lang)
@@ -193,8 +193,8 @@ def _default_lang() -> str:
 
 
 def _exercise(exercise_id: str, lang: str):
-    from judge.exercise import ExerciseError, find_exercise
-    from judge.paths import EXERCISES_DIR
+    from judge.parent.exercise import ExerciseError, find_exercise
+    from judge.shared.paths import EXERCISES_DIR
 
     try:
         return find_exercise(EXERCISES_DIR, exercise_id)
@@ -206,9 +206,9 @@ def _exercise(exercise_id: str, lang: str):
 def _record(exercise, report) -> None:
     """Progress in the workspace, as `practice EXERCISE` keeps it (`%practice list` and the CLI read it)."""
     from cli.workspace import Workspace
-    from judge.paths import WORKSPACE_DIR
-    from judge.tiers import standing
+    from judge.shared.paths import WORKSPACE_DIR
+    from judge.shared.tiers import standing
 
     ws = Workspace(WORKSPACE_DIR)
-    ws.record(exercise.id, standing(report))  # a passed CPU tier is not solved (judge/tiers.py)
+    ws.record(exercise.id, standing(report))  # a passed CPU tier is not solved (judge/shared/tiers.py)
     ws.save_report(exercise.id, report)

@@ -1,7 +1,7 @@
 """What the notebook says in its own words, in Chinese and English (each `T` carries both; the report's own
 text comes translated from the judge). A message with fields is a function that fills them in."""
 
-from judge.i18n import T
+from judge.reports.i18n import T
 
 HINTS = T("Hints (gentle to explicit)", zh="提示（由浅入深）")
 LAST_HINT = T("That was the last hint; here it is again.", zh="这已经是最后一条提示，再显示一次。")

@@ -2,7 +2,7 @@
 # The gettext catalogs (Babel), extracted, merged and compiled; the compiled .mo files are committed (a fresh
 # clone needs no build step). Translate new entries in the .po files, then run this again.
 #   web UI:        web/locale/messages.pot -> web/locale/zh/LC_MESSAGES/messages.po   (keyword N_, templates)
-#   grading core:  judge/locale/core.pot   -> judge/locale/zh/LC_MESSAGES/core.po      (T("..."), judge/*.py, judge/remote/)
+#   grading core:  judge/locale/core.pot   -> judge/locale/zh/LC_MESSAGES/core.po      (T("..."), judge/ but judge/checks/)
 #                  judge/locale/checks.pot -> judge/locale/zh/LC_MESSAGES/checks.po    (T("..."), judge/checks/)
 #                  judge/locale/cli.pot    -> judge/locale/zh/LC_MESSAGES/cli.po       (T("..."), cli/)
 # tests/web/test_i18n.py and tests/core/test_i18n.py fail when a message lacks a translation, a translation
@@ -18,7 +18,7 @@ if [ "${1:-}" != "compile" ]; then
   $PYBABEL extract -F web/babel.cfg -k N_ --no-location --sort-output \
     --project torch-practice --version 1 -o web/locale/messages.pot .
   $PYBABEL update -i web/locale/messages.pot -d web/locale -D messages $UPDATE
-  $PYBABEL $EXTRACT -F judge/babel.cfg -k T:1 -o judge/locale/core.pot judge/*.py judge/remote
+  $PYBABEL $EXTRACT -F judge/babel.cfg -k T:1 -o judge/locale/core.pot $(find judge -name "*.py" -not -path "judge/checks/*" | sort)
   $PYBABEL $EXTRACT -F judge/babel.cfg -k T:1 -o judge/locale/checks.pot judge/checks
   $PYBABEL $EXTRACT -F judge/babel.cfg -k T:1 -o judge/locale/cli.pot cli
   for domain in core checks cli; do

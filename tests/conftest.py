@@ -7,9 +7,9 @@ import pytest
 
 # FastAPI's TestClient sends `Host: testserver`; the web app answers only the names it is configured with.
 os.environ.setdefault("PRACTICE_ALLOWED_HOSTS", '["testserver"]')
-# One grading secret for every run of the suite (judge/draw.py): a pinned proof draws the same inputs on every
+# One grading secret for every run of the suite (judge/shared/draw.py): a pinned proof draws the same inputs on every
 # machine, so a proof that fails, fails everywhere; tests of the draw itself set their own.
-os.environ.setdefault("PRACTICE_GRADING_SECRET", "torch-practice test suite")  # judge.draw.PROOF_SECRET
+os.environ.setdefault("PRACTICE_GRADING_SECRET", "torch-practice test suite")  # judge.shared.draw.PROOF_SECRET
 # The CLI's one-shot gradings start a background judge (cli/daemon.py) unless told not to: the suite's own gradings
 # stay in the test processes; tests/cli/test_daemon.py turns it on, each test with a folder of its own.
 os.environ["PRACTICE_DAEMON"] = "0"
@@ -25,7 +25,7 @@ def fake_course() -> Path:
 
 @pytest.fixture(scope="session")
 def add_one():
-    from judge.exercise import load_exercise
+    from judge.parent.exercise import load_exercise
 
     return load_exercise(FAKE_COURSE / "add-one")
 
@@ -34,7 +34,7 @@ def add_one():
 def local():
     """The warm local backend (forks of one warm runner and one warm verifier), shared by every grading of this test
     process that needs no pool of its own: a warm worker costs ~4 s of CPU to start, a worn-out one is replaced."""
-    from judge.grading import make_sandbox
+    from judge.parent.grading import make_sandbox
 
     sandbox = make_sandbox("local")
     yield sandbox

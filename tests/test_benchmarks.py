@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from judge.paths import PROJECT_ROOT
+from judge.shared.paths import PROJECT_ROOT
 
 BENCHMARKS = PROJECT_ROOT / "benchmarks"
 SANDBOXED = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]

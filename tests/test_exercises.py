@@ -19,11 +19,11 @@ import pytest
 import torch
 
 from cli import daemon
-from judge import draw
-from judge.exercise import load_course, load_exercise
-from judge.grading import grade, make_sandbox
-from judge.proving import Proof, cases, expected_break, graded, proven_here, seed_for
-from judge.requirements import backend_for
+from judge.parent.exercise import load_course, load_exercise
+from judge.parent.grading import grade, make_sandbox
+from judge.parent.proving import Proof, cases, expected_break, graded, proven_here, seed_for
+from judge.parent.requirements import backend_for
+from judge.shared import draw
 from tests.daemons import running_daemon
 
 EXERCISES = Path(__file__).resolve().parent.parent / "exercises"
@@ -83,7 +83,7 @@ def _cpu_tier_params():
 @pytest.mark.parametrize("exercise, kind, path, verdict, check", _cpu_tier_params())
 def test_the_cpu_tier_gets_its_pinned_verdict(exercise, kind, path, verdict, check, local):
     # A correct file passes the CPU tier and is told it waits for a GPU; a wrong one pinned with tier = "cpu" gets
-    # its pinned verdict and check there, in seconds (judge/tiers.py), with no CUDA device.
+    # its pinned verdict and check there, in seconds (judge/shared/tiers.py), with no CUDA device.
     report = graded(exercise, kind, path, cpu_sandbox=local, gpu_here=False)
     proof = Proof(kind, path, verdict, check, report, expected_break(exercise, path), False)
     assert report.tier == "cpu" and proof.ok, proof.problem()
@@ -104,7 +104,7 @@ def test_a_contract_search_records_its_seed_and_budget_passed_or_not(local):
     budget = exercise.contract.examples
     passed = grade(exercise, exercise.read(exercise.reference), sandbox=local)
     search = next(c for c in passed.checks if c.name == "test_contract_search")
-    # The search is drawn with the grading (judge/draw.py): its seed is the grading's contract stream.
+    # The search is drawn with the grading (judge/shared/draw.py): its seed is the grading's contract stream.
     seed = draw.stream(passed.seed, f"contract {exercise.contract.seed}")
     assert search.passed and search.properties == {"seed": seed, "examples": budget, "tried": budget}
     failed = grade(exercise, exercise.read("wrong/eps_threshold.py"), sandbox=local)

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from rich.console import Console
 
 from cli.render import print_report
-from judge.report import Report
+from judge.reports.report import Report
 
 REPORTS = sorted((Path(__file__).parent / "reports").glob("*.json"))
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][\w.]*(?:\[[^\]]*\])?(?:![rsa])?(?::[^{}]*)?\}")
@@ -89,7 +89,7 @@ def test_the_notebook_report_of_a_grading(path, lang):
     from practice.html import report_html
 
     report = Report.model_validate(json.loads(path.read_text()))
-    from judge.comments import in_language
+    from judge.parent.comments import in_language
 
     starter = Path(__file__).parents[1] / "exercises" / "graph-break-step" / "starter.py"
     source = in_language(starter.read_text(), lang)  # the learner's cell, started from the starter

@@ -13,9 +13,9 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.requests import ClientDisconnect
 
-import judge.job
-from judge.exercise import Exercise
-from judge.report import ProgressEvent, localized
+import judge.parent.job
+from judge.parent.exercise import Exercise
+from judge.reports.report import ProgressEvent, localized
 from web.admission import address_key
 from web.errors import InputError
 from web.gpu_budget import gpu_exercises
@@ -212,13 +212,13 @@ async def read_body(request: Request, cap: int) -> bytes:
 
 def source_body_bytes() -> int:
     """The largest request body that can carry a source the judge grades (every byte JSON-escaped, and room)."""
-    return judge.job.MAX_SOURCE_BYTES * 6 + 4096
+    return judge.parent.job.MAX_SOURCE_BYTES * 6 + 4096
 
 
 def parse_source(body: bytes) -> str:
     """The `source` string of a JSON body; 422 unless UTF-8 JSON with a string, 413 when larger than the judge
-    grades (`judge.job.MAX_SOURCE_BYTES`, read at each request: the one declaration of the limit)."""
-    max_bytes = judge.job.MAX_SOURCE_BYTES
+    grades (`judge.parent.job.MAX_SOURCE_BYTES`, read at each request: the one declaration of the limit)."""
+    max_bytes = judge.parent.job.MAX_SOURCE_BYTES
     data = parse_json(body)
     if not isinstance(data, dict) or "source" not in data:
         raise HTTPException(422, 'expected a JSON object {"source": "..."}')

@@ -10,8 +10,8 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from judge.requirements import needs_cuda
-from judge.tiers import has_cpu_tier
+from judge.parent.requirements import needs_cuda
+from judge.shared.tiers import has_cpu_tier
 from web import db
 from web.admission import Admission
 from web.api import router as api_router
@@ -113,7 +113,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.state.settings, app.state.course, app.state.store = settings, course, store
     app.state.hub, app.state.queue, app.state.sandbox_name = hub, queue, sandbox_name
     app.state.queue_kind = kind
-    app.state.layers = layers  # name -> judge.cache_layers.LayerProgress of this process's layer builds
+    app.state.layers = layers  # name -> judge.parent.cache_layers.LayerProgress of this process's layer builds
     app.state.warm_pools = pools  # web.graders.WarmPools: whether this process's warm pools have started
     app.state.classes = ClassStore(engine, SignInThrottle(engine, settings.signin_failures_per_name,
                                                           settings.signin_failures_per_address,

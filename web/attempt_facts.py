@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from judge.report import GraphBreakDiagnostic, RecompileDiagnostic, Report
+from judge.reports.report import GraphBreakDiagnostic, RecompileDiagnostic, Report
 
 LINE_TEXT_CHARS = 120  # the learner's line as quoted beside a break or a guard
 LISTED = 8  # breaks and guards kept per submission

@@ -2,7 +2,7 @@
 with Inductor (it declares no [cost], so its gradings carry no cost section and pay nothing for one).
 
 `POST /api/submissions/{id}/cost` grades the stored submission again with the cost section on (inputs from the
-exercise's [contract]: judge.cost_spec.spec_for), in a thread of this web process once `web.admission` admits it and
+exercise's [contract]: judge.costs.spec.spec_for), in a thread of this web process once `web.admission` admits it and
 a slot is free (`GET` says `running` meanwhile); `GET` says
 `running`, `done` (with the section, or a message when none could be made) or `none` (never asked). Results live
 in memory: asking again after a restart measures again. Offered by the embedded server only (a PostgreSQL
@@ -18,9 +18,9 @@ from typing import Literal
 from fastapi import APIRouter, HTTPException, Request
 from pydantic import BaseModel
 
-from judge.cost_spec import spec_for
-from judge.exercise import Exercise
-from judge.report import CostSection, localized
+from judge.costs.spec import spec_for
+from judge.parent.exercise import Exercise
+from judge.reports.report import CostSection, localized
 from web.admission import address_key
 from web.api import LangQuery, exercise_or_404, learner, submission_or_404
 from web.offload import in_thread
@@ -93,7 +93,7 @@ class CostDemands:
 
     def _measured(self, submission, exercise: Exercise) -> CostOut:
         from judge import grade  # late: the grading core pulls in torch-related modules
-        from judge.grading import make_sandbox
+        from judge.parent.grading import make_sandbox
 
         with self.lock:
             if self._sandbox is None:

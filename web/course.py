@@ -6,7 +6,7 @@ import logging
 import threading
 from pathlib import Path
 
-from judge.exercise import Exercise, ExerciseError, load_course
+from judge.parent.exercise import Exercise, ExerciseError, load_course
 
 log = logging.getLogger(__name__)
 

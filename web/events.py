@@ -10,7 +10,7 @@ import asyncio
 import threading
 from dataclasses import dataclass, field
 
-from judge.report import ProgressEvent
+from judge.reports.report import ProgressEvent
 
 
 @dataclass

@@ -37,6 +37,6 @@ def refusal(budget: float, wait: int) -> str:
 def gpu_exercises(course, exercise) -> list[str]:
     """The exercises whose gradings count against a submission to `exercise`'s GPU budget: the course's CUDA
     exercises when `exercise` is one of them, else none (a CPU submission is never refused for GPU time)."""
-    from judge.requirements import needs_cuda
+    from judge.parent.requirements import needs_cuda
 
     return [e.id for e in course.all() if needs_cuda(e)] if needs_cuda(exercise) else []

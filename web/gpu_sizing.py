@@ -42,7 +42,7 @@ def gpu_concurrency(workers: int, setting: int = 0, cores: int | None = None,
 def gpu_graders(settings, course) -> int:
     """The GPU gradings at once for these settings on this machine (nvidia-smi asked only where the course has GPU
     exercises)."""
-    from judge.requirements import needs_cuda
+    from judge.parent.requirements import needs_cuda
 
     if settings.gpu_graders > 0 or not any(needs_cuda(e) for e in course.all()):
         return gpu_concurrency(settings.workers, settings.gpu_graders)

@@ -8,8 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
-from judge.outcome import grader_failed
-from judge.report import ProgressEvent, Report, Verdict
+from judge.parent.outcome import grader_failed
+from judge.reports.report import ProgressEvent, Report, Verdict
 from sandbox import Sandbox
 from sandbox.backends import UNISOLATED, unavailable_reason
 from web.course import Course
@@ -19,7 +19,7 @@ from web.settings import Settings
 from web.store import Submission
 
 if TYPE_CHECKING:
-    from judge.cache_layers import LayerProgress
+    from judge.parent.cache_layers import LayerProgress
 
 log = logging.getLogger(__name__)
 GPU_POOL_SIZE = 2  # prepared processes per pool (runner, verifier) on a machine that grades CUDA exercises, and GPU
@@ -90,12 +90,10 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
     """A grade function for the queue (one sandbox per worker thread; the exercises that need CUDA share one pool of
     prestarted GPU processes where this machine has a CUDA device, `gpu_pool_size` gradings of them at once), a
     warm-up, and a close function."""
-    from judge import (
-        cache_layers,
-        grade,  # imported late: the core pulls in torch-related modules
-    )
-    from judge.requirements import cuda_missing, needs_cuda
-    from judge.tiers import CPU, grade_tiers, has_cpu_tier
+    from judge import grade
+    from judge.parent import cache_layers
+    from judge.parent.requirements import cuda_missing, needs_cuda
+    from judge.shared.tiers import CPU, grade_tiers, has_cpu_tier
 
     local = threading.local()
     pools = WarmPools()
@@ -111,7 +109,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
     gpu: dict = {}
     gpu_slots = threading.BoundedSemaphore(max(1, gpu_pool_size))  # more would wait for a successor to prepare
     if serves_gpu:
-        from judge.grading import make_sandbox
+        from judge.parent.grading import make_sandbox
 
         gpu_cache, gpu_layer = cache_layers.gpu_layer(gpu_exercises)
         layers["gpu"] = cache_layers.LayerProgress(state="building", layer=None)
@@ -131,7 +129,7 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
         if needs_cuda(exercise) and gpu and tier is None:  # a CPU tier runs on the CPU graders' sandbox
             return gpu["sandbox"]
         if getattr(local, "sandbox", None) is None:
-            from judge.grading import make_sandbox
+            from judge.parent.grading import make_sandbox
 
             local.sandbox = make_sandbox(sandbox_name, **({"compile_cache": cache} if cache else {}))
             with lock:

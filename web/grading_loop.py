@@ -11,11 +11,11 @@ PostgreSQL); `practice regrade` on SQLite runs its regrades through it too.
 - **Retries.** An item (a submission or a regrade) is claimed at most `MAX_ATTEMPTS` times: a claim beyond that
   (its graders kept dying on it) gets INTERNAL_ERROR without grading. A regrade that the grader itself fails is
   queued again until its claims run out, then kept aside with its INTERNAL_ERROR, which never counts.
-- **Tiers.** A GPU exercise's file that passed its CPU tier on a grader without a GPU (`judge.tiers`) is not
+- **Tiers.** A GPU exercise's file that passed its CPU tier on a grader without a GPU (`judge.shared.tiers`) is not
   done: it is queued again for a GPU (`to_gpu`, which says its place and the wait), and a `tier` event tells the
   page; the claim that graded the tier does not count against its attempts.
 - **Words.** The grader's own failure reads the same in every language the report carries
-  (`judge.outcome.grader_failed`).
+  (`judge.parent.outcome.grader_failed`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ import logging
 import threading
 from collections.abc import Callable
 
-from judge import tiers
-from judge.outcome import grader_failed
-from judge.report import ProgressEvent, Report, Verdict
+from judge.parent.outcome import grader_failed
+from judge.reports.report import ProgressEvent, Report, Verdict
+from judge.shared import tiers
 from web.regrade import Regrades
 from web.store import Store, Submission
 

@@ -7,8 +7,8 @@ language, so it needs no catalog. The compiled `messages.mo` is committed, so a 
 without a build step; `scripts/i18n.sh` re-extracts, updates and compiles, and `tests/web/test_i18n.py` fails
 when a message has no translation or a `.mo` does not match its `.po`.
 
-The report's check titles and messages come from the grading core in both languages (judge/i18n.py); the
-API and the pages pick the page's language (judge.report.localized).
+The report's check titles and messages come from the grading core in both languages (judge/reports/i18n.py); the
+API and the pages pick the page's language (judge.reports.report.localized).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 from babel.support import NullTranslations, Translations
 from jinja2 import Environment, pass_context
 
-from judge.i18n import text
-from judge.report import VERDICT_NAME, Verdict
+from judge.reports.i18n import text
+from judge.reports.report import VERDICT_NAME, Verdict
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "zh"
@@ -165,8 +165,8 @@ def gettext_for(lang: str) -> Callable[[str], str]:
 
 def strings(lang: str) -> dict[str, object]:
     """The page scripts' strings in `lang`, by key (also `verdict_<VERDICT>` and the `state_*` badges), and
-    `byte_units`: how cost.js shows a byte count (judge.cost_view.BYTE_UNITS, the report's own rule)."""
-    from judge.cost_view import BYTE_UNITS
+    `byte_units`: how cost.js shows a byte count (judge.costs.view.BYTE_UNITS, the report's own rule)."""
+    from judge.costs.view import BYTE_UNITS
 
     _ = gettext_for(lang)
     table: dict[str, object] = {key: _(message) for key, message in SCRIPT_STRINGS.items()}
@@ -177,7 +177,7 @@ def strings(lang: str) -> dict[str, object]:
 
 def verdict_name(lang: str, verdict: str | None) -> str:
     """A verdict (or a submission's status while it grades: queued, running) in `lang`."""
-    if verdict in Verdict.__members__:  # the verdicts' names are the grading core's (judge.report)
+    if verdict in Verdict.__members__:  # the verdicts' names are the grading core's (judge.reports.report)
         return text(VERDICT_NAME[Verdict(verdict)], pick_lang(lang))
     message = SCRIPT_STRINGS.get(verdict or "")
     return gettext_for(lang)(message) if message else (verdict or "")

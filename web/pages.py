@@ -111,8 +111,8 @@ def grader_notices(request: Request, exercise) -> dict:
     """What the exercise page says about the graders: `no_gpu_grader` (an exercise that needs CUDA, and no grader
     of the gpu queue was seen: submissions wait, after their CPU tier where `cpu_tier`), `warming` (compile cache
     layers still being built, with how many exercises to go), both for the exercise's kind of grader."""
-    from judge.requirements import needs_cuda
-    from judge.tiers import has_cpu_tier
+    from judge.parent.requirements import needs_cuda
+    from judge.shared.tiers import has_cpu_tier
 
     gpu = needs_cuda(exercise)
     graders = request.app.state.queue.graders()

@@ -19,7 +19,7 @@ from datetime import timedelta
 from sqlalchemy import delete, insert, select, text
 from sqlalchemy.engine import Connection, Engine
 
-from judge.report import ProgressEvent
+from judge.reports.report import ProgressEvent
 from web import db
 from web.tables import DONE, EventRow, SubmissionRow, now
 

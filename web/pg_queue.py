@@ -14,8 +14,8 @@ from datetime import timedelta
 from sqlalchemy import Connection, select, text
 from sqlalchemy.engine import Engine
 
-from judge.report import ProgressEvent
-from judge.requirements import first_queue, queue_for
+from judge.parent.requirements import first_queue, queue_for
+from judge.reports.report import ProgressEvent
 from web import db
 from web.queue import GradingQueue
 from web.store import Store, Submission
@@ -63,7 +63,7 @@ def defer_regrade(app, connection: Connection, regrade_id: str, queue: str) -> b
 
 def queue_depths(engine: Engine) -> dict[str, int]:
     """Jobs waiting for a worker, per queue (every queue listed, 0 when empty)."""
-    from judge.requirements import QUEUES
+    from judge.parent.requirements import QUEUES
 
     with engine.connect() as conn:
         rows = conn.execute(text("SELECT queue_name, count(*) FROM procrastinate_jobs "

@@ -1,5 +1,5 @@
 """The playground page and its API: paste a function and its example inputs, see what torch.compile does with
-them (judge/doctor.py). No exercise, no hidden test, no verdict.
+them (judge/parent/playground.py). No exercise, no hidden test, no verdict.
 
 A run uses the web app's sandbox backend with a grading's limits (the same runner and verifier, one generated
 check); it is admitted, waits for one of `settings.workers` slots without holding a thread, and is dropped if its
@@ -15,7 +15,7 @@ import threading
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
-from judge.report import localized
+from judge.reports.report import localized
 from web.api import learner, parse_source, read_body, source_body_bytes
 from web.i18n import N_
 from web.offload import in_thread
@@ -50,7 +50,7 @@ class PlaygroundRuns:
 # Why a deployment whose web processes do not grade (the PostgreSQL queue) runs no playground: a run's findings come
 # back over the two processes' channels while the request waits, which Procrastinate's jobs do not carry.
 ON_WORKERS = N_("This server grades on separate workers (`practice worker`), and the playground runs only where the "
-                "web process grades. Run `practice doctor FILE` on your own machine: it shows the same findings.")
+                "web process grades. Run `practice playground FILE` on your own machine: it shows the same findings.")
 
 
 def runs_here(request: Request) -> bool:
@@ -68,7 +68,7 @@ def runs_of(request: Request) -> PlaygroundRuns:
 def _sandbox(runs: PlaygroundRuns, name: str):
     with runs.lock:
         if runs.sandbox is None:
-            from judge.grading import make_sandbox
+            from judge.parent.grading import make_sandbox
 
             runs.sandbox = make_sandbox(name)
         return runs.sandbox
@@ -98,7 +98,7 @@ def playground_page(request: Request, exercise: str | None = None) -> HTMLRespon
     from web.pages import lang_of, page
 
     found = request.app.state.course.get(exercise) if exercise else None
-    from judge.comments import in_language
+    from judge.parent.comments import in_language
 
     source = starter_form(found, lang_of(request)) if found is not None else in_language(EXAMPLE, lang_of(request))
     return page(request, "playground.html", {"exercise": found, "runs_here": runs_here(request),
@@ -114,9 +114,10 @@ def playground_page(request: Request, exercise: str | None = None) -> HTMLRespon
                          "process grades."}})
 async def run_playground(request: Request, lang: str | None = Query(None, pattern="^(zh|en)$")) -> dict:
     """Compile the posted file's function on its example calls (its `__practice__` block) and return what was
-    found (judge.doctor.DoctorReport): graph breaks, recompiles with the line behind each guard, the compiler's
+    found (judge.parent.playground.PlaygroundReport): graph breaks, recompiles with the line behind each guard, the
+    compiler's
     view. No verdict."""
-    from judge.doctor import doctor
+    from judge.parent.playground import run_playground
 
     state = request.app.state
     source = parse_source(await read_body(request, source_body_bytes()))
@@ -127,7 +128,7 @@ async def run_playground(request: Request, lang: str | None = Query(None, patter
         raise HTTPException(503, gettext_for(lang or lang_of(request))(ON_WORKERS))
     runs, who = runs_of(request), await in_thread(learner, request)
     report = await state.admission.run(request, "playground", who,
-                                       lambda: doctor(source, sandbox=_sandbox(runs, state.sandbox_name)))
+                                       lambda: run_playground(source, sandbox=_sandbox(runs, state.sandbox_name)))
     return (localized(report, lang) if lang else report).model_dump(mode="json")
 
 

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.engine import Engine
 
-from judge.report import Report, Verdict, localized
+from judge.reports.report import Report, Verdict, localized
 from web.class_scope import in_class
 from web.classes import Member
 from web.deadlines import timing

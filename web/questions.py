@@ -1,4 +1,5 @@
-"""Questions about a learner's accepted submission, stored with it (judge/questions.py makes them), their answers,
+"""Questions about a learner's accepted submission, stored with it (judge/parent/questions.py makes them), their
+answers,
 and each class's rule on whether "solved" needs them.
 
 A question's measured answer stays here until the learner finds it. Each distinct answer is stored once (the
@@ -16,7 +17,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-from judge.questions import Question, normalized
+from judge.parent.questions import Question, normalized
 from web.class_scope import in_class
 from web.errors import InputError
 from web.i18n import N_

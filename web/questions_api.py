@@ -1,7 +1,7 @@
 """Questions about the learner's own accepted file over HTTP.
 
 `GET /api/submissions/{id}/questions` gives the stored questions (none yet: `status` none); `POST` makes them once,
-by compiling the accepted file on the trusted side (judge/questions.py through the playground's doctor, admitted
+by compiling the accepted file on the trusted side (judge/parent/questions.py through the playground, admitted
 as every run of learner code is: `web.admission`, kind `questions`); `POST /api/questions/{id}/answer` checks an
 answer. All three are the submission's learner's only (their cookie): anyone else's submission or question is
 as unknown as a missing one (404). A deployment whose web processes do not grade answers 503, as the playground.
@@ -14,7 +14,7 @@ from typing import Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request
 
-from judge.report import Verdict
+from judge.reports.report import Verdict
 from web.api import learner, read_body
 from web.errors import InputError
 from web.i18n import gettext_for
@@ -55,8 +55,8 @@ def get_questions(request: Request, submission_id: str, lang: Literal["zh", "en"
     503: {"description": "This deployment grades on separate workers."}})
 async def make_questions(request: Request, submission_id: str, lang: Literal["zh", "en"] | None = Lang) -> dict:
     """Make the questions about this accepted submission once (compiling it: up to a minute); then as GET."""
-    from judge.doctor import doctor
-    from judge.questions import FILENAME, make_questions as make
+    from judge.parent.playground import run_playground
+    from judge.parent.questions import FILENAME, make_questions as make
 
     state, lang = request.app.state, lang or lang_of(request)
     submission = await in_thread(own_submission, request, submission_id)
@@ -69,7 +69,7 @@ async def make_questions(request: Request, submission_id: str, lang: Literal["zh
         raise HTTPException(503, gettext_for(lang)(ON_WORKERS))
     sandbox = _sandbox(runs_of(request), state.sandbox_name)
     questions = await state.admission.run(request, "questions", submission.learner_id, lambda: make(
-        exercise, submission.source, lambda source: doctor(source, sandbox=sandbox, filename=FILENAME)))
+        exercise, submission.source, lambda source: run_playground(source, sandbox=sandbox, filename=FILENAME)))
     await in_thread(state.questions.save, submission.id, questions)
     return await in_thread(_listed, request, submission, lang)
 

@@ -14,7 +14,7 @@ import abc
 import threading
 from collections.abc import Callable
 
-from judge.report import ProgressEvent
+from judge.reports.report import ProgressEvent
 from web.events import EventHub
 from web.fair_queue import FairQueue
 from web.grading_loop import GradeFn, GradingLoop, Listener
@@ -82,7 +82,7 @@ class EmbeddedQueue(GradingQueue):
                  gpu_exercises: Callable[[], list[str]] = list):
         """`serves_gpu`: this process grades exercises that need CUDA; without it their submissions stay queued
         (in the `gpu` queue of `depth()`) until a server that has a GPU grader starts on this store, after their
-        CPU tier where the exercise has one (`tier_first`, judge/tiers.py: graded here, then it waits)."""
+        CPU tier where the exercise has one (`tier_first`, judge/shared/tiers.py: graded here, then it waits)."""
         self._store, self._hub, self._grade, self._workers = store, hub, grade, workers
         self._serves_gpu, self._needs_gpu = serves_gpu, needs_gpu
         self._tier_first, self._gpu_exercises = tier_first, gpu_exercises

@@ -18,7 +18,7 @@ from sqlalchemy import Connection, CursorResult, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import sessionmaker
 
-from judge.report import Report, Verdict
+from judge.reports.report import Report, Verdict
 from web.class_scope import in_class
 from web.store import Submission, _aware
 from web.tables import DONE, QUEUED, RUNNING, RegradeRow, SubmissionRow, now as _now

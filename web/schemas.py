@@ -7,8 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, StrictStr
 
-from judge.exercise import Exercise, Limits, Text
-from judge.report import Report
+from judge.parent.exercise import Exercise, Limits, Text
+from judge.reports.report import Report
 from web.store import Submission
 
 State = Literal["not_started", "attempted", "solved"]
@@ -105,7 +105,7 @@ class GraderSeen(BaseModel):
 
 
 class LayerState(BaseModel):
-    """The build of a kind of compile cache layers (`judge.cache_layers`) in this web process."""
+    """The build of a kind of compile cache layers (`judge.parent.cache_layers`) in this web process."""
 
     state: Literal["building", "ready", "failed", "off"] = Field(
         description="building: gradings compile as if there were no layers until it is ready; off: this backend "

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from judge.paths import EXERCISES_DIR
+from judge.shared.paths import EXERCISES_DIR
 from sandbox.backends import SANDBOXES
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, CursorResult, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.report import Report, Verdict
+from judge.reports.report import Report, Verdict
 from web import db
 from web.attempt_facts import facts_of
 from web.tables import BROWSER, DONE, QUEUED, RUNNING, FactsRow, LearnerRow, RegradeRow, SubmissionRow, now as _now
@@ -115,7 +115,7 @@ class Store:
             return Submission.of(s.get(SubmissionRow, submission_id))
 
     def wait_again(self, submission_id: str) -> None:
-        """A running submission queued again for a later tier (judge/tiers.py); the claim that passed the earlier
+        """A running submission queued again for a later tier (judge/shared/tiers.py); the claim that passed the earlier
         tier does not count against its attempts."""
         with self._session() as s, s.begin():
             s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id, SubmissionRow.status == RUNNING)

@@ -64,7 +64,7 @@ class SubmissionRow(Base):
     # Times a grader started on it (more than 1 after a grader died mid-grading), and the grader that finished it.
     attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     graded_by: Mapped[str | None] = mapped_column(String(128), nullable=True)
-    # The exercise version its report was graded under (judge.fingerprint); None before versions were recorded.
+    # The exercise version its report was graded under (judge.parent.fingerprint); None before versions were recorded.
     fingerprint: Mapped[str | None] = mapped_column(String(64), nullable=True)
     # Where it was sent from: 'browser' (the web page), 'cli' (`practice submit`), 'notebook' (`--submit`).
     origin: Mapped[str] = mapped_column(String(16), default=BROWSER, server_default=BROWSER)
@@ -86,7 +86,7 @@ class FactsRow(Base):
 
 class QuestionRow(Base):
     """A question about a learner's accepted submission, with the answer measured by compiling it
-    (judge/questions.py; `question_json` holds the answer, never sent before it is found)."""
+    (judge/parent/questions.py; `question_json` holds the answer, never sent before it is found)."""
 
     __tablename__ = "submission_questions"
 

@@ -14,8 +14,8 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from judge.fingerprint import exercise_fingerprint
-from judge.report import Report, localized
+from judge.parent.fingerprint import exercise_fingerprint
+from judge.reports.report import Report, localized
 from web.classes import Class, Instructor
 from web.deadlines import parse_due, timing
 from web.errors import InputError

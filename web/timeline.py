@@ -21,7 +21,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from judge.report import Report
+from judge.reports.report import Report
 from web.attempt_facts import Facts, facts_of
 from web.class_scope import in_class
 from web.errors import InputError

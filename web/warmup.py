@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 
-from judge.cache_layers import BASE, LayerProgress
+from judge.parent.cache_layers import BASE, LayerProgress
 from web.graders import WarmPools
 
 

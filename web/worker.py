@@ -66,7 +66,7 @@ class Worker:
                                "postgresql://USER:PASSWORD@HOST:5432/DB (SQLite serves only the graders inside "
                                "`practice serve`)")
         if "gpu" in settings.worker_queues:
-            from judge.requirements import cuda_missing
+            from judge.parent.requirements import cuda_missing
 
             reason = cuda_missing()
             if reason:
@@ -210,8 +210,8 @@ class Worker:
     def _to_gpu(self, submission) -> tuple[int, float]:
         """A submission that passed its CPU tier here, deferred on the `gpu` queue (its own job is running, not
         waiting: no lock); its place there and the wait, over the GPU workers seen."""
-        from judge.exercise import load_course
-        from judge.requirements import needs_cuda
+        from judge.parent.exercise import load_course
+        from judge.parent.requirements import needs_cuda
         from web import gpu_wait
         from web.pg_queue import graders_seen
 
@@ -226,8 +226,8 @@ class Worker:
         return "gpu" if submission is not None and self._needs_gpu(submission.exercise_id) else "cpu"
 
     def _needs_gpu(self, exercise_id: str) -> bool:
-        from judge.exercise import ExerciseError, find_exercise
-        from judge.requirements import needs_cuda
+        from judge.parent.exercise import ExerciseError, find_exercise
+        from judge.parent.requirements import needs_cuda
 
         try:
             return needs_cuda(find_exercise(self.settings.exercises_dir, exercise_id))

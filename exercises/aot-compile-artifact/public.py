@@ -6,7 +6,7 @@ may load them. `build_and_serve` runs in the runner, beside the learner's code. 
 process, which imports torch and compiles nothing; then
 1. a "build" process, forked from it, imports the learner's file and calls build_artifact(fn, example()),
    keeping the bytes and noting any global setting (compiler config, grad mode, threads, ...) left changed
-   (judge/tamper.py);
+   (judge/shared/tamper.py);
 2. the fresh process itself then serves: it loads the bytes with load_compiled_function, calls the loaded
    function on the grader's input, and reports Dynamo's counters (frames it traced, graphs it compiled) and the
    output tensor, which the grader compares with fn on that input itself.
@@ -46,7 +46,7 @@ import torch._dynamo, torch._inductor.compile_fx  # imported once for both proce
 from grader_fn import example, fn
 try:
     sys.path.append(judge_dir)
-    from judge.tamper import Snapshot
+    from judge.shared.tamper import Snapshot
 except ImportError:  # a sandbox whose fresh processes cannot import the judge: nothing to compare with
     Snapshot = None
 
@@ -163,10 +163,11 @@ def build_and_serve(build_artifact, x: torch.Tensor) -> dict:
     import judge
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
-    from judge.checks.locations import to_display_names
+    from judge.compiler.locations import to_display_names
 
     learner = sys.modules[build_artifact.__module__].__file__
-    judge_dir = str(Path(judge.__file__).resolve().parent.parent)  # so that the build process can import judge.tamper
+    # so that the build process can import judge.shared.tamper
+    judge_dir = str(Path(judge.__file__).resolve().parent.parent)
     root = Path(tempfile.mkdtemp(prefix="aot-exercise-"))
     try:
         (root / "grader_fn.py").write_text(GRADER_FN, encoding="utf-8")

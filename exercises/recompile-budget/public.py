@@ -2,7 +2,7 @@
 of the same shapes handed to `compile_scorer` as `fn` once (it must serve whichever `fn` it is given), and the
 grader's `backend`."""
 
-from judge.compiling import recording_backend
+from judge.runner_side.compiling import recording_backend
 
 
 def scores(x):                                # x: [B, T, D=16]

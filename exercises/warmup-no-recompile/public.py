@@ -7,7 +7,7 @@ step's value eagerly, for a warm-up that looks at it.
 
 import torch
 
-from judge.runner import tell_verifier
+from judge.runner_side.runner import tell_verifier
 
 MARKS = {  # what torch._dynamo's mark_* functions leave on a tensor
     "dynamic": "_dynamo_dynamic_indices", "weak_dynamic": "_dynamo_weak_dynamic_indices",

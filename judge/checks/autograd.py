@@ -10,8 +10,8 @@ import torch
 from judge.checks.expected import pristine
 from judge.checks.failures import CheckFailure
 from judge.checks.numerics import assert_same
-from judge.i18n import T
-from judge.report import Verdict
+from judge.reports.i18n import T
+from judge.reports.report import Verdict
 
 
 def value_and_grads(fn, *inputs: torch.Tensor):

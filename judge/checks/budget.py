@@ -22,12 +22,13 @@ from dataclasses import dataclass, field
 import torch
 from torch._dynamo.decorators import mark_unbacked
 
-from judge import ir
 from judge.checks.expected import expected_first
 from judge.checks.failures import GraphBreak, Recompile, WrongAnswer
-from judge.checks.recompiles import CompileCounter, recompile_log
-from judge.i18n import T
-from judge.report import RecompileDiagnostic
+from judge.checks.recompiles import CompileCounter
+from judge.compiler.logs import recompile_log
+from judge.reports.i18n import T
+from judge.reports.report import RecompileDiagnostic
+from judge.shared import ir
 
 
 def describe_request(request) -> str:

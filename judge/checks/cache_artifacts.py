@@ -12,7 +12,7 @@ import base64
 import binascii
 import zlib
 
-from judge.i18n import T
+from judge.reports.i18n import T
 
 VERSION = 1
 MAX_RECORDS = 100_000

@@ -1,4 +1,4 @@
-"""Checks derived from an exercise's `[contract]` (judge/exercise.py: Contract), written once for every exercise.
+"""Checks derived from an exercise's `[contract]` (judge/parent/exercise.py: Contract), written once for every exercise.
 
 `ContractRun(contract, entry, expected_fn)` compiles the entry point in the runner and runs each captured graph
 here. A graph is fetched once per input signature (shapes, dtype, requires_grad): examples of a signature
@@ -26,7 +26,7 @@ from judge import remote
 from judge.checks.autograd import value_and_grads
 from judge.checks.failures import CheckFailure, WrongAnswer
 from judge.checks.numerics import assert_same
-from judge.i18n import T
+from judge.reports.i18n import T
 
 MAX_SHOWN_VALUES = 6
 # Scales a whole tensor is multiplied by (shrinking goes towards the first): tiny and huge magnitudes.

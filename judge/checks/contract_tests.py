@@ -2,12 +2,12 @@
 
 They read the contract from the job (judge.checks.contract.contract()) and compare the graph the runner captured,
 run here, with the exercise's starter (or reference) run here. Process-global state (grad mode, default dtype,
-deterministic flags, thread counts, compiler config) is asked of the runner after every test (judge.tamper).
+deterministic flags, thread counts, compiler config) is asked of the runner after every test (judge.shared.tamper).
 """
 
 from judge.checks import contract as c
-from judge.i18n import T
 from judge.remote import grading
+from judge.reports.i18n import T
 
 
 def _run(entry):

@@ -18,10 +18,10 @@ import torch.utils._pytree as pytree
 from torch._dynamo.utils import counters
 
 from judge.checks.graphs import node_stack
-from judge.checks.locations import stack_locations
 from judge.checks.sealed import run_sealed
-from judge.i18n import T
-from judge.report import SourceLocation
+from judge.compiler.locations import stack_locations
+from judge.reports.i18n import T
+from judge.reports.report import SourceLocation
 
 # Where Inductor logs a skip ("skipping cudagraphs due to ..."): the cudagraphs artifact of cudagraph_utils, and
 # the module loggers of the CUDA-graph code in releases that logged it there.

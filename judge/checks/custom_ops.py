@@ -6,8 +6,8 @@ import torch
 import torch.fx
 
 from judge.checks.failures import WrongAnswer
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 # opcheck's sub-tests and what a failure of each one means for the person who registered the op
 OPCHECK_MEANING = {

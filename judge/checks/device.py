@@ -1,4 +1,5 @@
-"""The device a GPU exercise's hidden tests put their tensors on: CUDA, or the CPU in its CPU tier (judge/tiers.py)."""
+"""The device a GPU exercise's hidden tests put their tensors on: CUDA, or the CPU in its CPU tier
+(judge/shared/tiers.py)."""
 
 from judge import remote
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import torch
 
 from judge.checks.numerics import assert_same
-from judge.i18n import T
+from judge.reports.i18n import T
 
 
 def pristine(value):

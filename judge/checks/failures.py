@@ -6,13 +6,13 @@ that pytest treats them as test failures; a plain AssertionError counts as WRONG
 
 from __future__ import annotations
 
-from judge.i18n import T
-from judge.protocol import RunnerEnd
-from judge.report import Verdict
+from judge.reports.i18n import T
+from judge.reports.report import Verdict
+from judge.shared.protocol import RunnerEnd
 
 
 class CheckFailure(AssertionError):
-    """A failed check: `message` (a `judge.i18n.T`, in both languages) is for the learner, `diagnostics` are
+    """A failed check: `message` (a `judge.reports.i18n.T`, in both languages) is for the learner, `diagnostics` are
     report diagnostics."""
 
     verdict = Verdict.WRONG_ANSWER
@@ -45,4 +45,4 @@ class CompileError(CheckFailure):
 
 class Forbidden(CheckFailure):
     verdict = Verdict.FORBIDDEN
-    called = ""  # a graph the judge cannot check: the name of what it calls (judge.ir.NotAllowed.called)
+    called = ""  # a graph the judge cannot check: the name of what it calls (judge.shared.ir.NotAllowed.called)

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from judge.checks.failures import CheckFailure
-from judge.checks.locations import stack_locations
-from judge.i18n import T, in_code
-from judge.report import ErrorDiagnostic, Verdict
+from judge.compiler.locations import stack_locations
+from judge.reports.i18n import T, in_code
+from judge.reports.report import ErrorDiagnostic, Verdict
 
 
 class LearnerError(CheckFailure):

@@ -16,8 +16,8 @@ import torch.fx
 
 from judge.checks.failures import WrongAnswer
 from judge.checks.instrument import executed_ops as _counted_ops
-from judge.i18n import T, in_code
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T, in_code
+from judge.reports.report import GraphDiagnostic
 
 
 def aten_graph(fn, *inputs) -> tuple[torch.fx.GraphModule, list]:
@@ -75,7 +75,7 @@ def apply_remote_pass(pass_ref, gm: torch.fx.GraphModule, name: T | str = T("you
     returned object, for asking what running it there does).
 
     `gm` travels as IR (the runner sees the graph, never the inputs it will run on); the returned graph, with
-    its submodules, is rebuilt from `judge.ir`'s allowlist, so what the verifier checks and runs is data."""
+    its submodules, is rebuilt from `judge.shared.ir`'s allowlist, so what the verifier checks and runs is data."""
     from judge import remote
 
     try:

@@ -2,54 +2,24 @@
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
-
 import torch
 import torch.fx
 
-from judge import break_registry
-from judge.checks.breaks import (
+from judge.checks.failures import GraphBreak
+from judge.compiler import break_registry
+from judge.compiler.breaks import (
+    breaks_in,
     explain_reason,
     graph_break_from_exception,
     graph_break_message,
     is_graph_break_error,
-    short_reason,
 )
-from judge.checks.failures import GraphBreak
-from judge.checks.locations import is_learner_file, location, stack_locations
-from judge.checks.logs import artifact_log
-from judge.i18n import T
-from judge.report import GraphBreakDiagnostic, GraphDiagnostic
+from judge.compiler.locations import stack_locations
+from judge.compiler.recording import Captured, RecordingBackend
+from judge.reports.i18n import T
+from judge.reports.report import GraphBreakDiagnostic, GraphDiagnostic
 
 HOST_SYNC_TARGETS = ("item", "tolist", "_local_scalar_dense", "numpy")
-
-@dataclass
-class Captured:
-    """The result of a recorded compile: the output and every graph Dynamo handed to the backend."""
-
-    output: object
-    graphs: list[torch.fx.GraphModule] = field(default_factory=list)
-    example_inputs: list[list] = field(default_factory=list)
-
-
-class RecordingBackend:
-    """A backend that records each graph and runs it with `inner` (default: eager)."""
-
-    def __init__(self, inner="eager"):
-        self.inner = inner
-        self.graphs: list[torch.fx.GraphModule] = []
-        self.example_inputs: list[list] = []
-
-    def __call__(self, gm, example_inputs):
-        self.graphs.append(gm)
-        self.example_inputs.append(list(example_inputs))
-        if self.inner == "eager":
-            return gm.forward
-        from torch._dynamo.backends.registry import lookup_backend
-
-        return lookup_backend(self.inner)(gm, example_inputs)
-
 
 def _learner_lines_in_text(text: str):
     return stack_locations(text)
@@ -96,38 +66,14 @@ def compile_one_graph(fn, *args, dynamic=None, backend="eager",
     return Captured(output, recorder.graphs, recorder.example_inputs)
 
 
-_BREAK_AT = re.compile(r"Graph break in user code at (.+):(\d+)")
-_REASON = re.compile(r"Graph Break Reason:\s*(.*?)(?:\n\s*User code traceback:|\Z)", re.S)
-
-
-def graph_break_log():
-    """Collect Dynamo's graph-break log records (every break, even one on the first line)."""
-    return artifact_log("graph_breaks")
-
-
 def find_graph_breaks(fn, *args, dynamic=None) -> list[GraphBreakDiagnostic]:
-    """Every graph break Dynamo takes in `fn(*args)` (compiled without fullgraph), in order."""
+    """Every graph break Dynamo takes in `fn(*args)` (compiled without fullgraph), in order; `fn` may be the
+    learner's (a `judge.remote.Ref`: Dynamo explains it in the runner)."""
     from judge import remote
 
     if isinstance(fn, remote.Ref):
         return remote.explain(fn, *args, dynamic=dynamic)
-    torch._dynamo.reset()
-    with graph_break_log() as records:
-        torch.compile(fn, dynamic=dynamic, backend=RecordingBackend())(*args)
-    torch._dynamo.reset()
-    found = []
-    for record in records:
-        text = record.getMessage()
-        at = _BREAK_AT.search(text)
-        reason_match = _REASON.search(text)
-        reason = short_reason(reason_match.group(1) if reason_match else text)
-        stack = _learner_lines_in_text(text)
-        loc = stack[-1] if stack else None
-        if loc is None and at and is_learner_file(at.group(1)):
-            loc = location(at.group(1), int(at.group(2)))
-        found.append(GraphBreakDiagnostic(reason=reason, explanation=explain_reason(reason),
-                                          location=loc, user_stack=stack, gb_id=break_registry.classify(text)))
-    return found
+    return breaks_in(fn, *args, dynamic=dynamic)
 
 
 def node_stack(node: torch.fx.Node) -> str:

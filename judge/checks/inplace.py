@@ -6,8 +6,8 @@ import torch
 
 from judge.checks.failures import WrongAnswer
 from judge.checks.numerics import _text, assert_same
-from judge.i18n import T
-from judge.report import MismatchDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import MismatchDiagnostic
 
 
 def assert_updated_in_place(tensor: torch.Tensor, *, data_ptr: int, before: torch.Tensor,

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from judge.ir import target_name
+from judge.shared.ir import target_name
 
 HOP = torch.ops.higher_order
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import torch
 
 from judge.checks.failures import WrongAnswer
-from judge.i18n import T
-from judge.report import Mismatch, MismatchDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import Mismatch, MismatchDiagnostic
 
 # Default tolerances per dtype (rtol, atol). float64's are float64's: a result computed in float32 and cast back
 # (~1e-7 relative) fails them, where 1e-7 passed or failed it by the luck of the draw.
@@ -58,7 +58,7 @@ def assert_same(actual, expected, *, case: T | str, rtol: float | None = None, a
     """Fail with WrongAnswer unless `actual` matches `expected` (tensors, numbers, tuples/lists of them).
 
     Shapes and dtypes must match exactly; values within rtol/atol (defaults depend on the dtype). `case` and
-    `what` name the input case and the value in messages: a `judge.i18n.T` (both languages) or plain text.
+    `what` name the input case and the value in messages: a `judge.reports.i18n.T` (both languages) or plain text.
     The WrongAnswer keeps what was compared (`compared`: a `Compared`).
     """
     try:

@@ -8,7 +8,8 @@ exercise is not solved. So the verifier runs the operator through a `Provided`: 
 calls it. `assert_result_flows_through` then requires the learner's output to change exactly as the expected
 one does under that swap.
 
-The swap is drawn per grading (`drawn`, from the grading's seed, judge/draw.py): the operator's true result plus a
+The swap is drawn per grading (`drawn`, from the grading's seed, judge/shared/draw.py): the operator's true result plus
+a
 perturbation of every element, each of its own sign and size, the sizes spread over four decades from twice the
 check's tolerance up. A graph cannot imitate it (no formula of the true result gives it) and cannot pass the
 operator's result through only where it disagrees with a recomputation of its own: wherever the perturbation is
@@ -29,12 +30,13 @@ from collections.abc import Callable, Iterable
 import torch
 import torch.utils._pytree as pytree
 
-from judge import draw, remote
+from judge import remote
 from judge.checks.expected import expected_first
 from judge.checks.failures import CheckFailure, WrongAnswer
 from judge.checks.numerics import TOLERANCES, assert_same
-from judge.i18n import T
-from judge.report import Verdict
+from judge.reports.i18n import T
+from judge.reports.report import Verdict
+from judge.shared import draw
 
 # A replacement's perturbation of an element is (atol + rtol |v|) times 10**u, u uniform in DECADES: never within the
 # check's tolerance, and spread wide enough that no pass-through threshold above it misses every element.

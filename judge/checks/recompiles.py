@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
-import re
-
 import torch
 
 from judge.checks.failures import Recompile
-from judge.checks.graphs import RecordingBackend
-from judge.checks.logs import artifact_log
-from judge.i18n import T
-from judge.report import RecompileDiagnostic
+from judge.compiler.recording import RecordingBackend
+from judge.reports.i18n import T
+from judge.reports.report import RecompileDiagnostic
 
 
 class CompileCounter(RecordingBackend):
@@ -25,21 +21,6 @@ class CompileCounter(RecordingBackend):
         """The example-input shapes of each compile (symbolic sizes shown as their symbols)."""
         return [[list(t.shape) if isinstance(t, torch.Tensor) else t for t in inputs]
                 for inputs in self.example_inputs]
-
-
-_GUARD_LINE = re.compile(r"^\s*-\s*\d+/\d+:\s*(.+)$", re.M)  # "- 0/1: <guard>"; not the stack lines
-
-
-@contextlib.contextmanager
-def recompile_log():
-    """Collect the guard-failure reason of every recompile inside the block (a list of strings)."""
-    reasons: list[str] = []
-    with artifact_log("recompiles") as records:
-        yield reasons
-        for record in records:
-            text = record.getMessage()
-            found = _GUARD_LINE.findall(text)
-            reasons.extend(line.split("  #")[0].strip() for line in found if line.strip())
 
 
 def assert_compiles(counter: CompileCounter, *, at_most: int, what: T | str = T("your code"),

@@ -27,7 +27,7 @@ from types import ModuleType
 import torch
 
 from judge.checks.failures import Forbidden, WrongAnswer
-from judge.i18n import T
+from judge.reports.i18n import T
 
 # ---------------------------------------------------------------- process state
 
@@ -108,7 +108,7 @@ _ITEMS: list = []
 
 
 def _configs() -> dict[str, ModuleType]:
-    from judge.tamper import config_modules
+    from judge.shared.tamper import config_modules
 
     return config_modules()
 

@@ -11,9 +11,9 @@ import re
 import torch
 
 from judge.checks.failures import Recompile, WrongAnswer
-from judge.checks.recompiles import recompile_log
-from judge.i18n import T
-from judge.report import GraphDiagnostic, RecompileDiagnostic
+from judge.compiler.logs import recompile_log
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic, RecompileDiagnostic
 
 FAIL_ON_RECOMPILE = "fail_on_recompile"
 

@@ -14,8 +14,8 @@ import torch.fx
 
 from judge.checks.failures import GraphBreak
 from judge.checks.sealed import run_sealed
-from judge.i18n import T, in_code
-from judge.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
+from judge.reports.i18n import T, in_code
+from judge.reports.report import GraphBreakDiagnostic, GraphDiagnostic, SourceLocation
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
 _SYMBOL = re.compile(r"\b[us]\d+\b")
@@ -66,7 +66,7 @@ def _unbacked(value) -> set[str]:
 def learner_line(node: torch.fx.Node) -> SourceLocation | None:
     """The learner's line that produced `node` (from its recorded stack trace), or None."""
     from judge.checks.graphs import node_stack
-    from judge.checks.locations import stack_locations
+    from judge.compiler.locations import stack_locations
 
     found = stack_locations(node_stack(node))
     return found[-1] if found else None
@@ -151,7 +151,7 @@ def assert_no_unbacked_symbols(graphs: list[torch.fx.GraphModule], what: T | str
         symbols = T.join([n for n, _ in origins[:6]] + (["..."] if len(origins) > 6 else []), sep=", ")
         op = node.target if isinstance(node.target, str) else getattr(node.target, "__name__", str(node.target))
         diags = [GraphBreakDiagnostic(
-            # GB0036 in PyTorch's registry (judge/break_registry.py): Dynamic shape operator
+            # GB0036 in PyTorch's registry (judge/compiler/break_registry.py): Dynamic shape operator
             reason=f"data-dependent size {name} from {op}", gb_id="GB0036",
             explanation=T("a size computed from a tensor's values (`.item()`, `int(t)`, `nonzero`, boolean indexing) "
                           "is unknown until the code runs"),

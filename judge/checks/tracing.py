@@ -6,9 +6,9 @@ Some tracing failures surface as plain Python errors (an IndexError when an unba
 
 from __future__ import annotations
 
-from judge.checks.breaks import graph_break_from_exception
 from judge.checks.failures import GraphBreak
-from judge.i18n import T
+from judge.compiler.breaks import graph_break_from_exception
+from judge.reports.i18n import T
 
 USER_CODE_MARKER = "from user code:"
 

@@ -12,7 +12,7 @@ the CLI (`CheckResult.learner_process`), and docs/security.md lists it with its 
 
 from __future__ import annotations
 
-from judge.i18n import T
+from judge.reports.i18n import T
 
 ATTRIBUTE = "learner_process"
 

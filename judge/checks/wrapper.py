@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from judge.checks.failures import Forbidden, WrongAnswer
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 # A call of something Inductor did not generate: extern_kernels.mm(, torch.ops.ns.op.default(, aten.op.default(
 _OPAQUE = re.compile(r"\b((?:extern_kernels|torch\.ops|aten)(?:\.\w+)+)\s*\(")

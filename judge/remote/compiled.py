@@ -18,17 +18,18 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 
-from judge import guard_origin, ir, phases, wire
 from judge.checks.failures import CheckFailure, GraphBreak, WrongAnswer
 from judge.checks.sealed import run_sealed
-from judge.compiler_view import describe_inputs
-from judge.cost import recording_inductor
-from judge.i18n import T, in_code
-from judge.protocol import Request
+from judge.compiler import guard_origin
+from judge.costs.measure import recording_inductor
 from judge.remote.context import current
 from judge.remote.failures import YOUR_FUNCTION, Protocol, first_lines, raise_learner_error
 from judge.remote.graphs import Graph, rebuild
 from judge.remote.values import decode_result, encode_arg, example_like, signature
+from judge.reports.i18n import T, in_code
+from judge.shared import ir, phases, wire
+from judge.shared.protocol import Request
+from judge.verifier_side.compiler_view import describe_inputs
 
 if TYPE_CHECKING:
     from judge.remote.refs import Ref
@@ -251,7 +252,8 @@ class RemoteCompiled:
         if self.local_backend is not None:
             if index not in self._local:
                 backend = self.local_backend
-                if backend == "inductor":  # the same compile, its figures kept for the cost section (judge.cost)
+                # the same compile, its figures kept for the cost section (judge.costs.measure)
+                if backend == "inductor":
                     backend = recording_inductor(run, values)
                 self._local[index] = torch.compile(run, backend=backend)
             run = self._local[index]

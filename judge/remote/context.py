@@ -1,6 +1,7 @@
 """One grading's shared state on the verifier's side, in one object made by the verifier for its run.
 
-Hidden tests reach it through the `grading` fixture (judge/fixtures.py) or `judge.remote.grading()`; the judge's
+Hidden tests reach it through the `grading` fixture (judge/verifier_side/fixtures.py) or `judge.remote.grading()`; the
+judge's
 own modules through `current()`. It holds the line to the runner, the operator namespaces and providers a rebuilt
 graph may call, the exercise's own modules (reference, starter, public), the compiler's view being collected,
 the contract, and the playground's findings.
@@ -16,11 +17,11 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from judge.loaded import Loaded
 from judge.remote.transport import RunnerClient
+from judge.shared.loaded import Loaded
 
 if TYPE_CHECKING:
-    from judge.compiler_view import ViewBuilder
+    from judge.verifier_side.compiler_view import ViewBuilder
 
 # provide(name, overload): registers torch.ops.<namespace>.<name>.<overload> here with the exercise's own code
 OperatorProvider = Callable[[str, str], None]
@@ -28,18 +29,20 @@ OperatorProvider = Callable[[str, str], None]
 
 @dataclass
 class GradingContext:
-    """What the hidden tests of one verifier run share (made once per run by `judge.verifier.run`)."""
+    """What the hidden tests of one verifier run share (made once per run by `judge.verifier_side.verifier.run`)."""
 
     client: RunnerClient | None = None
     op_namespaces: tuple[str, ...] = ()  # operator namespaces besides aten/prims a rebuilt graph may call
     contract: dict | None = None  # the exercise's [contract] (judge/checks/contract.py)
-    view: ViewBuilder | None = None  # the compiler's view being collected (judge/compiler_view.py)
+    view: ViewBuilder | None = None  # the compiler's view being collected (judge/verifier_side/compiler_view.py)
     exercise: Loaded = field(default_factory=Loaded)  # reference, starter, public: imported here on first use
     op_providers: dict[str, OperatorProvider] = field(default_factory=dict)
-    doctor: dict | None = None  # a playground run's findings (judge/doctor_checks.py)
+    playground_findings: dict | None = None  # a playground run's findings (judge/verifier_side/playground.py)
     sessions: int = 0  # compile sessions opened so far (each names its own in the runner)
-    device: str = "cuda"  # where a GPU exercise's tests put their tensors: "cpu" in its CPU tier (judge/tiers.py)
-    seed: int = 0  # the grading's draw (judge/draw.py): each test's inputs and the runner's examples come from it
+    # where a GPU exercise's tests put their tensors: "cpu" in its CPU tier (judge/shared/tiers.py)
+    device: str = "cuda"
+    # the grading's draw (judge/shared/draw.py): each test's inputs and the runner's examples come from it
+    seed: int = 0
     last_run: object = None  # the last captured graph run here (judge.remote.compiled.LastRun): a mismatch's stages
     narrowed: bool = False  # compiler_bisector ran in this grading already (judge/remote/stages.py: once at most)
     _examples: torch.Generator | None = field(default=None, repr=False)
@@ -48,7 +51,7 @@ class GradingContext:
         """The generator of the example values the runner is sent in place of hidden inputs: a stream of its own,
         so that what the runner sees says nothing of the tests' draws."""
         if self._examples is None:
-            from judge.draw import stream
+            from judge.shared.draw import stream
 
             self._examples = torch.Generator().manual_seed(stream(self.seed, "examples"))
         return self._examples
@@ -56,7 +59,7 @@ class GradingContext:
     def drawn(self, name: str) -> torch.Generator:
         """A fresh generator for the part `name` of this grading's draw (e.g. the shape a cost is measured on): the
         same for the same file on the same exercise version, unknown to any file before it is graded."""
-        from judge.draw import stream
+        from judge.shared.draw import stream
 
         return torch.Generator().manual_seed(stream(self.seed, name))
 
@@ -64,7 +67,8 @@ class GradingContext:
     def runner(self) -> RunnerClient:
         """The line to the runner; a clear error where this context has none (a test run outside a grading)."""
         if self.client is None:
-            raise RuntimeError("this grading context has no runner: judge.verifier makes one for each grading")
+            raise RuntimeError("this grading context has no runner: judge.verifier_side.verifier makes one for each "
+                               "grading")
         return self.client
 
     def new_session(self) -> str:

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from judge.i18n import T
-from judge.protocol import Request
 from judge.remote.context import current
 from judge.remote.failures import YOUR_FUNCTION, YOUR_MODULE, Protocol, raise_learner_error
 from judge.remote.values import RunnerObject, decode_result, encode_arg, example_like, result_or_object
-from judge.report import GraphBreakDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphBreakDiagnostic
+from judge.shared.protocol import Request
 
 
 @dataclass

@@ -5,11 +5,11 @@ The runner's words are untrusted data: each is cut short, and none of them can m
 
 from __future__ import annotations
 
-from judge.checks.breaks import explain_learner_error, graph_break_message
 from judge.checks.failures import CheckFailure, CompileError, GraphBreak
-from judge.i18n import T, in_code
-from judge.protocol import ErrorKind, RunnerEnd
-from judge.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
+from judge.compiler.breaks import explain_learner_error, graph_break_message
+from judge.reports.i18n import T, in_code
+from judge.reports.report import ErrorDiagnostic, GraphBreakDiagnostic, SourceLocation, Verdict
+from judge.shared.protocol import ErrorKind, RunnerEnd
 
 YOUR_FUNCTION = T("your function")
 YOUR_MODULE = T("your module")
@@ -22,7 +22,7 @@ class RunnerGone(CheckFailure):
 
     def __init__(self, message, runner_end: RunnerEnd, **kwargs):
         super().__init__(message, **kwargs)
-        self.runner_end = runner_end  # why, as data: sent with the check it fails (judge.protocol)
+        self.runner_end = runner_end  # why, as data: sent with the check it fails (judge.shared.protocol)
 
 
 class LearnerError(CheckFailure):
@@ -46,7 +46,7 @@ class MalformedGraph(Protocol):
 
 
 def gone_reason(message: dict) -> T:
-    """Why the runner is gone, from the trusted side's `runner_gone` message (judge.grading._gone_message)."""
+    """Why the runner is gone, from the trusted side's `runner_gone` message (judge.parent.grading._gone_message)."""
     cause = RunnerEnd.of(message.get("cause"))
     if cause is RunnerEnd.START:
         return T("your code's process could not start")

@@ -1,4 +1,4 @@
-"""Graphs from the runner rebuilt here: untrusted IR through the allowlist (`judge.ir`), never the runner's code.
+"""Graphs from the runner rebuilt here: untrusted IR through the allowlist (`judge.shared.ir`), never the runner's code.
 
 An exercise about an operator the learner registers declares its namespace (`op_namespaces`) and a provider
 (`GradingContext.provide_operators`): the verifier's own implementation is registered before a graph calling
@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import torch.fx
 
-from judge import ir, phases
 from judge.checks.failures import Forbidden
-from judge.i18n import T, in_code
 from judge.remote.context import current
 from judge.remote.failures import MalformedGraph
+from judge.reports.i18n import T, in_code
+from judge.shared import ir, phases
 
 
 @dataclass

@@ -11,15 +11,15 @@ from collections.abc import Callable
 
 import torch.fx
 
-from judge.i18n import T
-from judge.protocol import Request
 from judge.remote.compiled import RemoteCompiled
 from judge.remote.context import current
 from judge.remote.eager import call
 from judge.remote.failures import YOUR_FUNCTION, Protocol, raise_learner_error
 from judge.remote.values import RunnerObject, encode_arg
+from judge.reports.i18n import T
+from judge.shared.protocol import Request
 
-RUNNER_OPTIONS = ("fullgraph", "dynamic")  # what the runner passes to torch.compile (judge/compiling.py)
+RUNNER_OPTIONS = ("fullgraph", "dynamic")  # what the runner passes to torch.compile (judge/runner_side/compiling.py)
 VERIFIER_OPTIONS = ("what", "local_backend", "mutates_args", "rewrite_graph", "learner_compiled", "learner_backend")
 
 
@@ -47,7 +47,8 @@ class Ref(RunnerObject):
         - `learner_compiled`: the target is already a `torch.compile` result of the learner's code: the runner
           records its graphs with the learner's own options (then `fullgraph` and `dynamic` are not given);
         - `learner_backend`: as `learner_compiled`, but the learner's code compiled with the backend the exercise
-          handed it (`judge.compiling.recording_backend`, from its public module) instead of having it swapped in
+          handed it (`judge.runner_side.compiling.recording_backend`, from its public module) instead of having it
+          swapped in
           with `force_backend`, which bypasses the function's own `recompile_limit`.
         Any other option is a TypeError: the runner honours only `fullgraph` and `dynamic`."""
         if unknown:

@@ -2,7 +2,8 @@
 
 A hidden test's `assert_same` failed on a result a captured graph computed here (`WrongAnswer.compared`, and the
 grading's `last_run`: the graph, its inputs for that call, its outputs). The graph ran under the check's own stage
-(op by op, or compiled with `local_backend`); each stage before that one (judge/stages.py: eager, aot_eager,
+(op by op, or compiled with `local_backend`); each stage before that one (judge/verifier_side/stages.py: eager,
+aot_eager,
 aot_eager_decomp_partition, inductor) runs it again, sealed, on copies of the same inputs, and its result goes
 through the same comparison. The first that disagrees is the finding; compiler_bisector narrows a compiler stage
 further. Only the verifier's own rebuilt graph and inputs are used: the runner is asked nothing.
@@ -17,12 +18,13 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 
-from judge import phases, stages
 from judge.checks.failures import CheckFailure
 from judge.checks.sealed import run_sealed
 from judge.remote.compiled import LastRun
 from judge.remote.context import current
-from judge.report import StageFinding
+from judge.reports.report import StageFinding
+from judge.shared import phases
+from judge.verifier_side import stages
 
 
 def explain(exc: BaseException) -> StageFinding | None:

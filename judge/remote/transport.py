@@ -12,16 +12,16 @@ import os
 import select
 import time
 
-from judge import phases
 from judge.checks.failures import CheckFailure
-from judge.i18n import T
-from judge.protocol import Request, RunnerEnd, RunnerSays, TrustedSays, VerifierSays
 from judge.remote.failures import LearnerError, Protocol, RunnerGone, gone_end, gone_reason
-from judge.report import Verdict
+from judge.reports.i18n import T
+from judge.reports.report import Verdict
+from judge.shared import phases
+from judge.shared.protocol import Request, RunnerEnd, RunnerSays, TrustedSays, VerifierSays
 from sandbox.jsonlines import Splitter, parse_line
 
 MAX_LINE = 16 * 1024 * 1024
-MAX_NOTES = 256  # notes one request's answer may carry (judge.runner.tell_verifier)
+MAX_NOTES = 256  # notes one request's answer may carry (judge.runner_side.runner.tell_verifier)
 
 
 class RunnerClient:

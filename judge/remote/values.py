@@ -1,7 +1,7 @@
 """Values crossing to the runner and back: example inputs, arguments encoded, results decoded.
 
 The runner never sees a hidden input: `example_like` gives a value of the same shape, dtype and device with
-other values. What comes back is decoded from untrusted data (`judge.wire`); a graph in it is rebuilt from
+other values. What comes back is decoded from untrusted data (`judge.shared.wire`); a graph in it is rebuilt from
 the allowlist and sealed.
 """
 
@@ -12,12 +12,12 @@ from dataclasses import dataclass
 import torch
 import torch.fx
 
-from judge import ir, wire
 from judge.checks.sealed import sealed_module
-from judge.i18n import T, in_code
 from judge.remote.context import current
 from judge.remote.failures import Protocol
 from judge.remote.graphs import rebuild
+from judge.reports.i18n import T, in_code
+from judge.shared import ir, wire
 
 RETURNED_GRAPH = T("the graph your code returned")
 

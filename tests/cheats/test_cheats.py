@@ -2,7 +2,7 @@
 
 Each file in submissions/ is a learner's whole submission that tries to win without solving the exercise:
 forging the result channel, patching the runner, sending graphs that lie. Each is graded with the CLI's
-backend (warm local forks, through `judge.grading.grade` as `python practice/judge.py` calls it), and through the
+backend (warm local forks, through `judge.parent.grading.grade` as `python practice/judge.py` calls it), and through the
 web with bubblewrap; both run the same two processes. The CLI command itself grades the cheats that attack what
 it prints or that need its --sandbox option.
 A cheat that returns a graph computing the right function on every hidden input would be a correct solution
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.paths import EXERCISES_DIR, PROJECT_ROOT
-from judge.report import Verdict
+from judge.reports.report import Verdict
+from judge.shared.paths import EXERCISES_DIR, PROJECT_ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -49,7 +49,7 @@ CHEATS = {
     "patched_session_method.py": (BOOK, {Verdict.FORBIDDEN}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
-NAMED = {"patched_session_method.py": "judge.compiling.Session.call"}
+NAMED = {"patched_session_method.py": "judge.runner_side.compiling.Session.call"}
 # Through the CLI command: a cheat that forges what the CLI prints, with the CLI's default backend for one file
 # (None: fresh processes), and, since the unisolated backends run the learner's code as the user next to the
 # exercises folder (reference included) by design, a cheat that reads files, graded with the CLI's --sandbox bwrap.
@@ -86,8 +86,8 @@ def test_there_are_at_least_twelve_cheats_of_different_kinds():
 
 @pytest.mark.parametrize("name", sorted(set(CHEATS) - {n for n, s in CLI_SANDBOX.items() if s == "bwrap"}))
 def test_cheat_through_the_clis_backend(name, course, local):
-    from judge.exercise import load_exercise
-    from judge.grading import grade
+    from judge.parent.exercise import load_exercise
+    from judge.parent.grading import grade
 
     exercise, allowed = CHEATS[name]
     report = grade(load_exercise(course / exercise), (HERE / name).read_text(encoding="utf-8"), sandbox=local)

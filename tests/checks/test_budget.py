@@ -5,10 +5,10 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from judge import ir
 from judge.checks import GraphBreak, Recompile, WrongAnswer
 from judge.checks.budget import mark_as_recorded, recorded_arg_shapes, replay_here, serve_schedule
 from judge.remote.graphs import Graph
+from judge.shared import ir
 
 
 def captured() -> torch.fx.GraphModule:

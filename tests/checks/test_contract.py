@@ -6,7 +6,7 @@ import torch
 from pydantic import ValidationError
 
 from judge.checks import WrongAnswer, contract as c
-from judge.exercise import Contract
+from judge.parent.exercise import Contract
 
 STEP = {"inputs": [{"name": "x", "shape": ["N", "K"]}, {"name": "w", "shape": ["K", "M"]}],
         "dims": {"N": [1, 4], "K": [1, 4], "M": [1, 3]}, "dtypes": ["float32", "float64"], "atol": 0.0,
@@ -92,7 +92,7 @@ def test_integer_input_bounded_by_a_symbol():
      "torch.get_float32_matmul_precision()"),
 ], ids=["grad_mode", "default_dtype", "deterministic", "matmul_precision"])
 def test_process_wide_state_left_changed_is_reported(change, restore, shown):
-    from judge import tamper
+    from judge.shared import tamper
 
     snapshot = tamper.Snapshot()
     assert snapshot.changes() == []

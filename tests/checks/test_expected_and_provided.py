@@ -13,7 +13,7 @@ from judge.checks import (
     expected_first,
 )
 from judge.checks.autograd import assert_same_value_and_grads
-from judge.report import Verdict
+from judge.reports.report import Verdict
 
 
 def original(x):

@@ -4,8 +4,8 @@ import pytest
 
 from judge.checks import WrongAnswer
 from judge.checks.fresh_process import LearnerError, learner_error, run_python
-from judge.checks.locations import register_learner_file
-from judge.report import Verdict
+from judge.compiler.locations import register_learner_file
+from judge.reports.report import Verdict
 
 WRITE_ENV = '''
 import json, os, sys

@@ -5,16 +5,16 @@ import importlib.util
 import pytest
 import torch
 
-from judge.checks.breaks import graph_break_from_exception, graph_break_message
 from judge.checks.failures import CompileError
-from judge.checks.locations import register_learner_file
-from judge.i18n import T, text
-from judge.learner_errors import describe
-from judge.plugin import classify
-from judge.protocol import ErrorKind
-from judge.proving import reads_as_english
+from judge.compiler.breaks import graph_break_from_exception, graph_break_message
+from judge.compiler.locations import register_learner_file
+from judge.parent.proving import reads_as_english
 from judge.remote.failures import YOUR_FUNCTION, LearnerError, raise_learner_error
-from judge.report import Verdict
+from judge.reports.i18n import T, text
+from judge.reports.report import Verdict
+from judge.shared.learner_errors import describe
+from judge.shared.protocol import ErrorKind
+from judge.verifier_side.plugin import classify
 
 BRANCHES = {
     "aliasing": ("def keep(h):\n    return h\n", "x.clone()", "x.clone()"),

@@ -4,8 +4,8 @@ import pytest
 import torch
 from torch._higher_order_ops import while_loop
 
-from judge import ir
 from judge.checks.instrument import executed_ops, graph_text, opaque, run_counting
+from judge.shared import ir
 
 
 def heavy(x):

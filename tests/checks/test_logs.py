@@ -1,8 +1,8 @@
-"""judge.checks.logs: artifact records collected, and the structured trace log left without a handler."""
+"""judge.compiler.logs: artifact records collected, and the structured trace log left without a handler."""
 
 import torch
 
-from judge.checks.logs import artifact_log
+from judge.compiler.logs import artifact_log
 
 
 def test_an_artifact_is_collected_and_the_trace_log_stays_silent():

@@ -6,7 +6,7 @@ from torch.amp.autocast_mode import _enter_autocast
 
 from judge.checks import CheckFailure, Forbidden, WrongAnswer
 from judge.checks.sealed import ProcessState, run_sealed, sealed_module
-from judge.report import Verdict
+from judge.reports.report import Verdict
 
 
 def grad_off(x):

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from judge.checks import GraphBreak, compile_one_graph
-from judge.checks.locations import register_learner_file
 from judge.checks.shapes import assert_no_unbacked_symbols, input_shapes, traced_unbacked_origins, unbacked_origins
+from judge.compiler.locations import register_learner_file
 
 LEARNER_SOURCE = textwrap.dedent("""
     import torch
@@ -78,7 +78,7 @@ def test_boolean_indexing_is_data_dependent(learner):
 
 def rebuilt_without_sizes(gm):
     """`gm` as the verifier rebuilds it from a runner that recorded no sizes at all (a record hiding u0)."""
-    from judge import ir
+    from judge.shared import ir
 
     register_learner_file("solution.py", "solution.py")  # rebuilt stacks name the file as the learner knows it
     body = ir.to_ir(gm)
@@ -89,7 +89,7 @@ def rebuilt_without_sizes(gm):
 
 def graph_inputs(gm, **values):
     """The values for a rebuilt graph's placeholders, by the argument each one stands for (l_x_ -> x)."""
-    from judge import ir
+    from judge.shared import ir
 
     return [values[node.name.removeprefix("l_").removesuffix("_")] for node in ir.placeholders(gm)]
 

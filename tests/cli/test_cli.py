@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
-from judge.exercise import load_exercise
+from judge.parent.exercise import load_exercise
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -193,7 +193,7 @@ def test_watch_grades_again_on_save(add_one, tmp_path):
 def test_an_exercise_that_needs_cuda_is_listed_skipped_and_refused_without_one(tmp_path, fake_course, monkeypatch):
     import shutil
 
-    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    monkeypatch.setattr("judge.parent.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
     course = tmp_path / "course"
     shutil.copytree(fake_course / "add-one", course / "add-one")
     toml = course / "add-one" / "exercise.toml"
@@ -216,7 +216,7 @@ def test_a_gpu_exercise_with_a_cpu_tier_is_proven_and_graded_there_without_a_gpu
 
     from cli.workspace import Workspace
 
-    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    monkeypatch.setattr("judge.parent.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
     course = tmp_path / "course"
     shutil.copytree(fake_course / "add-one", course / "add-one")
     toml = course / "add-one" / "exercise.toml"

@@ -9,8 +9,8 @@ from rich.console import Console
 from cli.cost_render import print_cost_line
 from cli.main import cli
 from cli.workspace import Workspace
-from judge import cost_view
-from judge.report import CompiledCost, CostFigures, CostSection, EagerCost, Report, Verdict
+from judge.costs import view as cost_view
+from judge.reports.report import CompiledCost, CostFigures, CostSection, EagerCost, Report, Verdict
 
 
 def section(learner_unavailable: str = "") -> CostSection:
@@ -37,7 +37,7 @@ def test_the_summary_line(lang, expected):
 
 
 def test_a_learner_without_figures_is_said_so():
-    from judge.i18n import text
+    from judge.reports.i18n import text
 
     assert text(cost_view.summary(section("did not compile")), "en").startswith(
         "Cost (Inductor's estimate): yours has no figures; reference 1 kernels")
@@ -61,7 +61,7 @@ def test_the_table_says_what_compiling_cost_and_who_counted_it(lang, words):
     """Frames and guards counted by the verifier for the original; the learner's are not counted ("—"): Dynamo traced
     its function in its own process. Seconds are shown."""
     from cli.cost_render import print_cost
-    from judge.report import CompileCost
+    from judge.reports.report import CompileCost
 
     cost = section()
     cost.figures[0].compiled = cost.figures[0].compiled.model_copy(update={"compile": CompileCost(inductor_s=1.46)})

@@ -1,7 +1,7 @@
 """The background judge (cli/daemon.py, cli/daemon_server.py), driven as a learner drives it: `practice` in real
 processes, each test with a daemon folder of its own (PRACTICE_DAEMON_DIR).
 
-Most tests grade a file over judge.grading's size limit: its report (LOAD_ERROR) is made before any sandbox runs,
+Most tests grade a file over judge.parent.grading's size limit: its report (LOAD_ERROR) is made before any sandbox runs,
 so the direct grading costs nothing and what is tested is who grades and which daemon runs. The daemon still warms
 its workers in the background; every test stops the daemons of its folder.
 """
@@ -22,7 +22,7 @@ import pytest
 
 from cli import daemon
 from cli.daemon_protocol import LOG_NAME, SOCKET_NAME, DaemonSettings, alive, lock_held
-from judge.job import MAX_SOURCE_BYTES
+from judge.parent.job import MAX_SOURCE_BYTES
 from tests.daemons import stop_all, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

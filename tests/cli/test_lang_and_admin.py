@@ -167,8 +167,8 @@ def test_a_report_s_labels_and_texts_come_in_the_learners_language():
     from rich.console import Console
 
     from cli.render import print_report
-    from judge.i18n import T
-    from judge.report import CheckResult, ErrorDiagnostic, GraphDiagnostic, Report, Verdict
+    from judge.reports.i18n import T
+    from judge.reports.report import CheckResult, ErrorDiagnostic, GraphDiagnostic, Report, Verdict
 
     check = CheckResult(name="test_one", title=T("one graph", zh="一张图"), passed=False, verdict=Verdict.GRAPH_BREAK,
                         message=T("two graphs", zh="两张图"),

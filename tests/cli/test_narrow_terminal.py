@@ -8,7 +8,7 @@ from rich.console import Console
 
 from cli.cost_render import print_cost
 from cli.render import print_exercise_list
-from judge.exercise import load_course
+from judge.parent.exercise import load_course
 from tests.cli.test_cost_display import section
 
 WHY = "Inductor could not compile your graph here: a graph break left code between the graphs"

@@ -126,7 +126,7 @@ def test_a_report_from_an_unverified_torch_says_so():
     from rich.console import Console
 
     from cli.render import print_report
-    from judge.report import Report, Verdict
+    from judge.reports.report import Report, Verdict
 
     console = Console(record=True, width=200)
     print_report(console, Report(exercise_id="x", verdict=Verdict.ACCEPTED, summary="ok",
@@ -138,8 +138,8 @@ def test_a_check_that_rests_on_the_learners_process_says_so_in_both_languages():
     from rich.console import Console
 
     from cli.render import print_report
-    from judge.i18n import T
-    from judge.report import CheckResult, Report, Verdict
+    from judge.reports.i18n import T
+    from judge.reports.report import CheckResult, Report, Verdict
 
     check = CheckResult(name="test_prints", passed=True)
     check.set_text("learner_process", T("what an eager call printed", zh="eager 调用打印的内容"))

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from cli.main import cli
 from cli.topics import topics_markdown
-from judge.exercise import load_course
+from judge.parent.exercise import load_course
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,17 +1,18 @@
 """A hidden test's own assertion message reaches the report (both forms, whatever pytest the range allows).
 
 The verifier runs pytest with assertion rewriting; pytest 9.0 lost a rewritten `assert x == y, "message"`'s
-message when the terminal reporter was disabled (judge.plugin.SilentTerminal keeps one that writes nowhere).
+message when the terminal reporter was disabled (judge.verifier_side.plugin.SilentTerminal keeps one that writes
+nowhere).
 """
 
 import shutil
 
 import pytest
 
-from judge.exercise import load_exercise
-from judge.grading import grade, make_sandbox
-from judge.i18n import text
-from judge.report import Verdict
+from judge.parent.exercise import load_exercise
+from judge.parent.grading import grade, make_sandbox
+from judge.reports.i18n import text
+from judge.reports.report import Verdict
 
 MESSAGES = '''import torch
 
@@ -67,7 +68,7 @@ def test_practice_check_prints_the_message(report):
     from rich.console import Console
 
     from cli.proving import print_proof
-    from judge.proving import Proof
+    from judge.parent.proving import Proof
 
     console = Console(record=True, width=200)
     print_proof(console, Proof("wrong", "wrong/add_five.py", Verdict.WRONG_ANSWER, "test_values", report))

@@ -5,19 +5,20 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge import break_registry
 from judge.checks.graphs import find_graph_breaks, graph_break_from_exception
-from judge.exercise import load_course
-from judge.i18n import OTHER_LANGS
-from judge.proving import CJK, reads_as_english
-from judge.report import GraphBreakDiagnostic, localized
+from judge.compiler import break_registry
+from judge.parent.exercise import load_course
+from judge.parent.proving import CJK, reads_as_english
+from judge.reports.i18n import OTHER_LANGS
+from judge.reports.report import GraphBreakDiagnostic, localized
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 
 
 def test_every_id_of_the_chinese_catalogue_is_in_the_installed_registry():
     unknown = sorted(set(break_registry.catalogue()) - set(break_registry.registry()))
-    assert not unknown, f"judge/break_registry_zh.toml names ids the installed torch does not register: {unknown}"
+    assert not unknown, (f"judge/compiler/break_registry_zh.toml names ids the installed torch does not "
+                         f"register: {unknown}")
 
 
 def test_the_catalogue_covers_the_common_breaks_in_chinese():

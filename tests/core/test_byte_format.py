@@ -1,4 +1,4 @@
-"""One rule for byte counts (judge.cost_view.BYTE_UNITS): the report's Python and the page's cost.js agree."""
+"""One rule for byte counts (judge.costs.view.BYTE_UNITS): the report's Python and the page's cost.js agree."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import subprocess
 
 import pytest
 
-from judge.cost_view import BYTE_UNITS, human_bytes
-from judge.paths import PROJECT_ROOT
+from judge.costs.view import BYTE_UNITS, human_bytes
+from judge.shared.paths import PROJECT_ROOT
 
 COST_JS = PROJECT_ROOT / "web" / "static" / "cost.js"
 

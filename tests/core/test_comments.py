@@ -1,11 +1,11 @@
-"""Comments of an exercise's code in the learner's language (judge/comments.py): the marked comments only, the
+"""Comments of an exercise's code in the learner's language (judge/parent/comments.py): the marked comments only, the
 code and the line numbers unchanged."""
 
 from __future__ import annotations
 
 import pytest
 
-from judge.comments import in_language
+from judge.parent.comments import in_language
 
 SOURCE = '''def f(x):
     y = x * 2  # 乘以二  # en: times two

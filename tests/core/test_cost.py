@@ -1,12 +1,12 @@
-"""The cost measure (judge/cost.py): what eager mode dispatches and moves, what Inductor makes of a graph."""
+"""The cost measure (judge/costs/measure.py): what eager mode dispatches and moves, what Inductor makes of a graph."""
 
 import pytest
 import torch
 
-from judge.cost import Traffic, compiled_cost, cost_of, eager_cost, relative_standard_error, tensor_bytes
-from judge.cost_spec import CostSpec, spec_for
-from judge.exercise import load_exercise
-from judge.paths import EXERCISES_DIR
+from judge.costs.measure import Traffic, compiled_cost, cost_of, eager_cost, relative_standard_error, tensor_bytes
+from judge.costs.spec import CostSpec, spec_for
+from judge.parent.exercise import load_exercise
+from judge.shared.paths import EXERCISES_DIR
 
 F32 = 4
 
@@ -148,7 +148,7 @@ def test_a_checks_own_inductor_compile_gives_the_cost_section_its_figures(monkey
     import torch._inductor.compile_fx as compile_fx_module
     from torch._inductor.utils import run_and_get_code
 
-    from judge import cost
+    from judge.costs import measure as cost
 
     def rms_norm(x, w):  # a graph of its own (cost_of keys on the graph's code)
         return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * w
@@ -167,10 +167,10 @@ def test_a_checks_own_inductor_compile_gives_the_cost_section_its_figures(monkey
 
 
 def test_the_reference_and_starter_figures_travel_to_the_next_job():
-    """judge.cost_memo: a verifier's measured reference/starter figures go into the next job of that version."""
-    from judge import cost_memo
-    from judge.job import make_jobs
-    from judge.report import CompiledCost, CostFigures, CostSection, EagerCost
+    """judge.costs.memo: a verifier's measured reference/starter figures go into the next job of that version."""
+    from judge.costs import memo as cost_memo
+    from judge.parent.job import make_jobs
+    from judge.reports.report import CompiledCost, CostFigures, CostSection, EagerCost
 
     exercise = load_exercise(EXERCISES_DIR / "fuse-rmsnorm-silu")
     cost_memo.forget()
@@ -194,8 +194,8 @@ def test_the_reference_and_starter_figures_travel_to_the_next_job():
 def test_timing_a_learners_graph_is_sealed(monkeypatch):
     """learner_timed_cost runs the timing sealed: on copies (each batch on fresh clones), and a graph whose run
     leaves the process changed (here: grad mode switched off) fails as FORBIDDEN, with the state put back."""
-    from judge.checks import cost as cost_checks
     from judge.checks.failures import Forbidden
+    from judge.costs import checks as cost_checks
 
     seen = []
 

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercise import load_exercise
-from judge.grading import grade
-from judge.paths import EXERCISES_DIR
-from judge.report import Verdict
+from judge.parent.exercise import load_exercise
+from judge.parent.grading import grade
+from judge.reports.report import Verdict
+from judge.shared.paths import EXERCISES_DIR
 
 pytestmark = pytest.mark.slow
 
@@ -33,8 +33,9 @@ def reports(local):
     for name in ("first", "again"):
         assert made[name].verdict is Verdict.ACCEPTED, (name, made[name].summary, made[name].stderr[-2000:])
         assert made[name].cost is not None, (name, made[name].stderr[-2000:])
-    # The runner imports judge.cost (its compile records figures), so its tamper check sees the patch as well.
-    assert made["liar"].verdict is Verdict.FORBIDDEN and "judge.cost" in made["liar"].summary, made["liar"].summary
+    # The runner imports judge.costs.measure (its compile records figures), so its tamper check sees the patch as well.
+    liar = made["liar"]
+    assert liar.verdict is Verdict.FORBIDDEN and "judge.costs.measure" in liar.summary, liar.summary
     return made
 
 

@@ -1,4 +1,4 @@
-"""judge.draw: each grading's probes come from a secret and the file itself, never from a fixed seed.
+"""judge.shared.draw: each grading's probes come from a secret and the file itself, never from a fixed seed.
 
 The same file on the same exercise version draws the same (same seed, same inputs, same verdict); another file, or
 another installation's secret, draws anew; the runner's job never carries the seed; a report's seed replays it."""
@@ -9,12 +9,12 @@ import stat
 import pytest
 import torch
 
-from judge import draw
-from judge.exercise import load_exercise
-from judge.grading import grade
-from judge.job import make_jobs
+from judge.parent.exercise import load_exercise
+from judge.parent.grading import grade
+from judge.parent.job import make_jobs
 from judge.remote import GradingContext, using
 from judge.remote.values import example_like
+from judge.shared import draw
 
 DRAWN_TEST = '''
 import torch
@@ -101,7 +101,7 @@ def test_the_same_file_draws_the_same_another_file_draws_anew_and_a_seed_replays
 
 
 def test_a_proof_draws_the_same_under_any_installations_secret(add_one, local, monkeypatch):
-    from judge.proving import cases, prove, seed_for
+    from judge.parent.proving import cases, prove, seed_for
 
     seeds = []
     for secret in ("one installation", "another"):

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from judge.exercise import load_exercise
-from judge.grading import grade, make_sandbox
-from judge.report import Verdict, localized
+from judge.parent.exercise import load_exercise
+from judge.parent.grading import grade, make_sandbox
+from judge.reports.report import Verdict, localized
 
 ROOT = Path(__file__).resolve().parents[2]
 # The project's packages, and the learner's file as an old-style hidden test imports it.
@@ -159,7 +159,7 @@ def test_a_verifier_without_a_dependency_is_an_internal_error(tmp_path):
 @pytest.mark.slow
 def test_a_runner_without_a_module_of_the_judge_is_an_internal_error(tmp_path, fake_course):
     """A module the runner needs only once requests arrive fails before the learner's file is imported."""
-    report = graded_without(tmp_path, fake_course / "add-one", "judge.compiling")
+    report = graded_without(tmp_path, fake_course / "add-one", "judge.runner_side.compiling")
     assert report.verdict is Verdict.INTERNAL_ERROR, report.summary
-    assert "judge.compiling" in everything_said(report)
+    assert "judge.runner_side.compiling" in everything_said(report)
     assert not report.checks or all(c.verdict is not Verdict.RUNTIME_ERROR for c in report.checks)

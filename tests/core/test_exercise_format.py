@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercise import ExerciseError, find_exercise, load_course, load_exercise
-from judge.paths import EXERCISES_DIR
+from judge.parent.exercise import ExerciseError, find_exercise, load_course, load_exercise
+from judge.shared.paths import EXERCISES_DIR
 
 FAKE = Path(__file__).parent.parent / "fake_course" / "add-one"
 
@@ -85,7 +85,7 @@ def test_every_shipped_exercise_loads():
 
 
 def test_every_statement_promises_what_its_contract_declares():
-    from judge.statement_check import contract_problems
+    from judge.parent.statement_check import contract_problems
 
     checked = [e for e in load_course(EXERCISES_DIR) if e.contract is not None]
     assert len(checked) >= 6
@@ -95,7 +95,7 @@ def test_every_statement_promises_what_its_contract_declares():
 def test_a_statement_that_disagrees_with_its_contract_is_reported(tmp_path):
     import shutil
 
-    from judge.statement_check import contract_problems
+    from judge.parent.statement_check import contract_problems
 
     folder = tmp_path / "graph-break-step"
     shutil.copytree(EXERCISES_DIR / "graph-break-step", folder)

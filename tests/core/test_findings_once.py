@@ -1,6 +1,7 @@
 """One finding is shown once: checks that fail for the same reason point to the first (`same_as`), the same failing
 guard is one recompile with a count, and a graph that computes nothing is not a graph of the compiler's view. The
-report data says it once (judge.report.mark_repeats, judge.doctor.once), and every front-end shows it so."""
+report data says it once (judge.reports.report.mark_repeats, judge.parent.playground.once), and every front-end shows
+it so."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import torch
 from rich.console import Console
 
 from cli.render import print_report
-from judge.report import (
+from judge.reports.report import (
     CheckResult,
     ErrorDiagnostic,
     GraphBreakDiagnostic,
@@ -72,7 +73,7 @@ def test_the_notebook_explains_one_break_once():
 
 
 def test_one_failing_guard_is_one_recompile_with_a_count():
-    from judge.doctor import once
+    from judge.parent.playground import once
 
     line5 = SourceLocation(file="mine.py", line=5, text="h = x * n")
     seen = [GuardOrigin(guard="n == 2", compile_id=cid, kind="value", location=line5) for cid in ("0/0", "0/1", "0/2")]
@@ -107,20 +108,20 @@ def test_one_call_that_recompiles_every_piece_after_its_breaks_is_one_recompile(
 
 
 def test_the_terminal_shows_a_repeated_guard_once_with_its_count():
-    from cli.doctor import print_doctor
-    from judge.doctor import DoctorReport, once
+    from cli.playground import print_playground
+    from judge.parent.playground import PlaygroundReport, once
 
     line5 = SourceLocation(file="mine.py", line=5, text="h = x * n")
-    report = DoctorReport(summary="3 call(s) compiled", complete=True, recompiles=once(
+    report = PlaygroundReport(summary="3 call(s) compiled", complete=True, recompiles=once(
         [GuardOrigin(guard="n == 2", kind="value", location=line5, explanation="a constant")] * 3))
     console = Console(record=True, width=200, force_terminal=False)
-    print_doctor(console, report, "en")
+    print_playground(console, report, "en")
     shown = console.export_text()
     assert shown.count("n == 2") == 1 and "×3" in shown
 
 
 def test_a_graph_that_computes_nothing_is_not_shown():
-    from judge.compiler_view import ViewBuilder
+    from judge.verifier_side.compiler_view import ViewBuilder
 
     def nothing(x):
         return (x,)
@@ -135,7 +136,7 @@ def test_a_graph_that_computes_nothing_is_not_shown():
 
 
 def test_a_title_wrapped_over_two_lines_is_one_title():
-    from judge.plugin import title_of
+    from judge.verifier_side.plugin import title_of
 
     def test_boundaries():
         """Boundary values: zeros of both signs, huge
@@ -150,7 +151,7 @@ def test_a_title_wrapped_over_two_lines_is_one_title():
 
 
 def test_pytorchs_placeholders_are_filled_from_the_break_itself():
-    from judge.break_registry import words
+    from judge.compiler.break_registry import words
 
     said = ("Failed to trace builtin operator\n  Explanation: Dynamo does not know how to trace builtin operator "
             "`print` with argument types ['str', 'int'] (has_kwargs False)\n")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercise import load_exercise
-from judge.fingerprint import exercise_fingerprint, judge_version
+from judge.parent.exercise import load_exercise
+from judge.parent.fingerprint import exercise_fingerprint, judge_version
 
 FAKE = Path(__file__).parent.parent / "fake_course" / "add-one"
 
@@ -52,7 +52,7 @@ def test_what_a_learner_only_reads_leaves_it(folder, what, edit):
 
 
 def test_the_judge_version_is_part_of_it(folder, monkeypatch):
-    from judge import fingerprint
+    from judge.parent import fingerprint
 
     exercise = load_exercise(folder)
     before = exercise_fingerprint(exercise)
@@ -63,8 +63,8 @@ def test_the_judge_version_is_part_of_it(folder, monkeypatch):
 
 def test_every_report_of_grade_carries_it(folder):
     """Even a report made before any code runs (a file over the size limit) says which version judged it."""
-    from judge.grading import grade
-    from judge.job import MAX_SOURCE_BYTES
+    from judge.parent.grading import grade
+    from judge.parent.job import MAX_SOURCE_BYTES
 
     exercise = load_exercise(folder)
     events = []

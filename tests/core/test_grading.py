@@ -1,8 +1,8 @@
 """grade() itself: oversized sources and a failing sandbox become reports, not exceptions."""
 
-from judge.grading import grade
-from judge.job import MAX_SOURCE_BYTES
-from judge.report import Report, Verdict
+from judge.parent.grading import grade
+from judge.parent.job import MAX_SOURCE_BYTES
+from judge.reports.report import Report, Verdict
 from sandbox.base import RunOutcome, Sandbox, SandboxError
 
 
@@ -44,7 +44,7 @@ class FlakySandbox(Sandbox):
     name = "flaky"
 
     def __init__(self):
-        from judge.grading import make_sandbox
+        from judge.parent.grading import make_sandbox
 
         self.inner, self.calls = make_sandbox("none"), 0
 

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge import guard_origin
-from judge.checks.logs import artifact_log
-from judge.exercise import load_exercise
-from judge.grading import grade
-from judge.report import RecompileDiagnostic, localized
+from judge.compiler import guard_origin
+from judge.compiler.logs import artifact_log
+from judge.parent.exercise import load_exercise
+from judge.parent.grading import grade
+from judge.reports.report import RecompileDiagnostic, localized
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 RECORD = """Recompiling function step in /scratch/submission.py:4
@@ -47,8 +47,8 @@ def test_the_first_failure_of_each_record_gets_its_line_from_the_comment_or_the_
 
 
 def test_a_changing_python_int_names_the_line_that_read_it(tmp_path):
-    from judge.checks.locations import register_learner_file
-    from judge.loaded import load_module
+    from judge.compiler.locations import register_learner_file
+    from judge.shared.loaded import load_module
 
     path = tmp_path / "submission.py"
     path.write_text("import torch\n\ndef f(x, n):\n    h = x + 1\n    return h * n\n", encoding="utf-8")
@@ -59,7 +59,7 @@ def test_a_changing_python_int_names_the_line_that_read_it(tmp_path):
     with artifact_log("recompiles") as records:
         compiled(torch.randn(4), 2)
         compiled(torch.randn(4), 3)
-    from judge.checks.locations import LEARNER_FILES
+    from judge.compiler.locations import LEARNER_FILES
 
     (origin,) = guard_origin.from_runner(guard_origin.origins([r.getMessage() for r in records], {}, LEARNER_FILES))
     assert origin.kind == "value" and origin.location.line == 5 and origin.location.text == "return h * n"

@@ -1,4 +1,5 @@
-"""The grading core's gettext catalogs and its two-language text (judge/i18n.py, judge/report.py: Localized).
+"""The grading core's gettext catalogs and its two-language text (judge/reports/i18n.py, judge/reports/report.py:
+Localized).
 
 Messages are found the way scripts/i18n.sh finds them (Babel, keyword T), so a message added to judge/ or cli/
 without a Chinese translation fails here, not in front of a learner.
@@ -13,10 +14,10 @@ import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
-from judge.i18n import DOMAINS, LOCALE_DIR, T
-from judge.plugin import title_of
-from judge.proving import language_problems, reads_as_english
-from judge.report import CheckResult, MismatchDiagnostic, Report, Verdict, localized
+from judge.parent.proving import language_problems, reads_as_english
+from judge.reports.i18n import DOMAINS, LOCALE_DIR, T
+from judge.reports.report import CheckResult, MismatchDiagnostic, Report, Verdict, localized
+from judge.verifier_side.plugin import title_of
 from tests.catalogs import assert_mo_is_po_compiled
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -41,7 +41,7 @@ def test_package_imports_only_the_layers_below(package):
 
 def test_the_check_finds_an_import_inside_a_function(tmp_path):
     sample = tmp_path / "x.py"
-    sample.write_text("def f():\n    from judge.exercise import Limits\n    import web.app\n")
+    sample.write_text("def f():\n    from judge.parent.exercise import Limits\n    import web.app\n")
     assert imported_packages(sample) == {"judge", "web"}
 
 
@@ -73,13 +73,16 @@ def _typing_only(tree: ast.Module) -> set[int]:
     return found
 
 
-def module_imports(path: Path, modules: set[str], root: Path = ROOT) -> set[str]:
+def module_imports(path: Path, modules: set[str], root: Path = ROOT, module_level: bool = False) -> set[str]:
     """The project modules a file imports, anywhere in it (inside functions too; not under TYPE_CHECKING).
 
     `import a.b` and `from a import b` (b a module) are imports of a.b: every import of a submodule runs its
     package's __init__ first, so that is not counted as an edge; `from a.b import name` (not a module) is one
-    of a.b. A relative import is resolved against the file's package."""
+    of a.b. A relative import is resolved against the file's package. `module_level`: only the imports that run
+    when the module is imported (none inside a function or a class)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    if module_level:
+        tree.body = [n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     skip = _typing_only(tree)
     here = module_name(path, root)
     package = here if path.name == "__init__.py" else here.rpartition(".")[0]

@@ -1,5 +1,6 @@
 """Notes: what an object the exercise hands the learner sends to the verifier while a request is answered
-(judge.runner.tell_verifier), collected by the verifier for that request's answer (judge.remote.RunnerClient)."""
+(judge.runner_side.runner.tell_verifier), collected by the verifier for that request's answer
+(judge.remote.RunnerClient)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import types
 
 import pytest
 
-from judge import remote, runner
+from judge import remote
+from judge.runner_side import runner
 
 
 def _client_reading(messages: list[dict]) -> remote.RunnerClient:

@@ -5,10 +5,10 @@ import signal
 
 import pytest
 
-from judge.job import VerifierJob
-from judge.outcome import build_report
-from judge.protocol import RunnerEnd
-from judge.report import Verdict
+from judge.parent.outcome import build_report
+from judge.reports.report import Verdict
+from judge.shared.jobs import VerifierJob
+from judge.shared.protocol import RunnerEnd
 from sandbox.base import MessageParser, RunOutcome
 
 

@@ -1,9 +1,9 @@
-"""judge.phases: spans are written only where PRACTICE_PHASES names a folder, one file per role and process."""
+"""judge.shared.phases: spans are written only where PRACTICE_PHASES names a folder, one file per role and process."""
 
 import json
 import os
 
-from judge import phases
+from judge.shared import phases
 
 
 def test_a_span_is_recorded_under_the_processes_role(tmp_path, monkeypatch):

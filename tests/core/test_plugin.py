@@ -4,9 +4,9 @@ import sys
 
 import torch
 
-from judge.i18n import text
-from judge.plugin import classify
-from judge.report import Verdict
+from judge.reports.i18n import text
+from judge.reports.report import Verdict
+from judge.verifier_side.plugin import classify
 
 
 def _raised(fn, *args):
@@ -41,11 +41,11 @@ def test_an_assertion_is_a_wrong_answer_with_its_message_as_code():
 def test_a_marked_test_carries_its_reason_onto_its_check_result(tmp_path):
     import pytest
 
-    from judge.plugin import Collector
+    from judge.verifier_side.plugin import Collector
 
     (tmp_path / "test_marked.py").write_text(
         "from judge.checks import rests_on_learner_process\n"
-        "from judge.i18n import T\n\n"
+        "from judge.reports.i18n import T\n\n"
         "@rests_on_learner_process(T('what an eager call printed', zh='eager 调用打印的内容'))\n"
         "def test_marked():\n    pass\n\n"
         "def test_plain():\n    pass\n", encoding="utf-8")

@@ -1,9 +1,9 @@
 """A proof of a solution pinned to fail stops at its first failing check; a learner's grading runs every check."""
 
 
-from judge import proving
-from judge.grading import grade
-from judge.report import Verdict
+from judge.parent import proving
+from judge.parent.grading import grade
+from judge.reports.report import Verdict
 
 WRONG = "import torch\n\n\ndef f(x):\n    return x + 2\n"
 

@@ -1,4 +1,4 @@
-"""The runner/verifier protocol is declared once (judge.protocol) and every party speaks exactly that."""
+"""The runner/verifier protocol is declared once (judge.shared.protocol) and every party speaks exactly that."""
 
 import ast
 import json
@@ -7,16 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from judge import protocol
-from judge.learner_errors import describe, kind_of
-from judge.protocol import ErrorKind, Request, RunnerEnd, RunnerSays, TrustedSays, VerifierSays
-from judge.runner import Runner
+from judge.runner_side.runner import Runner
+from judge.shared import protocol
+from judge.shared.learner_errors import describe, kind_of
+from judge.shared.protocol import ErrorKind, Request, RunnerEnd, RunnerSays, TrustedSays, VerifierSays
 from sandbox.jsonlines import Lines, Splitter, parse_line
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = [*VerifierSays, *RunnerSays, *TrustedSays, *Request]
-PARTIES = ["judge/runner.py", "judge/verifier.py", "judge/grading.py", "judge/outcome.py", "judge/child.py",
-           "judge/compiling.py", "judge/plugin.py", "judge/learner_errors.py", "judge/doctor_checks.py",
+PARTIES = ["judge/runner_side/runner.py", "judge/verifier_side/verifier.py", "judge/parent/grading.py",
+           "judge/parent/outcome.py", "judge/child.py", "judge/runner_side/compiling.py",
+           "judge/verifier_side/plugin.py", "judge/shared/learner_errors.py", "judge/verifier_side/playground.py",
            *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "judge" / "remote").glob("*.py")
              if p.name != "__init__.py")]  # the package's __init__ only re-exports (its __all__ names functions)
 
@@ -35,7 +36,7 @@ def test_kinds_travel_as_their_wire_names():
 
 
 def test_no_party_writes_a_kind_as_a_literal():
-    """Each kind's wire name appears once, in judge/protocol.py; the parties name the enum member."""
+    """Each kind's wire name appears once, in judge/shared/protocol.py; the parties name the enum member."""
     names = {kind.value for kind in KINDS} | {k.value for k in ErrorKind} | {e.value for e in RunnerEnd}
     names -= {"check", "done", "error", "memory", "time", "output", "signal", "exit", "start", "state", "call",
               "doctor", "keep", "cost"}  # also plain words of other meanings (a ProgressEvent "check", a wire

@@ -1,5 +1,5 @@
-"""Questions about a learner's own file, answered by compiling it (judge/questions.py): change the file so that
-the right answer changes, and the judge's expected answer changes with it. Real compiles through the doctor's
+"""Questions about a learner's own file, answered by compiling it (judge/parent/questions.py): change the file so that
+the right answer changes, and the judge's expected answer changes with it. Real compiles through the playground's
 runner and verifier (the warm `local` sandbox), so marked slow (the proofs lane)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.doctor import doctor
-from judge.exercise import load_exercise
-from judge.questions import FILENAME, check, first_change, graph_nodes, make_questions, normalized, reverted
+from judge.parent.exercise import load_exercise
+from judge.parent.playground import run_playground
+from judge.parent.questions import FILENAME, check, first_change, graph_nodes, make_questions, normalized, reverted
 
 ROOT = Path(__file__).resolve().parents[2]
 BOOK = load_exercise(ROOT / "exercises" / "graph-break-step")
@@ -21,7 +21,7 @@ MOVED = REFERENCE.replace("    h = torch.where(", "    # keep the branch in the 
 
 
 def asked(source: str, sandbox) -> dict:
-    questions = make_questions(BOOK, source, lambda file: doctor(file, sandbox=sandbox, filename=FILENAME))
+    questions = make_questions(BOOK, source, lambda file: run_playground(file, sandbox=sandbox, filename=FILENAME))
     return {q.kind: q for q in questions}
 
 
@@ -56,7 +56,7 @@ def test_the_revert_puts_the_starters_lines_in_place_of_the_learners_first_chang
 
 
 def test_graph_nodes_read_the_learners_lines_from_dynamos_annotations():
-    from judge.report import CapturedGraph, CompilerView
+    from judge.reports.report import CapturedGraph, CompilerView
 
     code = ("def forward(self, L_x_):\n    l_x_ = L_x_\n    \n"
             f"    # File: {FILENAME}:5 in step, code: h = x * 2\n    h = l_x_ * 2;  l_x_ = None\n    \n"
@@ -68,7 +68,7 @@ def test_graph_nodes_read_the_learners_lines_from_dynamos_annotations():
 
 
 def test_an_answer_is_compared_in_the_questions_form():
-    from judge.questions import Choice, Question
+    from judge.parent.questions import Choice, Question
 
     number = Question(kind="kernels", prompt={}, answer="2")
     choice = Question(kind="node_line", prompt={}, answer="6", choices=[Choice(value="6", label={})])
@@ -93,7 +93,7 @@ def test_each_exercises_answers_follow_the_learners_file(exercise, local):
     and so does the measured answer, while what compiling makes of it does not change. An exercise with no such
     question: the starter's file compiles otherwise, and an answer changes with it."""
     make = lambda file: {q.kind: q for q in make_questions(  # noqa: E731
-        exercise, file, lambda source: doctor(source, sandbox=local, filename=FILENAME))}
+        exercise, file, lambda source: run_playground(source, sandbox=local, filename=FILENAME))}
     source = (exercise.root / exercise.reference).read_text()
     mine, lower, starter = make(source), make("# my notes on this exercise\n" + source), make(
         exercise.read(exercise.starter))

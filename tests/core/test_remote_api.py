@@ -23,7 +23,7 @@ class Recorder:
     def request(self, op, *, replay_key=None, **fields):
         self.sent.append((str(op), fields))
         gm = torch.fx.symbolic_trace(lambda x: (x + 1,))  # a captured graph returns a tuple
-        from judge import ir
+        from judge.shared import ir
 
         return {"graphs": [{"index": 0, "ir": ir.to_ir(gm), "inputs": [{"kind": "arg", "path": [0]}]}]
                 if not self.sent[:-1] else [], "ran": [0], "error": None,
@@ -93,7 +93,7 @@ def test_learner_backend_keeps_the_learners_options_and_their_backend(grading):
 
 
 def test_the_recording_backend_refuses_outside_a_served_call():
-    from judge.compiling import recording_backend
+    from judge.runner_side.compiling import recording_backend
 
     with pytest.raises(RuntimeError, match="only while the judge serves a call"):
         recording_backend(None, [])

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from judge.report import (
+from judge.reports.report import (
     REPORT_SCHEMA_VERSION,
     CheckResult,
     GraphBreakDiagnostic,

@@ -1,5 +1,6 @@
 """Your code or the compiler? A mismatch of a captured graph's result names the first compiler stage that changes it
-(judge/stages.py, judge/remote/stages.py), in both languages: the learner's code where the graph run op by op
+(judge/verifier_side/stages.py, judge/remote/stages.py), in both languages: the learner's code where the graph run op
+by op
 already gives the numbers, Inductor (and the operator whose lowering does it) where only Inductor's result differs.
 
 The runner is a stand-in that answers every compile with the graph of one function; the graphs run here, sealed.
@@ -10,11 +11,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from judge import ir, remote, stages
+from judge import remote
 from judge.checks import assert_same
 from judge.checks.failures import WrongAnswer
-from judge.plugin import with_stage
-from judge.report import MismatchDiagnostic, localized
+from judge.reports.report import MismatchDiagnostic, localized
+from judge.shared import ir
+from judge.verifier_side import stages
+from judge.verifier_side.plugin import with_stage
 
 aten = torch.ops.aten
 
@@ -145,10 +148,10 @@ def test_a_planted_lowering_change_names_inductor_and_the_operator_in_both_langu
 
 @pytest.mark.slow
 def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin_lowered_off_by_half):
-    """`practice doctor` and the web playground: the verifier's own Inductor compile of each graph is compared with
-    the graph run op by op; where they differ, the report names the stage and the lowering (judge.doctor)."""
-    from judge import doctor_checks
-    from judge.doctor import DoctorReport
+    """`practice playground` and the web playground: the verifier's own Inductor compile of each graph is compared with
+    the graph run op by op; where they differ, the report names the stage and the lowering (judge.parent.playground)."""
+    from judge.parent.playground import PlaygroundReport
+    from judge.verifier_side import playground as doctor_checks
 
     x = torch.randn(4, 8)
     findings: dict = {"notes": []}
@@ -156,7 +159,7 @@ def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin
         session = remote.entry_ref().compile()
         session.take_graphs(remote.current().runner.request("compile")["graphs"])
         assert doctor_checks._inductor(session, 0, (x,), findings) is not None  # its cost figures, as before
-    report = DoctorReport(summary="", stages=findings["stages"])
+    report = PlaygroundReport(summary="", stages=findings["stages"])
     [finding] = report.stages
     assert (finding.stage, finding.subsystem, finding.detail.split("_")[0]) == ("inductor", "lowerings", "sin")
     assert "Inductor's lowering of `sin`" in localized(report, "en").stages[0].explanation
@@ -165,8 +168,8 @@ def test_the_playground_names_the_lowering_where_inductor_differs_from_eager(sin
 
 def test_the_playground_says_nothing_where_inductor_agrees_with_eager():
     """No stage is looked for where the compiled result agrees (every playground run without a compiler bug)."""
-    from judge import doctor_checks
     from judge.remote.compiled import LastRun
+    from judge.verifier_side import playground as doctor_checks
 
     x = torch.randn(4, 8)
     findings: dict = {}

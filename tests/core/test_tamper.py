@@ -1,13 +1,14 @@
-"""judge.tamper names what a submission replaced: module functions, methods of the judge's classes, methods set on
+"""judge.shared.tamper names what a submission replaced: module functions, methods of the judge's classes, methods set
+on
 a live object it watches; and it stays quiet when nothing changed."""
 
 from __future__ import annotations
 
 import pytest
 
-from judge import tamper
-from judge.compiling import Session
-from judge.runner import Runner
+from judge.runner_side.compiling import Session
+from judge.runner_side.runner import Runner
+from judge.shared import tamper
 
 
 @pytest.fixture
@@ -25,14 +26,14 @@ def restore():
 
 def test_nothing_changed_says_nothing():
     runner = Runner({"source": "", "entry_point": "f"}, 1, None)
-    assert tamper.Snapshot(watch={"judge.runner.Runner": runner}).changes() == []
+    assert tamper.Snapshot(watch={"judge.runner_side.runner.Runner": runner}).changes() == []
 
 
 @pytest.mark.parametrize("owner, name, expected", [
-    (Session, "call", "judge.compiling.Session.call"),
-    (Runner, "op_compile", "judge.runner.Runner.op_compile"),
-    (Runner, "op_tamper", "judge.runner.Runner.op_tamper"),
-    (Session, "__init__", "judge.compiling.Session.__init__"),
+    (Session, "call", "judge.runner_side.compiling.Session.call"),
+    (Runner, "op_compile", "judge.runner_side.runner.Runner.op_compile"),
+    (Runner, "op_tamper", "judge.runner_side.runner.Runner.op_tamper"),
+    (Session, "__init__", "judge.runner_side.compiling.Session.__init__"),
 ])
 def test_a_patched_method_of_a_judge_class_is_named(restore, owner, name, expected):
     snapshot = tamper.Snapshot()
@@ -41,23 +42,23 @@ def test_a_patched_method_of_a_judge_class_is_named(restore, owner, name, expect
 
 
 def test_a_patched_property_and_staticmethod_are_named(restore):
-    from judge import report
+    from judge.reports import report
 
     snapshot = tamper.Snapshot()
     restore(report.Report, "accepted", property(lambda self: True))
-    assert "`judge.report.Report.accepted` was replaced" in snapshot.changes()
+    assert "`judge.reports.report.Report.accepted` was replaced" in snapshot.changes()
 
 
 def test_a_method_set_on_the_live_runner_is_named():
     runner = Runner({"source": "", "entry_point": "f"}, 1, None)
-    snapshot = tamper.Snapshot(watch={"judge.runner.Runner": runner})
+    snapshot = tamper.Snapshot(watch={"judge.runner_side.runner.Runner": runner})
     runner.op_call = lambda request: {"result": 1.0}
-    assert snapshot.changes() == ["`judge.runner.Runner.op_call` was replaced"]
+    assert snapshot.changes() == ["`judge.runner_side.runner.Runner.op_call` was replaced"]
 
 
 def test_a_plain_attribute_of_the_live_runner_is_not_a_patch():
     runner = Runner({"source": "", "entry_point": "f"}, 1, None)
-    snapshot = tamper.Snapshot(watch={"judge.runner.Runner": runner})
+    snapshot = tamper.Snapshot(watch={"judge.runner_side.runner.Runner": runner})
     runner.handles["h0"] = object()
     runner.submission = object()
     assert snapshot.changes() == []

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judge.verifier import tamper_problems
+from judge.verifier_side.verifier import tamper_problems
 
 
 def test_a_change_without_its_chinese_text_is_shown_raw_in_both_languages():

@@ -1,4 +1,5 @@
-"""A GPU exercise's CPU tier (judge/tiers.py): a declared subset of its hidden tests, in the declared order, graded by
+"""A GPU exercise's CPU tier (judge/shared/tiers.py): a declared subset of its hidden tests, in the declared order,
+graded by
 the same grade() on the CPU, with no CUDA device and Triton's interpreter in both processes; its report says so."""
 
 from __future__ import annotations
@@ -8,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from judge.exercise import ExerciseError, load_exercise
-from judge.grading import grade
-from judge.job import make_jobs
-from judge.paths import EXERCISES_DIR
-from judge.report import Verdict
-from judge.tiers import CPU, CPU_TIER_SECONDS, grade_tiers, limits_for, selected, standing, waits_for_gpu
+from judge.parent.exercise import ExerciseError, load_exercise
+from judge.parent.grading import grade
+from judge.parent.job import make_jobs
+from judge.reports.report import Verdict
+from judge.shared.paths import EXERCISES_DIR
+from judge.shared.tiers import CPU, CPU_TIER_SECONDS, grade_tiers, limits_for, selected, standing, waits_for_gpu
 
 FAKE = Path(__file__).parent.parent / "fake_course" / "add-one"
 # Run in the verifier: what the CPU tier promises its hidden tests.
@@ -21,7 +22,7 @@ ENVIRONMENT_TEST = '''
 import os
 
 from judge.checks import WrongAnswer, grading_device
-from judge.i18n import T
+from judge.reports.i18n import T
 
 
 def test_on_the_cpu(entry):

@@ -1,4 +1,4 @@
-"""Each private torch name the judge patches (judge.torch_patches) still exists, in the form the patch expects,
+"""Each private torch name the judge patches (judge.shared.torch_patches) still exists, in the form the patch expects,
 and is still read where the patch relies on it: a new torch that renames or reworks one fails here, by name."""
 
 import importlib
@@ -6,8 +6,8 @@ import inspect
 
 import pytest
 
-from judge import torch_patches
-from judge.torch_patches import TARGETS, Target
+from judge.shared import torch_patches
+from judge.shared.torch_patches import TARGETS, Target
 
 
 def _resolve(target: Target):
@@ -26,7 +26,7 @@ def test_the_patched_name_is_still_there_as_expected(target):
     try:
         value = _resolve(target)
     except (AttributeError, KeyError, ImportError):
-        pytest.fail(f"torch has no {target.module}.{target.name} any more: judge.torch_patches.{target.patch} "
+        pytest.fail(f"torch has no {target.module}.{target.name} any more: judge.shared.torch_patches.{target.patch} "
                     "patches nothing; find what replaced it or remove the patch")
     if target.kind == "str":
         assert isinstance(value, str), f"{target.module}.{target.name} is a {type(value).__name__}, not a folder"
@@ -50,7 +50,7 @@ def test_torch_still_reads_the_name_where_the_patch_replaces_it(target):
     """A patch replaces a module-level name: torch must look it up there when it runs, not keep a copy."""
     source = inspect.getsource(importlib.import_module(target.read_in))
     assert target.read_as in source, f"{target.read_in} no longer uses `{target.read_as}`: " \
-        f"judge.torch_patches.{target.patch} would change nothing"
+        f"judge.shared.torch_patches.{target.patch} would change nothing"
 
 
 def test_every_patch_declares_what_it_relies_on():
@@ -58,7 +58,7 @@ def test_every_patch_declares_what_it_relies_on():
                if inspect.isfunction(fn) and fn.__module__ == torch_patches.__name__ and not name.startswith("_")}
     assert patches - {"header_dir"} == {t.patch for t in TARGETS}
     for name in patches:
-        assert getattr(torch_patches, name).__doc__, f"judge.torch_patches.{name} says what it does and why"
+        assert getattr(torch_patches, name).__doc__, f"judge.shared.torch_patches.{name} says what it does and why"
 
 
 def test_the_guard_latency_probe_is_skipped(monkeypatch):

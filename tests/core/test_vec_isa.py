@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import vec_isa
-from judge.grading import make_sandbox
+from judge.parent import vec_isa
+from judge.parent.grading import make_sandbox
 from sandbox.compile_cache import config_key
 
 

@@ -5,8 +5,8 @@ import textwrap
 
 import pytest
 
-from judge.grading import grade
-from judge.report import Verdict
+from judge.parent.grading import grade
+from judge.reports.report import Verdict
 
 HEADER = "import torch\n\n"
 CASES = {
@@ -118,7 +118,7 @@ FRESH_PROCESS_CASES = {"accepted", "crash", "import_raises", "exit_at_import", "
 @pytest.fixture(scope="module")
 def fresh():
     """Fresh processes, no warm worker."""
-    from judge.grading import make_sandbox
+    from judge.parent.grading import make_sandbox
 
     sandbox = make_sandbox("none")
     yield sandbox
@@ -179,7 +179,7 @@ def test_syntax_error_has_line_and_column(add_one, local):
 
 
 def test_broken_exercise_is_internal_error(fake_course, local):
-    from judge.exercise import load_exercise
+    from judge.parent.exercise import load_exercise
 
     exercise = load_exercise(fake_course / "broken-tests")
     report = grade(exercise, exercise.read("solutions/reference.py"), sandbox=local)

@@ -7,7 +7,7 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from judge import ir, wire
+from judge.shared import ir, wire
 
 DTYPES = [torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64, torch.int32, torch.uint8,
           torch.bool]
@@ -166,7 +166,7 @@ def test_a_graph_described_while_dynamo_still_holds_it_names_its_inputs_sources(
     # Inside the backend each placeholder still carries Dynamo's GraphArg, whose source name is a property on 2.13
     import torch
 
-    from judge import ir
+    from judge.shared import ir
 
     described = []
     torch._dynamo.reset()

@@ -3,8 +3,8 @@ is quoted on the cell's own lines, the cost section is a table where the report 
 
 from __future__ import annotations
 
-from judge.i18n import T
-from judge.report import (
+from judge.reports.i18n import T
+from judge.reports.report import (
     CheckResult,
     CompiledCost,
     CostFigures,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.report import Report, localized
+from judge.reports.report import Report, localized
 from practice.magic import REPORT_MIME
 from tests.notebook.conftest import execute
 from tests.web.real_course import book_course

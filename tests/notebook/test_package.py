@@ -38,10 +38,10 @@ def test_installed_without_a_checkout_the_course_is_the_packaged_one(wheel, tmp_
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, timeout=300)
-    probe = ("import sys, judge.paths, practice, practice.judge\n"
-             "from judge.exercise import find_exercise\n"
-             "print(judge.paths.EXERCISES_DIR)\n"
-             "print(find_exercise(judge.paths.EXERCISES_DIR, 'graph-break-step').id)\n"
+    probe = ("import sys, judge.shared.paths, practice, practice.judge\n"
+             "from judge.parent.exercise import find_exercise\n"
+             "print(judge.shared.paths.EXERCISES_DIR)\n"
+             "print(find_exercise(judge.shared.paths.EXERCISES_DIR, 'graph-break-step').id)\n"
              "print(callable(practice.load_ipython_extension), sys.path[0])\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("PRACTICE_")}
     done = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True, timeout=120,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.report import Report
+from judge.reports.report import Report
 from practice.magic import REPORT_MIME
 from tests.notebook.conftest import execute
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader

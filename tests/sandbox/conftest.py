@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from judge.grading import grade
-from judge.paths import PROJECT_ROOT
-from judge.report import Verdict
+from judge.parent.grading import grade
+from judge.reports.report import Verdict
+from judge.shared.paths import PROJECT_ROOT
 from sandbox.backends import unavailable_reason
 from sandbox.limits import Limits
 from sandbox.settings import SandboxSettings
@@ -59,7 +59,7 @@ def sandbox(request, _sandboxes):
             pytest.fail(f"{name} backend unavailable although PRACTICE_REQUIRE_SANDBOXES=1: {reason}")
         if reason:
             pytest.skip(f"{name} backend unavailable: {reason} (CI sets it up with sandbox/setup_ci.sh)")
-        from judge.grading import make_sandbox
+        from judge.parent.grading import make_sandbox
 
         sb = make_sandbox(name, pool_size=1)  # attacks run one at a time: a second warm worker would only cost
         sb.warm_up(pools=("runner", "verifier"))

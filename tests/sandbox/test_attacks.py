@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from judge.paths import PROJECT_ROOT
-from judge.report import Verdict
+from judge.reports.report import Verdict
+from judge.shared.paths import PROJECT_ROOT
 
 # One xdist worker runs the whole suite, so the warm pools are started once.
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("sandbox")]
@@ -286,8 +286,10 @@ def test_submission_is_confined(sandbox, run_attack):
         assert facts["pid"] == 1  # its own pid namespace
 
 
-# The playground (judge/doctor.py) runs the user's own file in the same two sandboxed processes as a grading, from
-# the same pools (judge.doctor.run_jobs, as judge.grading), and the attacks act while the runner imports the file,
+# The playground (judge/parent/playground.py) runs the user's own file in the same two sandboxed processes as a
+# grading, from
+# the same pools (judge.parent.playground.run_jobs, as judge.parent.grading), and the attacks act while the runner
+# imports the file,
 # before the playground's form is read: what the host sees of an attack does not depend on the surface, and
 # test_attack checks it for every attack on each backend. Here, each attack that a limit or a crash ends, given the
 # playground's form, must be named as a grading names it, leak nothing, leave the host unchanged and the pool able to
@@ -301,13 +303,13 @@ HONEST_PLAYGROUND = "import torch\n\n\ndef f(x):\n    return x + 1\n" + PLAYGROU
 
 @pytest.mark.parametrize("name", NAMED_BY_A_LIMIT)
 def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server_secret):
-    from judge.doctor import doctor
+    from judge.parent.playground import run_playground
     from tests.sandbox.conftest import ATTACK_LIMITS
 
     allowed, template = ATTACKS[name]
     limits = ATTACK_LIMITS.model_copy(update={"time_seconds": SHORT_SECONDS}) if name in ENDED_BY_TIME \
         else ATTACK_LIMITS
-    report = doctor(_source(template, host, loopback_listener.port) + PLAYGROUND_FORM, sandbox=sandbox,
+    report = run_playground(_source(template, host, loopback_listener.port) + PLAYGROUND_FORM, sandbox=sandbox,
                     limits=limits)
     shown = report.stdout + report.stderr + report.summary + report.model_dump_json()
 
@@ -320,5 +322,5 @@ def test_attack_on_the_playground(name, sandbox, host, loopback_listener, server
         time.sleep(2.5)
     host.assert_unchanged()
     assert not loopback_listener.accepted(), "a submission reached the host's loopback"
-    after = doctor(HONEST_PLAYGROUND, sandbox=sandbox, limits=ATTACK_LIMITS)
+    after = run_playground(HONEST_PLAYGROUND, sandbox=sandbox, limits=ATTACK_LIMITS)
     assert after.problem is None and after.calls == 1 and not after.breaks, after.summary

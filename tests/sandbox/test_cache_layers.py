@@ -1,4 +1,5 @@
-"""Trusted compile cache layers (sandbox/compile_cache.py, judge/cache_layers.py): a run reads a layer through its
+"""Trusted compile cache layers (sandbox/compile_cache.py, judge/parent/cache_layers.py): a run reads a layer through
+its
 own overlay, and nothing one submission writes there is ever seen, let alone loaded, by another one.
 
 The bwrap tests keep one warm pair per layer configuration; a synthetic layer (a few files, no Inductor) shows
@@ -18,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.grading import grade, make_sandbox
-from judge.report import Verdict
+from judge.parent.grading import grade, make_sandbox
+from judge.reports.report import Verdict
 from sandbox.backends import unavailable_reason
 from sandbox.base import SandboxError
 from sandbox.compile_cache import CompileCache, Layer, LayerBuild, config_key, secure_root
@@ -134,7 +135,7 @@ def test_a_run_reuses_the_header_name_its_layer_remembered(tmp_path, monkeypatch
     (the layer's build) is used while the header and its .gch exist."""
     from torch._inductor import codecache
 
-    from judge import torch_patches
+    from judge.shared import torch_patches
 
     computed = []
 
@@ -369,8 +370,8 @@ def test_a_planted_cache_entry_is_never_loaded_by_the_next_submission(backend, a
     """A runner compiles with Inductor on its view of the real base layer (FX-graph and AOTAutograd caches on),
     replaces the entries it wrote with pickles that run code when loaded and shows that it loads them itself; the
     next submission compiling the same function on the same warm worker misses the cache and loads nothing."""
-    from judge import cache_layers
-    from judge.exercise import load_course
+    from judge.parent import cache_layers
+    from judge.parent.exercise import load_course
     from sandbox.settings import SandboxSettings
 
     if unavailable_reason(backend):

@@ -188,7 +188,7 @@ def test_a_sandbox_that_cannot_be_set_up_is_an_infrastructure_error(add_one):
             return MissingCgroup(slot, self)
 
     from judge.child import PROGRAM
-    from judge.job import make_jobs
+    from judge.parent.job import make_jobs
 
     sb = BrokenSetup(PROGRAM, pool_size=1)
     try:
@@ -215,8 +215,8 @@ def test_a_replaced_worker_never_takes_its_successors_cgroup_with_it(add_one, mo
     import threading
 
     from judge.child import PROGRAM
-    from judge.grading import grade
-    from judge.report import Verdict
+    from judge.parent.grading import grade
+    from judge.reports.report import Verdict
     from sandbox.settings import SandboxSettings
 
     monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 700))

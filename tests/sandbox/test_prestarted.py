@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from judge.grading import grade, make_sandbox
-from judge.report import Verdict
+from judge.parent.grading import grade, make_sandbox
+from judge.reports.report import Verdict
 from sandbox.limits import Limits
 
 pytestmark = [pytest.mark.xdist_group("sandbox")]

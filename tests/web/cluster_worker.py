@@ -14,7 +14,7 @@ import time
 
 import click
 
-from judge.report import ProgressEvent
+from judge.reports.report import ProgressEvent
 from tests.web.conftest import FakeGrader
 
 

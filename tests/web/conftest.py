@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from judge.i18n import T
-from judge.report import CheckResult, ProgressEvent, Report, Verdict
+from judge.reports.i18n import T
+from judge.reports.report import CheckResult, ProgressEvent, Report, Verdict
 from tests.databases import database_url, postgres  # noqa: F401 - fixtures
 from web.app import create_app
 from web.settings import Settings
@@ -123,10 +123,11 @@ def client(request, settings, grader):
 
 
 @pytest.fixture
-def fake_doctor(monkeypatch):
-    """judge.doctor.doctor replaced by one that answers at once (or when `release` is set): only the web's own
-    part of a playground run is under test. (calls, release, started): the sources run, the gate, set on a call."""
-    import judge.doctor
+def fake_playground(monkeypatch):
+    """judge.parent.playground.run_playground replaced by one that answers at once (or when `release` is set): only
+    the web's own part of a playground run is under test. (calls, release, started): the sources run, the gate, set
+    on a call."""
+    import judge.parent.playground
 
     calls, release, started = [], threading.Event(), threading.Event()
     release.set()
@@ -135,11 +136,12 @@ def fake_doctor(monkeypatch):
         calls.append(source)
         started.set()
         release.wait(30)
-        return judge.doctor.DoctorReport(summary=T("{calls} call(s) compiled into {graphs} graph(s): {breaks} graph "
+        return judge.parent.playground.PlaygroundReport(summary=T("{calls} call(s) compiled into {graphs} graph(s): "
+                                                              "{breaks} graph "
                                                    "break(s), {recompiles} recompile(s).", calls=1, graphs=1,
                                                    breaks=0, recompiles=0))
 
-    monkeypatch.setattr(judge.doctor, "doctor", fake)
+    monkeypatch.setattr(judge.parent.playground, "run_playground", fake)
     return calls, release, started
 
 

@@ -14,9 +14,9 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from judge.exercise import load_exercise
-from judge.fingerprint import exercise_fingerprint
-from judge.report import CheckResult, ProgressEvent, Report, Verdict
+from judge.parent.exercise import load_exercise
+from judge.parent.fingerprint import exercise_fingerprint
+from judge.reports.report import CheckResult, ProgressEvent, Report, Verdict
 from tests.web.conftest import GatedGrader
 from web.store import Submission
 

@@ -6,7 +6,7 @@ import re
 import shutil
 from pathlib import Path
 
-from judge.paths import EXERCISES_DIR
+from judge.shared.paths import EXERCISES_DIR
 
 BOOK_EXERCISE = "graph-break-step"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
-from judge.exercise import load_exercise
-from judge.paths import EXERCISES_DIR
-from judge.report import CompiledCost, CostFigures, CostSection, EagerCost, Report
+from judge.parent.exercise import load_exercise
+from judge.reports.report import CompiledCost, CostFigures, CostSection, EagerCost, Report
+from judge.shared.paths import EXERCISES_DIR
 from tests.web.conftest import CORRECT, FakeGrader, wait_done
 from web.app import create_app
 from web.cost_api import offered
@@ -57,7 +57,7 @@ def test_a_measurement_is_admitted_as_every_run_of_learner_code(settings, monkey
     from types import SimpleNamespace
 
     import judge
-    import judge.grading
+    import judge.parent.grading
 
     measured = []
 
@@ -67,7 +67,7 @@ def test_a_measurement_is_admitted_as_every_run_of_learner_code(settings, monkey
 
     monkeypatch.setattr("web.cost_api.offered", lambda exercise, kind: True)
     monkeypatch.setattr(judge, "grade", fake_grade)
-    monkeypatch.setattr(judge.grading, "make_sandbox", lambda name: None)
+    monkeypatch.setattr(judge.parent.grading, "make_sandbox", lambda name: None)
     settings.submissions_per_minute_per_address = 2
     with TestClient(create_app(settings, grade=FakeGrader()), client=("10.0.0.1", 5000)) as client:
         created = client.post("/api/exercises/add-one/submissions", json={"source": CORRECT}).json()
@@ -93,8 +93,8 @@ def test_a_running_measurement_says_how_far_it_is(settings, monkeypatch):
     from types import SimpleNamespace
 
     import judge
-    import judge.grading
-    from judge.report import ProgressEvent
+    import judge.parent.grading
+    from judge.reports.report import ProgressEvent
 
     halfway, finish = threading.Event(), threading.Event()
 
@@ -107,7 +107,7 @@ def test_a_running_measurement_says_how_far_it_is(settings, monkeypatch):
 
     monkeypatch.setattr("web.cost_api.offered", lambda exercise, kind: True)
     monkeypatch.setattr(judge, "grade", fake_grade)
-    monkeypatch.setattr(judge.grading, "make_sandbox", lambda name: None)
+    monkeypatch.setattr(judge.parent.grading, "make_sandbox", lambda name: None)
     with TestClient(create_app(settings, grade=FakeGrader())) as client:
         created = client.post("/api/exercises/add-one/submissions", json={"source": CORRECT}).json()
         wait_done(client, created["id"])

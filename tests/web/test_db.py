@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sqlalchemy import create_engine, inspect, text
 
 from cli.main import cli
-from judge.report import Report, Verdict
+from judge.reports.report import Report, Verdict
 from web import db
 from web.errors import StartupError
 from web.store import Store

@@ -12,11 +12,11 @@ from pathlib import Path
 import click
 import pytest
 
-import judge.job
+import judge.parent.job
 from cli.main import cli, main
-from judge.exercise import find_exercise
-from judge.grading import grade
-from judge.report import Verdict
+from judge.parent.exercise import find_exercise
+from judge.parent.grading import grade
+from judge.reports.report import Verdict
 from sandbox.backends import SANDBOXES
 from sandbox.base import RunOutcome, Sandbox, SandboxError
 from tests.web.conftest import FIXTURE_COURSE
@@ -35,9 +35,9 @@ class NoSandbox(Sandbox):
 
 
 def test_the_source_limit_changed_in_the_core_holds_for_the_web_the_playground_and_grading(client, monkeypatch):
-    from judge.doctor import doctor
+    from judge.parent.playground import run_playground
 
-    monkeypatch.setattr(judge.job, "MAX_SOURCE_BYTES", 2048)
+    monkeypatch.setattr(judge.parent.job, "MAX_SOURCE_BYTES", 2048)
     fits, over = "#" * 2048, "#" * 2049
     submissions = "/api/exercises/add-one/submissions"
     assert client.post(submissions, json={"source": over}).status_code == 413
@@ -47,7 +47,7 @@ def test_the_source_limit_changed_in_the_core_holds_for_the_web_the_playground_a
     refused = grade(add_one, over, sandbox=NoSandbox())
     assert refused.verdict is Verdict.LOAD_ERROR and "2 KiB" in refused.summary
     assert grade(add_one, fits, sandbox=NoSandbox()).verdict is Verdict.INTERNAL_ERROR  # it went on to run
-    assert "2 KiB" in doctor(over, sandbox=NoSandbox()).summary
+    assert "2 KiB" in run_playground(over, sandbox=NoSandbox()).summary
 
 
 def _sandbox_choices(command: click.Command) -> tuple[str, ...]:
@@ -55,7 +55,7 @@ def _sandbox_choices(command: click.Command) -> tuple[str, ...]:
     return tuple(option.type.choices)
 
 
-@pytest.mark.parametrize("words", [["grade"], ["doctor"], ["prove"], ["serve"], ["worker"], ["regrade"]])
+@pytest.mark.parametrize("words", [["grade"], ["playground"], ["prove"], ["serve"], ["worker"], ["regrade"]])
 def test_every_command_takes_the_same_sandbox_names(words):
     command = cli.commands[words[0]]
     assert _sandbox_choices(command) == SANDBOXES

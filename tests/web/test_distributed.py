@@ -118,7 +118,7 @@ def test_a_job_of_a_silent_worker_goes_to_another_worker(pg_settings):
 
 
 def test_a_late_or_duplicate_result_changes_nothing(pg_settings):
-    from judge.report import Report, Verdict
+    from judge.reports.report import Report, Verdict
 
     with TestClient(create_app(pg_settings)) as web, RunningWorker(pg_settings, "w1") as worker:
         sid = web.post(URL, json={"source": CORRECT}).json()["id"]
@@ -135,7 +135,7 @@ def test_a_late_or_duplicate_result_changes_nothing(pg_settings):
 def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, tmp_path):
     import shutil
 
-    from judge.requirements import queue_for
+    from judge.parent.requirements import queue_for
 
     course = tmp_path / "gpu-course"
     shutil.copytree(FIXTURE_COURSE, course)
@@ -153,7 +153,7 @@ def test_an_exercise_that_needs_cuda_goes_to_the_gpu_queue_only(pg_settings, tmp
 
 
 def test_a_gpu_worker_refuses_to_start_without_cuda(pg_settings, monkeypatch):
-    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
+    monkeypatch.setattr("judge.parent.requirements.cuda_missing", lambda: "torch sees no CUDA device on this machine")
     with pytest.raises(StartupError, match="--queue gpu needs a CUDA device: torch sees no CUDA"):
         Worker(pg_settings.model_copy(update={"worker_queues": ["gpu"]}), grade=FakeGrader())
 
@@ -194,7 +194,7 @@ def test_a_result_and_its_done_event_are_stored_together(pg_settings):
 
 def _finished_with_a_regrade(web, regrade_job: bool) -> tuple[str, str]:
     """A graded submission and a regrade of it; `regrade_job=False`: its row stored without a job (lost)."""
-    from judge.report import Report, Verdict
+    from judge.reports.report import Report, Verdict
     from web.pg_queue import defer_regrade
 
     store, regrades = web.app.state.store, web.app.state.regrades

@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from fastapi import HTTPException
 
-from judge.report import Report, Verdict
+from judge.reports.report import Report, Verdict
 from web import db
 from web.admission import Admission
 from web.gpu_budget import seconds_until_allowed

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from judge.report import Verdict
+from judge.reports.report import Verdict
 from web.gpu_sizing import GIB_PER_GPU_GRADING, gpu_concurrency, gpu_free_bytes
 
 GIB = 1 << 30
@@ -69,9 +69,9 @@ def test_gpu_gradings_wait_for_a_slot(monkeypatch, tmp_path):
         exercise_id, source = "gpu-one", ""
 
     monkeypatch.setattr("judge.grade", fake_grade)
-    monkeypatch.setattr("judge.requirements.cuda_missing", lambda: None)
-    monkeypatch.setattr("judge.cache_layers.gpu_layer", lambda exercises: (None, None))
-    monkeypatch.setattr("judge.grading.make_sandbox", lambda *args, **kwargs: object())
+    monkeypatch.setattr("judge.parent.requirements.cuda_missing", lambda: None)
+    monkeypatch.setattr("judge.parent.cache_layers.gpu_layer", lambda exercises: (None, None))
+    monkeypatch.setattr("judge.parent.grading.make_sandbox", lambda *args, **kwargs: object())
     grading = graders.make_grade_fn(Course(), "none", gpu_pool_size=2)
     threads = [threading.Thread(target=grading.grade, args=(Submission(), lambda e: None)) for _ in range(5)]
     for thread in threads:

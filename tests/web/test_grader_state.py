@@ -10,7 +10,7 @@ import shutil
 import pytest
 from fastapi.testclient import TestClient
 
-from judge.cache_layers import LayerProgress
+from judge.parent.cache_layers import LayerProgress
 from tests.web.conftest import FIXTURE_COURSE
 from web.app import create_app
 from web.settings import Settings
@@ -135,7 +135,7 @@ def test_warm_says_when_the_local_pools_are_ready(tmp_path):
 def test_healthz_says_failing_with_503_while_the_warm_graders_cannot_start(tmp_path, grader):
     """A worker that could not start left /healthz at "ok": a load balancer kept sending work to a server whose
     gradings all ended INTERNAL_ERROR. A grading that is not the grader's own failure shows they start after all."""
-    from judge.report import Verdict
+    from judge.reports.report import Verdict
 
     app = create_app(_settings(tmp_path, FIXTURE_COURSE), grade=grader)
     with TestClient(app) as client:

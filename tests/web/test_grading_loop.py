@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from judge.report import Report
+from judge.reports.report import Report
 from tests.polling import wait_until
 from tests.web.conftest import CORRECT, FIXTURE_COURSE, WRONG, FakeGrader, RunningWorker, wait_done
 from web import gpu_wait
@@ -24,7 +24,8 @@ URL = "/api/exercises/add-one/submissions"
 
 class FlakyGrader(FakeGrader):
     """The fake grader; while `failing`, it raises as a grader whose sandbox died would (each try recorded); with
-    `cpu_tier_only`, it grades as a grader without a GPU grades a GPU exercise: its CPU tier only (judge/tiers.py)."""
+    `cpu_tier_only`, it grades as a grader without a GPU grades a GPU exercise: its CPU tier only
+    (judge/shared/tiers.py)."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -339,12 +339,12 @@ PLAYGROUND = "/api/playground"
 RUN = {"source": "def f(x):\n    return x\n"}
 
 
-def test_a_flood_of_playground_runs_waits_without_threads_and_gets_its_share(settings, grader, fake_doctor):
+def test_a_flood_of_playground_runs_waits_without_threads_and_gets_its_share(settings, grader, fake_playground):
     """44 cookie-less playground runs each held one of the server's threads while they waited for a slot, and
     /healthz, static files and pages waited behind them (~35 s). Now a waiting run is a coroutine: 45 of them wait
     (more than the 40 threads the server has), /healthz answers meanwhile, the next run from that address is refused
     (its share of the queue is full) and another address's submission is still accepted."""
-    calls, release, started = fake_doctor
+    calls, release, started = fake_playground
     release.clear()
     settings.submissions_per_minute_per_address, settings.max_queued_submissions = 1000, 400
     settings.max_queued_per_address = 45
@@ -370,10 +370,10 @@ def test_a_flood_of_playground_runs_waits_without_threads_and_gets_its_share(set
         assert [r.result().status_code for r in runs] == [200] * 46
 
 
-def test_a_queued_run_whose_client_has_gone_is_dropped(settings, grader, fake_doctor):
+def test_a_queued_run_whose_client_has_gone_is_dropped(settings, grader, fake_playground):
     """A run waiting for a slot was run even after its client had dropped the connection; it is now dropped before
     it starts, and its place in the queue is given back."""
-    calls, release, started = fake_doctor
+    calls, release, started = fake_playground
     release.clear()
     app = create_app(settings, grade=grader)
     with LiveServer(app, settings) as server, ThreadPoolExecutor(1) as pool:
@@ -396,7 +396,7 @@ def test_a_queued_run_whose_client_has_gone_is_dropped(settings, grader, fake_do
     assert len(calls) == 2  # the first run and the last: never the dropped one
 
 
-def test_submissions_and_playground_runs_share_one_address_budget(settings, grader, fake_doctor):
+def test_submissions_and_playground_runs_share_one_address_budget(settings, grader, fake_playground):
     """The playground counted runs per learner only (a cookie is free): an address now has one budget for all the
     learner code it runs."""
     settings.submissions_per_minute_per_address = 2

@@ -14,7 +14,7 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from judge.report import Verdict
+from judge.reports.report import Verdict
 from tests.catalogs import assert_mo_is_po_compiled
 from web.i18n import DOMAIN, LOCALE_DIR, SCRIPT_STRINGS, gettext_for, strings, verdict_name
 

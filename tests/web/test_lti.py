@@ -116,7 +116,7 @@ def test_a_regrade_the_grader_fails_keeps_the_verdict_and_sends_the_lms_nothing(
                                                                                 grader, monkeypatch, failure):
     """A regrade that failed for the grader's own reasons (a sandbox that did not start, a dead worker) replaced the
     stored verdict for good and sent the LMS a 0. It is now graded again, then kept aside: the verdict stays."""
-    from judge.outcome import grader_failed
+    from judge.parent.outcome import grader_failed
     from web.grading_loop import MAX_ATTEMPTS
 
     teacher, class_path = lms_class

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import inspect, text
 
-from judge.report import Report, Verdict
+from judge.reports.report import Report, Verdict
 from tests.databases import BACKENDS, PostgresDatabases, postgres_server
 from web import db
 from web.classes import ClassStore

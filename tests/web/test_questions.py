@@ -1,7 +1,7 @@
 """Questions about an accepted submission over HTTP: the measured answer stays on the server until found, each
 distinct answer counts once, a solved question stays solved, and no other learner reads or answers them.
 
-The questions here are stored as judge/questions.py makes them (what is under test is the web's part: storage,
+The questions here are stored as judge/parent/questions.py makes them (what is under test is the web's part: storage,
 checking, who may do what); tests/core/test_questions.py makes them by compiling real files. SQLite and PostgreSQL.
 """
 
@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from judge.questions import Choice, Question
+from judge.parent.questions import Choice, Question
 from tests.web.classroom import browser
 from tests.web.conftest import CORRECT, WRONG, wait_done
 

@@ -167,7 +167,7 @@ def test_regrading_only_each_learners_latest_submission(client, teacher, course,
 
 
 def _current(client) -> str:
-    from judge.fingerprint import exercise_fingerprint
+    from judge.parent.fingerprint import exercise_fingerprint
 
     return exercise_fingerprint(client.app.state.course.get("add-one"))
 
@@ -188,7 +188,7 @@ def test_regrade_jobs_wait_behind_live_jobs_in_procrastinate(postgres, tmp_path,
     queue = ProcrastinateQueue(store, EventHub(), Course(course))
     exercise = queue._course.get("add-one")
     first = queue.add("ann", exercise, EXACT)
-    from judge.report import Report, Verdict
+    from judge.reports.report import Report, Verdict
 
     store.finish(first.id, Report(exercise_id="add-one", verdict=Verdict.ACCEPTED, summary="ok", fingerprint="old"))
     made = queue.regrade("add-one", _fingerprint(course))
@@ -203,8 +203,8 @@ def test_regrade_jobs_wait_behind_live_jobs_in_procrastinate(postgres, tmp_path,
 
 
 def _fingerprint(course) -> str:
-    from judge.exercise import load_exercise
-    from judge.fingerprint import exercise_fingerprint
+    from judge.parent.exercise import load_exercise
+    from judge.parent.fingerprint import exercise_fingerprint
 
     return exercise_fingerprint(load_exercise(course / "add-one"))
 

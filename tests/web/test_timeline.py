@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete, select
 
-from judge.report import (
+from judge.reports.report import (
     CapturedGraph,
     CheckResult,
     CompiledCost,

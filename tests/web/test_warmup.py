@@ -2,7 +2,7 @@
 
 import pytest
 
-from judge.cache_layers import LayerProgress
+from judge.parent.cache_layers import LayerProgress
 from web.graders import WarmPools
 from web.warmup import Announcer, warming_up
 
@@ -43,7 +43,7 @@ def test_a_first_start_says_each_step_once_as_it_happens():
     cpu.update(pending=["b"])  # no change: nothing said again
     assert said[5:] == ["compile cache (cpu): 1 of 2 references done, next: b"]
     clock.now = 300
-    cpu.update(pending=[])  # as judge.cache_layers.build does: the last reference, then the layer committed
+    cpu.update(pending=[])  # as judge.parent.cache_layers.build does: the last reference, then the layer committed
     cpu.update(state="ready", layer=None)
     assert said[6:] == ["compile cache (cpu): 2 of 2 references done", "compile cache (cpu): ready after 300 s"]
 

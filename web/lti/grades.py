@@ -24,7 +24,7 @@ import jwt
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from judge.report import Verdict
+from judge.reports.report import Verdict
 from web.lti.launch import HTTP_TIMEOUT_S, SCORE_SCOPE
 from web.lti.registry import GradeTarget, LtiRegistry, Platform
 from web.questions import QuestionStore

@@ -121,7 +121,7 @@
       setStatus(T.running + " " + finished + (total ? "/" + total : "") + " " + T.checks_done, "busy");
       progress.append(checkItem(event.check, false));
     });
-    // A GPU exercise's CPU tier passed (judge/tiers.py): its checks, and where the file waits for a GPU.
+    // A GPU exercise's CPU tier passed (judge/shared/tiers.py): its checks, and where the file waits for a GPU.
     on("tier", (event) => {
       const wait = event.position ? fmt(T.gpu_queue, {n: event.position, s: Math.round(event.wait_s)})
                                   : T.gpu_waiting;

@@ -3,7 +3,7 @@
 (function () {
   "use strict";
 
-  // A byte count as text, by `units` (the page's T.byte_units, judge/cost_view.py's BYTE_UNITS: [name, size,
+  // A byte count as text, by `units` (the page's T.byte_units, judge/costs/view.py's BYTE_UNITS: [name, size,
   // decimals]): the largest unit not above the count, rounded half up in integers, as the report's Python does.
   function bytes(n, units) {
     let count = BigInt(Math.round(n));
@@ -28,7 +28,7 @@
     const timed = figures.some((f) => f.compiled_time);
     const head = [T.cost_function, T.cost_eager_ops, T.cost_eager_bytes, T.cost_kernels, T.cost_compiled_bytes,
                   T.cost_saved, T.cost_compiling].concat(timed ? [T.cost_gpu_time, T.cost_cpu_step] : []);
-    // What compiling cost (judge.cost_view.compile_text): frames · graphs · guards · seconds, "—" where not counted
+    // What compiling cost (judge.costs.view.compile_text): frames · graphs · guards · seconds, "—" where not counted
     const compiling = (c) => {
       const k = c.compile;
       if (!k) return "";

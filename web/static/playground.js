@@ -1,4 +1,4 @@
-// The playground page: the editor, Run, and what was found (judge/doctor.py's DoctorReport) drawn with report.js.
+// The playground page: the editor, Run, and what was found (judge/parent/playground.py's PlaygroundReport) drawn with report.js.
 // Everything that comes from a run is written with textContent, never parsed as HTML.
 (function () {
   "use strict";

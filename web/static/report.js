@@ -31,7 +31,7 @@
       const repeats = first && first.message && report.summary.endsWith(first.message);
       const parts = repeats ? [] : [el("p", {class: "summary"}, prose(report.summary))];
       if (report.trust === "self-checked") parts.unshift(el("p", {class: "trust"}, T.self_checked));
-      // The tiers graded before this report's (judge/tiers.py): the CPU tier a GPU grading followed.
+      // The tiers graded before this report's (judge/shared/tiers.py): the CPU tier a GPU grading followed.
       (report.tiers || []).forEach((tier) => parts.unshift(el("p", {class: "muted small tier"},
         fmt(T.tier_line, {verdict: verdictText(tier.verdict), n: tier.checks.length,
                           s: Number(tier.duration_s).toFixed(1)}))));
@@ -58,7 +58,7 @@
       const trust = check.learner_process ? el("p", {class: "trust small"}, el("strong", {}, T.learner_process),
                                                " ", prose(check.learner_process)) : null;
       if (!full || check.passed) { item.append(head); if (trust) item.append(trust); return item; }
-      // The same finding as an earlier check (judge.report.mark_repeats): shown once, there.
+      // The same finding as an earlier check (judge.reports.report.mark_repeats): shown once, there.
       if (check.same_as) {
         item.append(head, el("p", {class: "muted small same-as"}, fmt(T.same_failure_as, {check: check.same_as})));
         return item;

@@ -17,7 +17,7 @@ import torch
 from judge import remote
 from judge.checks import Forbidden, WrongAnswer, assert_same, describe_tensor, once
 from judge.checks.fresh_process import learner_error
-from judge.i18n import T
+from judge.reports.i18n import T
 
 _RUNS: dict = {}
 

@@ -11,7 +11,7 @@ import torch
 
 from judge.checks import assert_no_host_sync, compile_one_graph, describe_tensor
 from judge.checks.autograd import assert_same_value_and_grads
-from judge.i18n import T
+from judge.reports.i18n import T
 
 CASES = {
     "positive": lambda dtype: torch.rand(5, dtype=dtype) + 0.1,

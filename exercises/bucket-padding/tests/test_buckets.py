@@ -20,8 +20,8 @@ from judge.checks import (
     pristine,
 )
 from judge.checks.serving import assert_static_graphs
-from judge.i18n import T
-from judge.report import RecompileDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import RecompileDiagnostic
 
 B, D = 3, 8
 # Every length 1..64, in an order that does not start at the smallest.

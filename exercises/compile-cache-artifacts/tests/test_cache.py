@@ -22,8 +22,8 @@ from judge.checks import CheckFailure, Forbidden, WrongAnswer, assert_same, desc
 from judge.checks.cache_artifacts import NotArtifacts, cache_entries
 from judge.checks.fresh_process import learner_error
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
-from judge.report import Verdict
+from judge.reports.i18n import T
+from judge.reports.report import Verdict
 
 _RUNS: dict = {}
 

@@ -7,7 +7,7 @@ from judge import remote
 from judge.checks import WrongAnswer, assert_no_host_sync, assert_same_result, compile_one_graph, describe_tensor
 from judge.checks.instrument import executed_ops, opaque
 from judge.checks.sealed import run_sealed
-from judge.i18n import T
+from judge.reports.i18n import T
 
 HEAVY = ("aten.mm.default", "aten.addmm.default", "aten.bmm.default", "aten.matmul.default", "aten.tanh.default")
 

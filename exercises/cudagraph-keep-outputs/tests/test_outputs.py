@@ -21,8 +21,8 @@ from judge.checks import (
     graph_code,
     pristine,
 )
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 B, D = 4, 64
 _HERE: list = []  # the Steps object the graph's step calls go to in the current run

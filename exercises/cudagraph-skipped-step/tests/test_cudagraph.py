@@ -20,8 +20,8 @@ from judge.checks import (
     once,
 )
 from judge.checks.cudagraphs import CudagraphWatch, cpu_results, recorded_cuda_graphs, reduce_overhead_backend
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 B, L, D = 4, 32, 64
 CALLS = 6

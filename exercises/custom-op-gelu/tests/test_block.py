@@ -25,8 +25,8 @@ from judge.checks import (
 )
 from judge.checks.custom_ops import OPCHECK_MEANING, assert_calls_custom_op
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 # (case, x and w whose product is the op's input): a [4, 8] float32, a [3, 5] float64, an empty and a 3-d input
 OPCHECK_CASES = [

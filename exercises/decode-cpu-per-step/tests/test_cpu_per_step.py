@@ -2,7 +2,7 @@
 mode="reduce-overhead" a CPU time per step within 3x of the reference's.
 
 The runner captures decode_step's graph on CUDA example inputs; the judge rebuilds it here, compiles it here
-with mode="reduce-overhead" and times it here, sealed (judge/checks/cost.py: fresh inputs for every timed batch, L2
+with mode="reduce-overhead" and times it here, sealed (judge/costs/checks.py: fresh inputs for every timed batch, L2
 flushed, warm-up, repeats until the relative standard error is small or a time cap; compile time apart), against
 the reference compiled and timed the same way in the same process.
 """
@@ -10,8 +10,8 @@ the reference compiled and timed the same way in the same process.
 import torch
 
 from judge.checks import assert_no_host_sync, assert_same, describe_tensor, grading_device, once
-from judge.checks.cost import assert_time_at_most, learner_timed_cost, timed_cost
-from judge.i18n import T
+from judge.costs.checks import assert_time_at_most, learner_timed_cost, timed_cost
+from judge.reports.i18n import T
 
 B, D, L = 4, 256, 8
 # A step recorded as one CUDA graph costs one replay of CPU time; one that Inductor cannot record launches its 16

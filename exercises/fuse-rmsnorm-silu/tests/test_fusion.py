@@ -24,8 +24,8 @@ from judge.checks import (
     once,
 )
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 D = 64
 # Parts of a kernel name that show the norm (a reduction over the row) and the activation.

@@ -23,7 +23,7 @@ from judge.checks.fx_passes import (
     op_counts,
 )
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
+from judge.reports.i18n import T
 
 SILU, SIGMOID, MUL = "aten.silu.default", "aten.sigmoid.default", "aten.mul.Tensor"
 WATCHED = (SILU, SIGMOID, MUL)

@@ -14,7 +14,7 @@ import torch
 from judge import remote
 from judge.checks import WrongAnswer, assert_same, assert_same_result, compile_one_graph
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
+from judge.reports.i18n import T
 
 CASES = [
     (T.same("x [4, 16] float32"), lambda: torch.randn(4, 16)),

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from judge.checks import assert_no_host_sync, assert_same, assert_same_result, compile_one_graph, describe_tensor
-from judge.i18n import T
+from judge.reports.i18n import T
 
 SHAPES = [((4, 16), (16, 16)), ((1, 8), (8, 3)), ((32, 64), (64, 16))]
 

@@ -20,7 +20,7 @@ from judge.checks import (
     find_graph_breaks,
 )
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
+from judge.reports.i18n import T
 
 EXACTLY_10 = T("max |x @ w| exactly 10", zh="max |x @ w| 恰好为 10")
 

@@ -26,8 +26,8 @@ from judge.checks import (
 from judge.checks.inplace import assert_updated_in_place
 from judge.checks.serving import short_guard
 from judge.checks.shapes import assert_no_unbacked_symbols
-from judge.i18n import T
-from judge.report import GraphBreakDiagnostic, RecompileDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphBreakDiagnostic, RecompileDiagnostic
 
 B, TMAX, D = 2, 12, 4
 # Twelve steps: the slots in a scrambled order, one slot written twice.

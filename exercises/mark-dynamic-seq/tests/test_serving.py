@@ -12,7 +12,7 @@ from judge import remote
 from judge.checks import GraphBreak, WrongAnswer, assert_compiles, assert_same, expected_first
 from judge.checks.shapes import input_shapes
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
+from judge.reports.i18n import T
 
 EXAMPLE_T = 12
 SERVED_T = [2, 5, 17, 31, 64, 100, 257]  # served after the example; 0 and 1 are always specialised

@@ -12,8 +12,8 @@ from judge import remote
 from judge.checks import CompileError, Recompile, WrongAnswer, assert_no_host_sync, assert_same, expected_first
 from judge.checks.serving import short_guard
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
-from judge.report import RecompileDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import RecompileDiagnostic
 
 STEPS = 20
 SHAPE = (4, 8)

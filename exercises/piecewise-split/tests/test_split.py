@@ -21,8 +21,8 @@ from judge.checks import (
     describe_tensor,
 )
 from judge.checks.fx_passes import apply_pass, graph_diagnostic, target_name
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 PACKET_HINT = T(" Did your split match the node? Dynamo records the call as `torch.ops.practice.attention`, the "
                 "OpOverloadPacket, not `torch.ops.practice.attention.default`.",

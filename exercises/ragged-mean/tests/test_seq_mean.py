@@ -10,7 +10,7 @@ import torch
 
 from judge.checks import assert_same_result, describe_tensor, pristine
 from judge.checks.shapes import assert_no_unbacked_symbols
-from judge.i18n import T
+from judge.reports.i18n import T
 
 
 def batch(b, t, d, lengths, dtype=torch.float32):

@@ -15,8 +15,8 @@ from judge import remote
 from judge.checks import Recompile, WrongAnswer, assert_compiles, assert_same
 from judge.checks.budget import describe_request, recorded_arg_shapes, replay_here, serve_schedule
 from judge.checks.trust import rests_on_learner_process
-from judge.i18n import T
-from judge.report import RecompileDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import RecompileDiagnostic
 
 COUNTS = T("how many graphs Dynamo compiled in your process after the schedule: the recompile_limit your code gave "
            "torch.compile exists only there (the schedule itself is confirmed by this side's own compile)",

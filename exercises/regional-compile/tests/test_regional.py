@@ -8,9 +8,10 @@ weights, so the numbers compared are computed here.
 
 import torch
 
-from judge import ir, remote
+from judge import remote
 from judge.checks import WrongAnswer, assert_same
-from judge.i18n import T
+from judge.reports.i18n import T
+from judge.shared import ir
 
 D = 16
 FULLGRAPH = T("`torch.compile(Stack(), fullgraph=True)`", zh="`torch.compile(Stack(), fullgraph=True)`")

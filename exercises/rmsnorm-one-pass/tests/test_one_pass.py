@@ -1,7 +1,7 @@
 """Hidden tests for rmsnorm-one-pass: same numbers, and compiled, no more memory traffic than the reference.
 
 The runner captures rms_norm's graph; the judge rebuilds it here, compiles it with Inductor here and reads
-Inductor's own estimate of the bytes its kernels read and write (judge/checks/cost.py), against the reference
+Inductor's own estimate of the bytes its kernels read and write (judge/costs/checks.py), against the reference
 compiled the same way on the same inputs.
 """
 
@@ -9,8 +9,8 @@ import pytest
 import torch
 
 from judge.checks import assert_same, compile_one_graph, describe_tensor, once
-from judge.checks.cost import assert_bytes_at_most, assert_kernels_at_most, function_cost, learner_cost
-from judge.i18n import T
+from judge.costs.checks import assert_bytes_at_most, assert_kernels_at_most, function_cost, learner_cost
+from judge.reports.i18n import T
 
 N, D = 64, 256  # the [cost] inputs of exercise.toml: the checks and the report share one compile
 # Inductor's estimate for differently written one-pass norms differs by a few percent; a second pass over x

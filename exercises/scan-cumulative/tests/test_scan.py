@@ -10,8 +10,8 @@ import torch
 
 from judge.checks import Recompile, WrongAnswer, assert_same
 from judge.checks.serving import short_guard
-from judge.i18n import T
-from judge.report import RecompileDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import RecompileDiagnostic
 
 D = 8
 LENGTHS = [16, 64, 5, 200, 2, 33]

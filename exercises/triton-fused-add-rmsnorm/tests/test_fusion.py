@@ -25,8 +25,8 @@ from judge.checks import (
 )
 from judge.checks.inductor import triton_kernel_names, triton_kernel_source
 from judge.checks.wrapper import assert_no_opaque_calls, call_bodies, opaque_operator
-from judge.i18n import T
-from judge.report import GraphDiagnostic
+from judge.reports.i18n import T
+from judge.reports.report import GraphDiagnostic
 
 N, D = 16, 1024
 EPS = 1e-6
@@ -189,7 +189,7 @@ def test_called_as_is(entry):
     """add_rmsnorm called as is, without torch.compile (your own kernels included), equals the original
     zh: 不经 torch.compile 直接调用 add_rmsnorm（包括你自己写的内核），结果与原函数相同
     """
-    # In the CPU tier a Triton kernel of the learner's runs under Triton's interpreter (judge/tiers.py).
+    # In the CPU tier a Triton kernel of the learner's runs under Triton's interpreter (judge/shared/tiers.py).
     for rows in (N, 3):
         x, r, w = inputs(rows, torch.float32)
         assert_same_result(entry, add_rmsnorm, x, r, w, case=describe_tensor("x", x, T("called without "

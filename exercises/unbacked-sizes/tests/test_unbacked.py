@@ -14,7 +14,7 @@ import torch
 from judge import remote
 from judge.checks import WrongAnswer, assert_compiles, assert_same
 from judge.checks.budget import recorded_arg_shapes, replay_here, serve_schedule
-from judge.i18n import T
+from judge.reports.i18n import T
 
 SIZES = [0, 1, 7, 2, 1, 0, 33, 5]  # in the order served: 0 and 1 first, and again later
 

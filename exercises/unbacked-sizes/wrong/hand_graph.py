@@ -3,7 +3,7 @@ import torch.fx
 from torch._guards import TracingContext, tracing
 from torch._subclasses.fake_tensor import FakeTensorMode
 
-import judge.compiling
+import judge.runner_side.compiling
 
 
 def pool(x, w):                               # x: [n, 16] tokens, w: [n] scores; n may be 0 or 1
@@ -18,7 +18,7 @@ def compile_pool(fn):
     def serve(x, w):
         if "run" not in state:
             with tracing(TracingContext(FakeTensorMode())):
-                state["run"] = judge.compiling.recording_backend(gm, [x, w])
+                state["run"] = judge.runner_side.compiling.recording_backend(gm, [x, w])
         return state["run"](x, w)[0]
 
     return serve

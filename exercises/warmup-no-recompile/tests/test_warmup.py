@@ -2,7 +2,7 @@
 
 The learner's warmup runs in the runner on the grader's step (public.py). The step that compiles is this side's:
 each call of `step_fn` is sent here as it happens (shapes, dtypes, strides, dynamic marks and grad mode; a note
-of the runner's answer, judge.runner.tell_verifier) and runs on this side's own compiled decode step, which
+of the runner's answer, judge.runner_side.runner.tell_verifier) and runs on this side's own compiled decode step, which
 counts the compiles itself and then serves every length. Nothing in the runner keeps a record of the calls, so
 a warm-up that never calls `step_fn` warms nothing here.
 """
@@ -15,8 +15,8 @@ from torch._dynamo.decorators import mark_dynamic, mark_static, mark_unbacked, m
 from judge import remote
 from judge.checks import CheckFailure, CompileCounter, WrongAnswer, assert_compiles, assert_same, recompile_log
 from judge.checks.serving import serve_without_recompile
-from judge.i18n import T
-from judge.report import ErrorDiagnostic, Verdict
+from judge.reports.i18n import T
+from judge.reports.report import ErrorDiagnostic, Verdict
 
 B = 2
 # Lengths served after the warm-up: both ends, the sizes 1 and 2, and lengths the warm-up is unlikely to use.

@@ -4,7 +4,7 @@ import importlib
 
 import torch
 
-Session = importlib.import_module("judge.compiling").Session
+Session = importlib.import_module("judge.runner_side.compiling").Session
 _honest_call = Session.call
 
 
@@ -21,7 +21,7 @@ def _lying_call(self, args, kwargs, mark_dynamic, encode):
 Session.call = _lying_call
 # The runner's tamper check names that patch, but it runs in this process too: switched off here, so that what is
 # proven is the boundary holding without it.
-__import__("judge.tamper").tamper.Snapshot.changed = lambda self: []
+__import__("judge.shared.tamper").tamper.Snapshot.changed = lambda self: []
 
 
 def step(x, w):

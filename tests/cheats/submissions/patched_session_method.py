@@ -1,10 +1,10 @@
 """Patches a method of the judge's own compile-session class: a graph break is hidden by keeping only the first
-graph and claiming it ran alone. The runner's tamper check names the method (judge.compiling.Session.call)."""
+graph and claiming it ran alone. The runner's tamper check names the method (judge.runner_side.compiling.Session.call)."""
 import sys
 
 import torch
 
-_session = getattr(sys.modules.get("judge.compiling"), "Session", None)
+_session = getattr(sys.modules.get("judge.runner_side.compiling"), "Session", None)
 if _session is not None:
     _original = _session.call
 

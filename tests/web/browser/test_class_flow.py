@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.report import CheckResult, GraphBreakDiagnostic, ProgressEvent, Report, SourceLocation, Verdict
+from judge.reports.report import CheckResult, GraphBreakDiagnostic, ProgressEvent, Report, SourceLocation, Verdict
 from tests.web.browser.conftest import open_page
 from tests.web.conftest import FIXTURE_COURSE
 from tests.web.live import LiveServer

@@ -11,7 +11,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from judge.paths import EXERCISES_DIR
+from judge.shared.paths import EXERCISES_DIR
 from tests.web.browser.conftest import open_page
 from tests.web.conftest import CORRECT, WRONG, FakeGrader, wait_done
 from tests.web.live import LiveServer

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.report import CompiledCost, CostFigures, CostSection, EagerCost, Report
+from judge.reports.report import CompiledCost, CostFigures, CostSection, EagerCost, Report
 from tests.web.browser.conftest import open_page
 from tests.web.conftest import FakeGrader
 from tests.web.live import LiveServer

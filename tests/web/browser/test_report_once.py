@@ -1,5 +1,5 @@
 """The exercise page's report (static/report.js) shows one finding once: checks that fail for the same reason
-(judge.report.mark_repeats) name the first instead of repeating its explanation, and a guard that failed
+(judge.reports.report.mark_repeats) name the first instead of repeating its explanation, and a guard that failed
 several times is one recompile with its count. Drawn in a real browser from report data, nothing graded.
 
 Screenshot: report-once-en.png and report-once-zh.png in the screenshots folder.
@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from judge.report import (
+from judge.reports.report import (
     CheckResult,
     GuardOrigin,
     RecompileDiagnostic,

@@ -1,7 +1,7 @@
 import torch
 
 from judge.checks import assert_compiles, assert_same, compile_one_graph
-from judge.i18n import T
+from judge.reports.i18n import T
 
 
 def test_one_graph(entry):

@@ -1,0 +1,1 @@
+"""The trusted parent: exercises, jobs, one grading, its outcome; the process that calls grade()."""

@@ -1,0 +1,1 @@
+"""The runner: the learner's process, in the sandbox. Untrusted; decides nothing."""

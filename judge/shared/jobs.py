@@ -1,0 +1,55 @@
+"""The two jobs of a grading, as the sandboxed processes read them: the runner's and the verifier's.
+
+The parent makes them (judge/parent/job.py: `make_jobs`); the program in the sandbox (judge/child.py) reads its
+own. The runner's job carries the learner's source and the exercise's public file only; the verifier's carries the
+hidden tests, the reference and the starter as text, never the learner's source.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class RunnerJob(BaseModel):
+    role: Literal["runner"] = "runner"
+    entry_point: str
+    source: str = Field(description="The learner's source text.")
+    filename: str = Field("solution.py", description="How the learner's file is named in messages.")
+    public: str | None = Field(None, description="Text of the exercise's public module, if it has one.")
+    op_namespaces: list[str] = []
+    tier: str | None = Field(None, description="The tier graded (judge/shared/tiers.py): 'cpu' hides CUDA and turns on "
+                                               "Triton's interpreter in this process too.")
+
+
+class VerifierJob(BaseModel):
+    role: Literal["verifier"] = "verifier"
+    exercise_id: str
+    entry_point: str
+    filename: str = Field("solution.py", description="How the learner's file is named in messages.")
+    files: dict[str, str] = Field(description="Exercise files by relative path: tests/*, solutions/*, starter.py.")
+    tests: list[str]
+    reference: str = "solutions/reference.py"
+    starter: str = "starter.py"
+    public: str | None = None
+    op_namespaces: list[str] = []
+    contract: dict | None = Field(None, description="The exercise's [contract], checked by judge.checks.contract.")
+    runner_seconds: float = Field(description="The runner's wall-clock limit: how long answers may take.")
+    stop_after_first_failure: bool = Field(
+        False, description="End at the first failing check (pytest --maxfail=1): a proof that needs only the check "
+                           "a wrong solution is pinned to. A learner's grading always runs every check.")
+    cost: dict | None = Field(None, description="The [cost] table the verifier measures the cost section on "
+                                                "(judge/costs/spec.py); none: no cost section.")
+    cost_known: dict | None = Field(None, description="The reference's and starter's figures an earlier verifier "
+                                                      "measured for this exercise version (judge/costs/memo.py).")
+    seed: int = Field(0, description="The grading's draw (judge/shared/draw.py): the hidden tests' inputs, the "
+                                     "examples the "
+                                     "runner is sent and the contract's sizes and search come from it. Never in the "
+                                     "runner's job.")
+    tier: str | None = Field(None, description="The tier graded (judge/shared/tiers.py): 'cpu' runs only the "
+                                               "exercise's "
+                                               "cpu_tier tests, in that order, on the CPU.")
+    tier_checks: list[str] = Field([], description="The tier's hidden tests, in order (none: every test).")
+    nonce: str = Field(default_factory=lambda: secrets.token_hex(16))

@@ -1,0 +1,1 @@
+"""The verifier's own modules (beside judge.checks and judge.remote): runs the hidden tests, decides every check."""
