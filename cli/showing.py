@@ -8,9 +8,9 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.markup import escape
 
-from judge.battery import battery
-from judge.exercise import Exercise
-from judge.i18n import T, text
+from judge.parent.battery import battery
+from judge.parent.exercise import Exercise
+from judge.reports.i18n import T, text
 
 
 def show_exercise(console: Console, exercise: Exercise, path: Path, lang: str, workspace) -> None:
@@ -22,7 +22,7 @@ def show_exercise(console: Console, exercise: Exercise, path: Path, lang: str, w
     hints = T("Hints: {count} — `python practice/judge.py hint {exercise}` shows the next one.",
               count=len(exercise.hints), exercise=exercise.id)
     console.print(escape(text(hints, lang)))
-    proven = battery(exercise)  # what the hidden tests are proven against (judge/battery.py)
+    proven = battery(exercise)  # what the hidden tests are proven against (judge/parent/battery.py)
     summary = proven.summary()
     if summary is not None:
         console.print(f"[dim]{escape(text(summary, lang))}[/]")

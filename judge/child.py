@@ -29,7 +29,7 @@ _PREPARED: list[bool] = []  # [interpreted] once prepare_worker() ran in this pr
 def prepare_worker(interpreted: bool = True, warm_compile: bool = True) -> None:
     """Import torch and what every grading imports, and compile once, so that forked children start fast.
     `interpreted`: Triton's language imported to run interpreted (the warm pools: their forked children grade on
-    the CPU only, since a GPU exercise's full grading never forks (judge/requirements.py), and Triton decides at
+    the CPU only, since a GPU exercise's full grading never forks (judge/parent/requirements.py), and Triton decides at
     import whether it interprets; a CPU tier's Triton kernels need it so). `warm_compile=False`: imports only
     (the zygote: a Dynamo compile saves the CUDA RNG state wherever CUDA is available, which starts CUDA)."""
     _PREPARED[:] = [interpreted]
@@ -66,7 +66,7 @@ def prepare_worker(interpreted: bool = True, warm_compile: bool = True) -> None:
     if warm_compile:
         torch.compile(step, backend="aot_eager", fullgraph=True)(torch.randn(4, 4), torch.randn(4, 4))
         torch._dynamo.reset()
-    from judge import ir
+    from judge.shared import ir
 
     ir.allowed_functions()
     torch_patches.skip_guard_latency_probe()

@@ -8,8 +8,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from judge.battery import battery
-from judge.i18n import text
+from judge.parent.battery import battery
+from judge.reports.i18n import text
 from web.api import learner, state_of
 from web.cost_api import offered as cost_offered
 from web.i18n import LANGS, install, origin_name, pick_lang, strings, verdict_name
@@ -100,7 +100,7 @@ def exercise_page(request: Request, exercise_id: str) -> HTMLResponse:
 
 
 def proven_against(exercise, lang: str) -> dict:
-    """The exercise's battery (judge/battery.py) in the page's language: one summary line and a line per kind."""
+    """The exercise's battery (judge/parent/battery.py) in the page's language: one summary line and a line per kind."""
     proven = battery(exercise)
     summary = proven.summary()
     return {"summary": text(summary, lang) if summary is not None else None,

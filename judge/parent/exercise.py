@@ -26,9 +26,9 @@ from typing import Literal
 import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from judge.battery import KINDS
-from judge.cost_spec import CostSpec
-from judge.report import Verdict
+from judge.costs.spec import CostSpec
+from judge.parent.battery import KINDS
+from judge.reports.report import Verdict
 from sandbox.limits import Limits  # the [limits] table of the format
 
 FORMAT_VERSION = 2
@@ -66,7 +66,7 @@ class PinnedSolution(_Strict):
                                  "names an id.")
     why: str = Field("", description="What is wrong with it, for instructors.")
     kind: str | None = Field(None, description="For a wrong solution that is an attack rather than a mistake: its "
-                             "kind, one of judge/battery.py's KINDS (the exercise's battery counts it).")
+                             "kind, one of judge/parent/battery.py's KINDS (the exercise's battery counts it).")
     tier: str | None = Field(None, pattern=r"^cpu$", description="'cpu': the exercise's CPU tier (cpu_tier) gives it "
                              "this verdict at this check, on any machine; its proof runs on the CPU too "
                              "(judge/shared/tiers.py). None: only the full grading on a GPU catches it.")
@@ -76,7 +76,7 @@ class PinnedSolution(_Strict):
     def _known_kind(cls, value: str | None) -> str | None:
         if value is not None and value not in KINDS:
             raise ValueError(f"kind {value!r} is not a kind of attack; use one of {', '.join(KINDS)} "
-                             "(judge/battery.py)")
+                             "(judge/parent/battery.py)")
         return value
 
 

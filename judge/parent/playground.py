@@ -311,7 +311,7 @@ def _line(location) -> tuple | None:
     return (location.file, location.line) if location is not None else None
 
 
-def recompiled_calls(report: DoctorReport) -> int:
+def recompiled_calls(report: PlaygroundReport) -> int:
     """How many calls compiled again: one call recompiles every piece after its graph breaks, each a frame with its
     own failing guard, and is still one recompile. Without the call-by-call record, the distinct guards."""
     timeline = report.compiler.timeline if report.compiler else []
@@ -320,8 +320,8 @@ def recompiled_calls(report: DoctorReport) -> int:
     return len(report.recompiles)
 
 
-def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> DoctorReport:
-    report = DoctorReport(summary=message, problem=diagnostic or ErrorDiagnostic(exc_type="FormError",
+def _stopped(message: T, diagnostic: ErrorDiagnostic | None = None) -> PlaygroundReport:
+    report = PlaygroundReport(summary=message, problem=diagnostic or ErrorDiagnostic(exc_type="FormError",
                                                                                 message=message))
     report.torch_version = torch_version()
     return report

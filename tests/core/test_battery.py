@@ -1,5 +1,5 @@
 """The battery: what an exercise's hidden tests are proven against, counted from its pinned wrong solutions by
-kind of attack (judge/battery.py), and shown by `practice show` and the exercise page."""
+kind of attack (judge/parent/battery.py), and shown by `practice show` and the exercise page."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import shutil
 import pytest
 from rich.console import Console
 
-from judge.battery import KINDS, battery
-from judge.exercise import ExerciseError, load_course, load_exercise
-from judge.i18n import text
-from judge.paths import EXERCISES_DIR
+from judge.parent.battery import KINDS, battery
+from judge.parent.exercise import ExerciseError, load_course, load_exercise
+from judge.reports.i18n import text
+from judge.shared.paths import EXERCISES_DIR
 from tests.conftest import FAKE_COURSE
 
 

@@ -86,9 +86,9 @@ def test_one_call_that_recompiles_every_piece_after_its_breaks_is_one_recompile(
     """A value change recompiles the function and each piece after a graph break (a frame each, each failing the
     same guard at its own line): one finding with its other lines, and the summary counts one recompile, as the
     compiler view's heading does (its reasons are the same text)."""
-    from cli.doctor import print_doctor
-    from judge.doctor import DoctorReport, once, recompiled_calls
-    from judge.report import CompileEvent, CompilerView
+    from cli.playground import print_playground
+    from judge.parent.playground import PlaygroundReport, once, recompiled_calls
+    from judge.reports.report import CompileEvent, CompilerView
 
     lines = [SourceLocation(file="mine.py", line=n, text=f"line {n}") for n in (4, 6, 8)]
     merged = once([GuardOrigin(guard="n == 2", compile_id=f"{frame}/1", kind="value", location=line)
@@ -96,12 +96,12 @@ def test_one_call_that_recompiles_every_piece_after_its_breaks_is_one_recompile(
     assert [(o.guard, o.count, [a.line for a in o.also]) for o in merged] == [("n == 2", 1, [6, 8])]
     timeline = [CompileEvent(call=1, inputs="float32[4], int 2", compiled=3),
                 CompileEvent(call=2, inputs="float32[4], int 3", compiled=3, guard="n == 2", line=4)]
-    report = DoctorReport(summary="", complete=True, recompiles=merged,
+    report = PlaygroundReport(summary="", complete=True, recompiles=merged,
                           compiler=CompilerView(recompiles=["n == 2"], timeline=timeline))
     assert recompiled_calls(report) == 1
-    assert recompiled_calls(DoctorReport(summary="", recompiles=merged)) == 1  # no call record: distinct guards
+    assert recompiled_calls(PlaygroundReport(summary="", recompiles=merged)) == 1  # no call record: distinct guards
     console = Console(record=True, width=200, force_terminal=False)
-    print_doctor(console, report, "zh")
+    print_playground(console, report, "zh")
     shown = console.export_text()
     assert "1. n == 2" in shown and "2. n == 2" not in shown  # one numbered finding (then the timeline's row)
     assert "第 6, 8 行" in shown

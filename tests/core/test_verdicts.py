@@ -70,10 +70,11 @@ CASES = {
         def f(x):
             return x + 1
         """),
+    # A helper the runner's requests use (the checks library lives in the verifier: the runner never imports it).
     "replaces_judge_helper": (Verdict.FORBIDDEN, None, """
-        import judge.checks.numerics
+        import judge.compiler.logs
 
-        judge.checks.numerics.assert_same = lambda *args, **kwargs: None
+        judge.compiler.logs.recompile_log = lambda *args, **kwargs: []
 
         def f(x):
             return x + 2

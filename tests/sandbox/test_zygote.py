@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from judge.grading import grade
-from judge.report import Verdict
+from judge.parent.grading import grade
+from judge.reports.report import Verdict
 from sandbox.base import SandboxError
 from sandbox.cuda_fork import fork_hazard
 from sandbox.limits import Program

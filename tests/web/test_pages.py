@@ -103,8 +103,8 @@ def test_an_exercise_that_needs_cuda_says_so_in_the_list_and_on_its_page(setting
 
 
 def test_the_exercise_page_says_what_the_hidden_tests_are_proven_against(settings, course):
-    """The battery (judge/battery.py) under the hints, in the page's language; none for an exercise with no pinned
-    wrong solution (the fixture course's own)."""
+    """The battery (judge/parent/battery.py) under the hints, in the page's language; none for an exercise with no
+    pinned wrong solution (the fixture course's own)."""
     with TestClient(create_app(settings, grade=FakeGrader()), base_url="http://testserver") as plain:
         assert 'id="battery"' not in plain.get("/exercises/add-one").text
     (course / "add-one" / "wrong").mkdir()

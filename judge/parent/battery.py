@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from judge.i18n import T
+from judge.reports.i18n import T
 
 if TYPE_CHECKING:
-    from judge.exercise import Exercise
+    from judge.parent.exercise import Exercise
 
 # The kinds of attack, declared once: exercise.toml names them, the battery counts them.
 KINDS: dict[str, T] = {
