@@ -23,8 +23,8 @@ pytestmark = pytest.mark.slow
 
 # The wrong solution each exercise sends through the web: its pinned verdict and check come from exercise.toml.
 WEB_WRONG = {
-    "recompile-budget": "wrong/no_limit.py",          # RECOMPILE, counted across the call schedule
-    "unbacked-sizes": "wrong/statement_sizes.py",     # RECOMPILE, only on the schedule drawn per grading
+    "recompile-budget": "wrong/statement_shapes.py",  # RECOMPILE, only on the requests drawn per grading
+    "unbacked-sizes": "wrong/bound_to_statement.py",  # RUNTIME_ERROR, only on the sizes drawn per grading
     "regional-compile": "wrong/two_blocks.py",        # WRONG_ANSWER on the numbers
     "scan-cumulative": "wrong/pad_to_256.py",         # WRONG_ANSWER: its graph grows with the length
     "aot-compile-artifact": "wrong/compile_on_load.py",  # WRONG_ANSWER: Dynamo traces in the fresh process
