@@ -5,7 +5,8 @@ What the web adds to a grading (queueing, the events stream, storing the report)
 an exercise, and tests/test_exercises.py already proves each pinned solution's verdict through the background judge,
 which grades with the same `grade()`. So this file submits only each exercise's reference and one pinned wrong
 solution (`WEB_WRONG`: one the grading's counts or drawn inputs decide, where the exercise has one), through one app
-whose grader forks warm workers (`local`): ten gradings, not the eighty pinned.
+whose grader forks warm workers (`local`): ten gradings, not the 88 proofs of the five
+exercises (references, second solutions, starters, wrong solutions).
 """
 
 from __future__ import annotations
