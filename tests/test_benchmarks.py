@@ -25,6 +25,8 @@ SMALL_MODES = {
     "soak-small": (["soak.py", "--small"], ["INTERNAL_ERROR: 0", "SOAK OK"], SANDBOXED),
     "slow_exercises": (["slow_exercises.py", "graph-break-step", "--runs", "1"],
                           ["graph-break-step", "worst run used"], []),
+    "slow_exercises-cold": (["slow_exercises.py", "graph-break-step", "--cold", "--runs", "1"],
+                            ["graph-break-step           cold run 1: ACCEPTED", "worst cold median"], []),
     "throughput": (["throughput.py", "--submissions", "2", "--burst", "4", "--grading-seconds", "0.05"],
                       ["3 worker(s):", "burst of 4"], []),
     "daemon_latency-small": (["daemon_latency.py", "--small"],

@@ -15,30 +15,11 @@ import re
 import torch
 
 from judge import remote
-from judge.checks import Forbidden, WrongAnswer, assert_same, describe_tensor, once
-from judge.checks.fresh_process import learner_error
+from judge.checks import WrongAnswer, assert_same, describe_tensor, once
+from judge.checks.artifact_processes import assert_built_bytes, report_form
 from judge.reports.i18n import T
 
 _RUNS: dict = {}
-
-
-def _form(report) -> dict:
-    """The runner's report, or Protocol when it is not of the form public.build_and_serve returns."""
-    build = report.get("build") if isinstance(report, dict) else None
-    serve = report.get("serve", {}) if isinstance(report, dict) else None
-    if not isinstance(build, dict) or not isinstance(serve, dict):
-        raise remote.Protocol(T("the runner's report on the build and serve processes is malformed",
-                                  zh="运行你代码的进程关于构建和服务两个进程的报告格式有误"))
-    changed = build.get("changed", [])
-    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
-        raise remote.Protocol(T("the build process's list of changed settings is malformed",
-                                  zh="构建进程报告的已改设置列表格式有误"))
-    if "counters" in serve and not (isinstance(serve["counters"], dict) and all(
-            isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in serve["counters"].values())):
-        raise remote.Protocol(T("the serve process's counters are malformed", zh="服务进程报告的计数器格式有误"))
-    if "counters" in serve and "call_error" not in serve and not isinstance(serve.get("output"), torch.Tensor):
-        raise remote.Protocol(T("the serve process sent no output tensor", zh="服务进程没有传回输出张量"))
-    return report
 
 
 def runs(entry, public) -> dict:
@@ -47,28 +28,17 @@ def runs(entry, public) -> dict:
         example = public.example()
         x = torch.randn(example.shape, dtype=example.dtype)  # what the service is called with: same shape, new values
         report = remote.call(remote.public("build_and_serve"), entry, x, what=T.same("`build_artifact(fn, example)`"))
-        return {**_form(report), "x": x}
+        report_form(report)
+        return {**report, "x": x}
 
     return once(_RUNS, run)
 
 
 def built(entry, public) -> dict:
     build = runs(entry, public)["build"]
-    if "error" in build:
-        raise learner_error(T.same("`build_artifact(fn, example)`"), str(build["error"]))
-    if build.get("changed"):
-        raise Forbidden(T("`build_artifact` left global settings changed in the build process: {changes}. The "
-                          "contract forbids it: such a setting changes every later compile of that process; if you "
-                          "need one, switch it for a block only (a `with` block, e.g. `torch.no_grad()`).",
-                          zh="`build_artifact` 在构建进程里改了全局设置，而且没有改回来：{changes}。约定不允许这样做："
-                             "这类设置会影响那个进程之后的每一次编译；确实需要时，只在一个代码块里切换（用 `with` 块，"
-                             "例如 `torch.no_grad()`）。",
-                          changes=T.same(", ".join(f"`{c}`" for c in build["changed"][:5]))))
-    if build.get("type") not in ("bytes", "bytearray"):
-        raise WrongAnswer(T("`build_artifact` must return `bytes` (what `load_compiled_function` reads from a file); "
-                            "it returned `{type}`",
-                            zh="`build_artifact` 必须返回 `bytes`（`load_compiled_function` 从文件里读的内容）；"
-                               "它返回的是 `{type}`", type=build.get("type")))
+    assert_built_bytes(build, entry="build_artifact", scoped="`torch.no_grad()`",
+                       returns=T("what `load_compiled_function` reads from a file",
+                                 zh="`load_compiled_function` 从文件里读的内容"))
     if not build.get("size"):
         raise WrongAnswer(T("`build_artifact` returned empty bytes: nothing was precompiled to ship.",
                             zh="`build_artifact` 返回了空的 bytes：没有任何预编译的结果可以带走。"))

@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 import torch
 
 from judge import remote
-from judge.checks import CheckFailure, Forbidden, WrongAnswer, assert_same, describe_tensor, once
+from judge.checks import CheckFailure, WrongAnswer, assert_same, describe_tensor, once
+from judge.checks.artifact_processes import assert_built_bytes, report_form
 from judge.checks.cache_artifacts import NotArtifacts, cache_entries
-from judge.checks.fresh_process import learner_error
 from judge.checks.trust import rests_on_learner_process
 from judge.reports.i18n import T
 from judge.reports.report import Verdict
@@ -30,24 +30,11 @@ _RUNS: dict = {}
 
 def _form(report) -> dict:
     """The runner's report, or Protocol when it is not of the form public.build_and_serve returns."""
-    build = report.get("build") if isinstance(report, dict) else None
-    serve = report.get("serve", {}) if isinstance(report, dict) else None
-    if not isinstance(build, dict) or not isinstance(serve, dict):
-        raise remote.Protocol(T("the runner's report on the build and serve processes is malformed",
-                                  zh="运行你代码的进程关于构建和服务两个进程的报告格式有误"))
-    changed = build.get("changed", [])
-    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
-        raise remote.Protocol(T("the build process's list of changed settings is malformed",
-                                  zh="构建进程报告的已改设置列表格式有误"))
-    if "counters" in serve and not (isinstance(serve["counters"], dict) and all(
-            isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in serve["counters"].values())):
-        raise remote.Protocol(T("the serve process's counters are malformed", zh="服务进程报告的计数器格式有误"))
+    build, _ = report_form(report)
     artifacts = build.get("artifacts")
     if artifacts is not None and not (isinstance(artifacts, torch.Tensor) and artifacts.dtype == torch.uint8
                                       and artifacts.dim() == 1):
         raise remote.Protocol(T("the build process's bytes are malformed", zh="构建进程传回的 bytes 格式有误"))
-    if "counters" in serve and not isinstance(serve.get("output"), torch.Tensor):
-        raise remote.Protocol(T("the serve process sent no output tensor", zh="服务进程没有传回输出张量"))
     return report
 
 
@@ -67,22 +54,9 @@ def runs(entry, public) -> dict:
 
 def built(entry, public) -> dict:
     build = runs(entry, public)["build"]
-    if "error" in build:
-        raise learner_error(T.same("`build_artifacts(fn, example)`"), str(build["error"]))
-    if build.get("changed"):
-        raise Forbidden(T("`build_artifacts` left global settings changed in the build process: {changes}. The "
-                          "contract forbids it: such a setting changes every later compile of that process (and "
-                          "what goes into its caches); if you need one, switch it for a block only (a `with` "
-                          "block, e.g. `torch._inductor.config.patch(...)`).",
-                          zh="`build_artifacts` 在构建进程里改了全局设置，而且没有改回来：{changes}。约定不允许这样做："
-                             "这类设置会影响那个进程之后的每一次编译（以及存进缓存的内容）；确实需要时，只在一个代码块"
-                             "里切换（用 `with` 块，例如 `torch._inductor.config.patch(...)`）。",
-                          changes=T.same(", ".join(f"`{c}`" for c in build["changed"][:5]))))
-    if build.get("type") not in ("bytes", "bytearray"):
-        raise WrongAnswer(T("`build_artifacts` must return `bytes` (the first element of what "
-                            "`torch.compiler.save_cache_artifacts()` returns); it returned `{type}`",
-                            zh="`build_artifacts` 必须返回 `bytes`（`torch.compiler.save_cache_artifacts()` "
-                               "返回值的第一个元素）；它返回的是 `{type}`", type=build.get("type")))
+    assert_built_bytes(build, entry="build_artifacts", scoped="`torch._inductor.config.patch(...)`",
+                       returns=T("the first element of what `torch.compiler.save_cache_artifacts()` returns",
+                                 zh="`torch.compiler.save_cache_artifacts()` 返回值的第一个元素"))
     data = build.get("artifacts")
     if data is None or not data.numel():  # the bytes themselves, here: a size the runner states is not enough
         raise WrongAnswer(T("`build_artifacts` returned empty bytes: `torch.compiler.save_cache_artifacts()` found "

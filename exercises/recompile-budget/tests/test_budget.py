@@ -31,8 +31,23 @@ NOVEL = [torch.randn(2, 7, 16, dtype=torch.float64), torch.randn(2, 7, 16, dtype
          torch.randn(3, 1, 16, dtype=torch.float64)]
 
 
+DRAWN = 3  # requests drawn per grading, served after SCHEDULE
+
+
+def schedule() -> list[tuple[int, int]]:
+    """SCHEDULE, then DRAWN requests drawn per grading (judge/shared/draw.py): batch 2..8 and length 2..128, none of the
+    statement's shapes, so that a file written for the nine it lists is served others."""
+    gen = remote.grading().drawn("call schedule")
+    drawn: list[tuple[int, int]] = []
+    while len(drawn) < DRAWN:
+        shape = (int(torch.randint(2, 9, (), generator=gen)), int(torch.randint(2, 129, (), generator=gen)))
+        if shape not in SCHEDULE and shape not in drawn:
+            drawn.append(shape)
+    return SCHEDULE + drawn
+
+
 def requests():
-    return [torch.randn(b, t, 16) for b, t in SCHEDULE]
+    return [torch.randn(b, t, 16) for b, t in schedule()]
 
 
 def compiled_scorer(entry, fn=None):
@@ -49,12 +64,12 @@ def compiled_scorer(entry, fn=None):
 
 
 def schedule_text():
-    return ", ".join(f"[{b}, {t}, 16]" for b, t in SCHEDULE)
+    return ", ".join(f"[{b}, {t}, 16]" for b, t in schedule())
 
 
 def test_within_budget(entry, public):
-    """The schedule of 9 requests is served by compiled graphs, with at most 2 compiles
-    zh: 9 个请求都由编译出的图服务，最多编译 2 次
+    """The 9 requests of the statement, then 3 drawn per grading, are served by compiled graphs, with at most 2 compiles
+    zh: 题目的 9 个请求和每次评测抽取的 3 个请求都由编译出的图服务，最多编译 2 次
     """
     served = serve_schedule(compiled_scorer(entry), requests())
     what = T("`scores`, served for x of shapes {shapes},", zh="服务形状为 {shapes} 的 x 时，`scores`",

@@ -16,11 +16,24 @@ from judge.checks import WrongAnswer, assert_compiles, assert_same
 from judge.checks.budget import recorded_arg_shapes, replay_here, serve_schedule
 from judge.reports.i18n import T
 
-SIZES = [0, 1, 7, 2, 1, 0, 33, 5]  # in the order served: 0 and 1 first, and again later
+SIZES = [0, 1, 7, 2, 1, 0, 33, 5]  # the statement's schedule, in the order served: 0 and 1 first, and again later
+DRAWN = 4  # sizes drawn per grading, served after SIZES
+
+
+def sizes() -> list[int]:
+    """The statement's sizes, then DRAWN more drawn per grading (judge/shared/draw.py), none of the statement's and one
+    past its largest, so that a file written for 0, 1, 2, 5, 7 and 33 (a bound of 33, say) is served others."""
+    gen = remote.grading().drawn("call schedule")
+    others = [n for n in range(2, 97) if n not in SIZES]
+    larger = [n for n in others if n > max(SIZES)]
+    drawn = [larger[int(torch.randint(len(larger), (), generator=gen))]]
+    rest = [n for n in others if n != drawn[0]]
+    drawn += [rest[int(i)] for i in torch.randperm(len(rest), generator=gen)[:DRAWN - 1]]
+    return SIZES + [drawn[int(i)] for i in torch.randperm(DRAWN, generator=gen)]
 
 
 def requests():
-    return [(torch.randn(n, 16), torch.randn(n)) for n in SIZES]
+    return [(torch.randn(n, 16), torch.randn(n)) for n in sizes()]
 
 
 def compiled_pool(entry, fn=None):
@@ -41,13 +54,13 @@ def case(x, w) -> T:
 
 
 def test_compiles_once(entry, public):
-    """Requests of n = 0, 1, 7, 2, 1, 0, 33, 5 tokens are served by one compile
-    zh: n = 0、1、7、2、1、0、33、5 个 token 的请求只编译一次
+    """Requests of n = 0, 1, 7, 2, 1, 0, 33, 5 tokens, then 4 sizes drawn per grading, are served by one compile
+    zh: n = 0、1、7、2、1、0、33、5 个 token 的请求，再加每次评测抽取的 4 个大小，只编译一次
     """
     compiled = compiled_pool(entry)
     serve_schedule(compiled, requests())
     what = T("`pool`, served for n = {sizes} tokens,", zh="服务 n = {sizes} 个 token 时，`pool`",
-             sizes=", ".join(map(str, SIZES)))
+             sizes=", ".join(map(str, sizes())))
     assert_compiles(compiled, at_most=1, guard_failures=compiled.recompile_reasons, what=what)
     # One graph on the runner's word; confirmed here: the sizes that graph took as unbacked (u0) or backed (s0),
     # marked the same way on every request of this side's own compile of pool, must compile once here too.

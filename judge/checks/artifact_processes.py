@@ -1,0 +1,236 @@
+"""The build and serve processes of the exercises on compile artifacts (compile-cache-artifacts,
+aot-compile-artifact): a learner's function builds bytes in one fresh process, and another fresh process loads
+them and serves the grader's function, with Dynamo's counters read there.
+
+`build_and_serve` runs in the runner, beside the learner's code (the bytes are pickles that only a process already
+running that code may load: the exercises are self-checked). It starts one fresh Python process, which imports torch
+and compiles nothing; then
+1. a "build" process, forked from it, imports the learner's file and calls `<entry>(fn, example())`, keeping the
+   bytes and noting any global setting (compiler config, grad mode, threads, ...) left changed (judge/shared/tamper.py);
+2. the fresh process itself then serves: the exercise's `serve(data, x_path, out_path)` (its own source, run
+   there) loads the bytes, calls the function on the grader's input saved at `x_path`, saves the output to
+   `out_path` and returns what it found (`load_error`, `call_error`, `counters`).
+Neither has compiled anything before (a fork made before any compile is as fresh, and saves importing torch twice).
+Each has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before any kernel)
+and the FX-graph and AOTAutograd caches on. `report_form` is the verifier's check of what comes back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+from judge.reports.i18n import T
+
+TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
+
+ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1",
+       "OMP_NUM_THREADS": "1"}
+
+# The fresh process: the build (forked), then the exercise's `serve` source, then EPILOGUE.
+PROLOGUE = '''
+import importlib.util, json, os, select, signal, sys, traceback
+learner, entry, fn_dir, art_path, x_path, out_path, result_path, judge_dir, build_cache, timeout = sys.argv[1:11]
+sys.path.insert(0, fn_dir)
+import torch
+import torch._dynamo, torch._inductor.compile_fx  # imported once for both processes; nothing is compiled here
+from grader_fn import example, fn
+try:
+    sys.path.append(judge_dir)
+    from judge.shared.tamper import Snapshot
+except ImportError:  # a sandbox whose fresh processes cannot import the judge: nothing to compare with
+    Snapshot = None
+
+
+def report(found):
+    with open(result_path + ".new", "w") as f:
+        json.dump(found, f)
+    os.replace(result_path + ".new", result_path)
+
+
+def build():
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = build_cache
+    result = {}
+    try:
+        before = Snapshot() if Snapshot else None  # the process's global settings before the learner's file runs
+        spec = importlib.util.spec_from_file_location("submission", learner)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["submission"] = module
+        spec.loader.exec_module(module)
+        data = getattr(module, entry)(fn, example())
+        if before is not None:
+            result["changed"] = [change.split(" (process-wide state")[0] for change in before.changes()]
+        result["type"] = type(data).__name__
+        if isinstance(data, (bytes, bytearray)):
+            result["size"] = len(data)
+            with open(art_path, "wb") as f:
+                f.write(bytes(data))
+    except BaseException:
+        result["error"] = traceback.format_exc()[-4000:]
+    return result
+
+
+def stderr_tail(path):
+    try:
+        with open(path, errors="replace") as f:
+            return "\\n".join(f.read().strip().splitlines()[-15:])[-2000:]
+    except OSError:
+        return ""
+
+
+build_result = result_path + ".build"
+pid = os.fork()
+if pid == 0:  # the build process: its own process group, its stderr kept for a death's report
+    os.setpgid(0, 0)
+    err = os.open(build_result + ".err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(err, 2)
+    with open(build_result, "w") as f:
+        json.dump(build(), f)
+    os._exit(0)  # the interpreter's teardown with torch loaded takes ~0.75 s; the result is written
+try:
+    ended = bool(select.select([os.pidfd_open(pid)], [], [], float(timeout))[0])
+except (AttributeError, OSError):  # no pidfd here: the run's own time limit still ends a build that hangs
+    ended = True
+if not ended:
+    os.killpg(pid, signal.SIGKILL)
+    built = {"error": f"the build process did not finish in {timeout} s"}
+    os.waitpid(pid, 0)
+else:
+    status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    try:
+        with open(build_result) as f:
+            built = json.load(f)
+    except (OSError, ValueError):
+        built = {"error": f"{stderr_tail(build_result + '.err')}\\nthe build process died (exit code {status}) "
+                          "before reporting a result".strip()}
+try:
+    os.killpg(pid, signal.SIGKILL)  # whatever the learner's code left running in the build's group
+except ProcessLookupError:
+    pass
+serving = bool(built.get("size")) and not built.get("changed")  # a build that changed settings is FORBIDDEN
+report({"build": built, "serving": serving})  # what stays known should serving kill this process
+if not serving:
+    os._exit(0)
+'''
+
+EPILOGUE = '''
+with open(art_path, "rb") as f:
+    data = f.read()
+report({"build": built, "serving": True, "serve": serve(data, x_path, out_path)})
+os._exit(0)
+'''
+
+
+def seed_isa_probes(cache_dir: Path) -> None:
+    """Copy into a fresh process's empty cache the vector-ISA probe libraries known to load from this process's
+    (PRACTICE_VEC_ISA_LOADED): Inductor checks the CPU's features by compiling them (~1.8 s a process). They
+    hold no compiled graph or kernel of any function, so the cache is still empty of what the exercise is about."""
+    source = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    for rel in filter(None, os.environ.get("PRACTICE_VEC_ISA_LOADED", "").split(",")):
+        found, target = Path(source or "/nonexistent") / rel, cache_dir / rel
+        if rel.endswith(".so") and ".." not in Path(rel).parts and found.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(found, target)
+
+
+def build_and_serve(learner_fn, x: torch.Tensor, *, entry: str, grader_fn: str, serve: str,
+                    with_bytes: bool = False) -> dict:
+    """{"build": {type, size, changed | error}, "serve": what `serve` returned, with "output" once the function
+    ran}; "serve" only after bytes from a build that left no global setting changed. `learner_fn`: the learner's
+    entry point, named `entry` in its file (the build process imports that file and calls it); `grader_fn`: the
+    source of the module defining `fn` and `example`; `serve`: the source of `serve(data, x_path, out_path)`;
+    `with_bytes`: the bytes come back too, as `build["artifacts"]` (a uint8 tensor), for the verifier to read as
+    data."""
+    import judge
+    from judge.checks.failures import CheckFailure
+    from judge.checks.fresh_process import run_python
+    from judge.compiler.locations import to_display_names
+
+    learner = sys.modules[learner_fn.__module__].__file__
+    # so that the build process can import judge.shared.tamper
+    judge_dir = str(Path(judge.__file__).resolve().parent.parent)
+    root = Path(tempfile.mkdtemp(prefix="artifact-exercise-"))
+    try:
+        (root / "grader_fn.py").write_text(grader_fn, encoding="utf-8")
+        torch.save(x, root / "x.pt")
+        caches = {name: root / f"cache-{name}" for name in ("build", "serve")}
+        for cache in caches.values():
+            seed_isa_probes(cache)
+        args = [learner, entry, str(root), str(root / "artifact.bin"), str(root / "x.pt"),
+                str(root / "out.pt"), str(root / "fresh.json"), judge_dir, str(caches["build"]), str(TIMEOUT_S)]
+        serve_died = "the process died loading them"  # it reported serving, then nothing more
+        try:
+            found = run_python(PROLOGUE + serve + EPILOGUE, args,
+                               env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(caches["serve"])},
+                               result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30, cwd=root)
+        except CheckFailure as exc:  # it hung (what it reported before, if anything), or died before reporting
+            detail = "\n".join(d.message for d in exc.diagnostics if getattr(d, "message", ""))
+            found = _reported(root / "fresh.json") or {"build": {"error": f"{detail}\n{exc}".strip()}}
+            serve_died = str(exc)
+        build = found["build"]
+        if "error" in build:  # the learner's traceback, naming their file as they know it
+            build["error"] = to_display_names(str(build["error"]))
+        if with_bytes and build.get("size") and (root / "artifact.bin").is_file():
+            build["artifacts"] = torch.frombuffer(bytearray((root / "artifact.bin").read_bytes()), dtype=torch.uint8)
+        report = {"build": build}
+        if found.get("serving"):
+            served = found.get("serve", {"load_error": serve_died})
+            if "load_error" not in served and "call_error" not in served:
+                served["output"] = torch.load(root / "out.pt", weights_only=True)
+            report["serve"] = served
+        return report
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _reported(path: Path) -> dict | None:
+    """What the fresh process reported before it was killed (the build's result, once it had one)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def report_form(report) -> tuple[dict, dict]:
+    """(build, serve) of what `build_and_serve` returned through the runner, or Protocol where it is not of its form
+    (the verifier's side: the runner is not trusted)."""
+    from judge import remote
+
+    build = report.get("build") if isinstance(report, dict) else None
+    serve = report.get("serve", {}) if isinstance(report, dict) else None
+    if not isinstance(build, dict) or not isinstance(serve, dict):
+        raise remote.Protocol(T("the runner's report on the build and serve processes is malformed"))
+    changed = build.get("changed", [])
+    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+        raise remote.Protocol(T("the build process's list of changed settings is malformed"))
+    if "counters" in serve and not (isinstance(serve["counters"], dict) and all(
+            isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in serve["counters"].values())):
+        raise remote.Protocol(T("the serve process's counters are malformed"))
+    if "counters" in serve and "call_error" not in serve and not isinstance(serve.get("output"), torch.Tensor):
+        raise remote.Protocol(T("the serve process sent no output tensor"))
+    return build, serve
+
+
+def assert_built_bytes(build: dict, *, entry: str, scoped: str, returns: T) -> None:
+    """The build's failures that every such exercise has, in this order: the learner's exception (RUNTIME_ERROR at
+    their line), a global setting left changed (FORBIDDEN; `scoped`: the block-scoped switch to suggest, as code),
+    something other than bytes returned (WRONG_ANSWER; `returns`: what the bytes must be)."""
+    from judge.checks.failures import Forbidden, WrongAnswer
+    from judge.checks.fresh_process import learner_error
+
+    if "error" in build:
+        raise learner_error(T.same(f"`{entry}(fn, example)`"), str(build["error"]))
+    if build.get("changed"):
+        raise Forbidden(T("`{entry}` left global settings changed in the build process: {changes}. The contract "
+                          "forbids it: such a setting changes every later compile of that process; if you need one, "
+                          "switch it for a block only (a `with` block, e.g. {scoped}).", entry=entry, scoped=scoped,
+                          changes=T.same(", ".join(f"`{c}`" for c in build["changed"][:5]))))
+    if build.get("type") not in ("bytes", "bytearray"):
+        raise WrongAnswer(T("`{entry}` must return `bytes` ({what}); it returned `{type}`", entry=entry, what=returns,
+                            type=str(build.get("type"))))

@@ -1,0 +1,56 @@
+"""judge.checks.artifact_processes on the verifier's side: the runner's report on the build and serve processes is
+checked for its form, and the build's own failures come in order (the processes themselves are proven by the two
+exercises that use them, in tests/test_exercises.py)."""
+
+import pytest
+import torch
+
+from judge.checks import Forbidden, WrongAnswer
+from judge.checks.artifact_processes import assert_built_bytes, report_form
+from judge.checks.fresh_process import LearnerError
+from judge.remote import Protocol
+from judge.reports.i18n import T
+
+GOOD = {"build": {"type": "bytes", "size": 3, "changed": []},
+        "serve": {"counters": {"frames": {"total": 0}}, "output": torch.zeros(2)}}
+
+
+def test_a_report_of_the_form_gives_its_build_and_serve():
+    assert report_form(GOOD) == (GOOD["build"], GOOD["serve"])
+    assert report_form({"build": {"error": "boom"}}) == ({"error": "boom"}, {})  # a build that failed: no serve
+
+
+@pytest.mark.parametrize("report", [
+    None, [], {"serve": {}}, {"build": "bytes"}, {"build": {}, "serve": []},
+    {"build": {"changed": "torch.set_num_threads"}},           # a list of names, not a string
+    {"build": {"changed": [1]}},
+    {"build": {}, "serve": {"counters": {"frames": {"total": "0"}}, "output": torch.zeros(2)}},  # a forged count
+    {"build": {}, "serve": {"counters": {"frames": 0}, "output": torch.zeros(2)}},
+    {"build": {}, "serve": {"counters": {}, "output": [0.0, 0.0]}},  # an output that is no tensor
+], ids=repr)
+def test_a_report_not_of_the_form_is_the_runners_protocol_error(report):
+    with pytest.raises(Protocol):
+        report_form(report)
+
+
+def test_a_call_error_needs_no_output():
+    assert report_form({"build": {}, "serve": {"counters": {}, "call_error": "guard failed"}})[1]["call_error"]
+
+
+RETURNS = T("what `load_compiled_function` reads", zh="`load_compiled_function` 读的内容")
+
+
+@pytest.mark.parametrize("build, failure, words", [
+    ({"error": "Traceback ...\nValueError: no", "changed": ["grad mode"], "type": "int"}, LearnerError, "ValueError"),
+    ({"changed": ["grad mode"], "type": "int"}, Forbidden, "`grad mode`"),
+    ({"type": "AOTCompileSaveResult"}, WrongAnswer, "returned `AOTCompileSaveResult`"),
+])
+def test_the_builds_failures_come_in_order(build, failure, words):
+    with pytest.raises(failure) as info:
+        assert_built_bytes(build, entry="build_artifact", scoped="`torch.no_grad()`", returns=RETURNS)
+    assert words in str(info.value) and "build_artifact" in str(info.value)
+    assert info.value.message.render("zh")  # the catalog's Chinese, or the learner's traceback as it is
+
+
+def test_bytes_pass():
+    assert_built_bytes({"type": "bytes", "size": 1}, entry="build_artifact", scoped="x", returns=RETURNS)
