@@ -5,11 +5,15 @@ import torch
 
 from judge import remote
 from judge.checks import WrongAnswer, assert_no_host_sync, assert_same_result, compile_one_graph, describe_tensor
-from judge.checks.instrument import executed_ops, opaque
+from judge.checks.instrument import executed_work, opaque
 from judge.checks.sealed import run_sealed
 from judge.i18n import T
 
 HEAVY = ("aten.mm.default", "aten.addmm.default", "aten.bmm.default", "aten.matmul.default", "aten.tanh.default")
+# Without an outlier, the graph's total work (judge.checks.instrument.work: whatever its operators are called) may be
+# at most this many times the original's, which skips refine: torch.cond's copy of h costs a quarter more; refine's
+# matmuls, however spelled, cost D times more.
+WORK_FACTOR = 2
 
 
 def inputs(largest: float, dtype=torch.float32, shape=(6, 16)):
@@ -48,21 +52,22 @@ def test_same_as_original(entry, starter, case):
                               w=describe_tensor("w", w), label=label))
 
 
-def heavy_ops(entry, x, w) -> dict:
+def heavy_ops(entry, x, w) -> tuple[dict, int]:
     """The matmuls and tanhs that really ran when the judge ran your captured graph on (x, w), inside the bodies of
-    higher-order operators too; a body the counter cannot enter fails the check (it is never taken as free)."""
+    higher-order operators too, and the total work of what ran; a body the counter cannot enter fails the check (it
+    is never taken as free)."""
     compiled = entry.compile(fullgraph=True)
     compiled(x, w)
     index = len(compiled.graphs) - 1
-    _, ran = run_sealed(lambda *values: executed_ops(compiled.graph_modules[index], *values),
-                        compiled.inputs_for(index, x, w), what=T("your step's graph", zh="你的 step 的图"))
+    _, ran, work = run_sealed(lambda *values: executed_work(compiled.graph_modules[index], *values),
+                             compiled.inputs_for(index, x, w), what=T("your step's graph", zh="你的 step 的图"))
     unseen = opaque(ran)
     if unseen:
         raise WrongAnswer(T("your graph calls `{hops}`, a higher-order operator whose body the judge cannot count: "
                             "what runs inside it is unknown, so this cost check cannot pass. Use torch.cond.",
                             zh="你的图调用了 `{hops}`，这个高阶算子的内部评测无法计数：不知道里面执行了什么，"
                                "所以这项开销检查不能通过。请用 torch.cond。", hops=", ".join(unseen)))
-    return {name.split(".")[1]: ran[name] for name in HEAVY if ran[name]}
+    return {name.split(".")[1]: ran[name] for name in HEAVY if ran[name]}, work
 
 
 def drawn_shape() -> tuple[tuple[int, int], torch.dtype]:
@@ -76,16 +81,27 @@ def drawn_shape() -> tuple[tuple[int, int], torch.dtype]:
     return (rows, features), dtype
 
 
-def test_untaken_branch_costs_nothing(entry):
-    """Without an outlier the graph runs no matmul and no tanh of refine, on x [6, 16] and a shape drawn per grading
-    zh: 没有离群值时，图里不执行 refine 的任何 matmul 和 tanh，在 x [6, 16] 和每次评测抽取的形状上都是如此
+def test_untaken_branch_costs_nothing(entry, starter):
+    """Without an outlier the graph runs no matmul and no tanh of refine, nor as much work in other operators, on
+    x [6, 16] and a shape drawn per grading
+    zh: 没有离群值时，图里不执行 refine 的任何 matmul 和 tanh，也不用别的算子做同样多的计算，在 x [6, 16] 和每次评测抽取的形状上都是如此
     """
     shape, dtype = drawn_shape()
     for x, w in (inputs(0.9), inputs(0.9, dtype, shape)):
-        heavy = heavy_ops(entry, x, w)
+        heavy, work = heavy_ops(entry, x, w)
         if heavy:
             ran = ", ".join(f"{name} x{n}" for name, n in sorted(heavy.items()))
             raise WrongAnswer(T("without an outlier ({x}) your graph still ran refine's work: `{ran}`; torch.where "
                                 "and arithmetic masks compute both sides, torch.cond runs only the branch taken",
                                 zh="没有离群值（{x}）时你的图仍然执行了 refine 的计算：`{ran}`；torch.where 和算术掩码"
                                    "两边都算，torch.cond 只执行选中的分支", x=describe_tensor("x", x), ran=ran))
+        original = executed_work(starter.step, x.clone(), w.clone())[2]
+        if work > WORK_FACTOR * original:
+            raise WrongAnswer(T("without an outlier ({x}) your graph did {work} elementary operations, the original "
+                                "{original}, which skips refine: refine's work still ran, in operators of other "
+                                "names (a matmul spelled as a multiply and a sum costs as much). torch.cond runs only "
+                                "the branch taken",
+                                zh="没有离群值（{x}）时你的图做了 {work} 次基本运算，跳过 refine 的原函数只做 {original} 次："
+                                   "refine 的计算仍然执行了，只是换了名字的算子（把 matmul 写成乘法加求和，开销一样）。"
+                                   "torch.cond 只执行选中的分支",
+                                x=describe_tensor("x", x), work=work, original=original))
