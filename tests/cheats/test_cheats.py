@@ -47,6 +47,12 @@ CHEATS = {
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
     "grad_off_in_graph.py": ("branchless-grad", {Verdict.FORBIDDEN}),
     "patched_session_method.py": (BOOK, {Verdict.FORBIDDEN}),
+    # Probes a file could predict (issue 34's kinds): cost from operator names, planted values, float32 for float64,
+    # a provenance replacement imitated from its statistics.
+    "renamed_heavy_ops.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "cheap_for_probe_value.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "float32_predicate.py": ("branchless-grad", {Verdict.WRONG_ANSWER}),
+    "transplanted_perturbation.py": ("bucket-padding", {Verdict.WRONG_ANSWER}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
 NAMED = {"patched_session_method.py": "judge.compiling.Session.call"}

@@ -142,9 +142,23 @@ def test_result_comes_from_core_fn(entry, core_kernel):
 
     for t in (4, 20, 64):
         x = torch.randn(B, t, D)
-        assert_result_flows_through(CORE, served, CORE, x, case=describe_tensor("x", x, T(
-            "T = {t}; `core_fn` replaced by another function of x, and `serve` must return its result",
-            zh="T = {t}；`core_fn` 换成了 x 的另一个函数，`serve` 必须返回它的结果", t=t)))
+        for by in (None, reweighted()):
+            assert_result_flows_through(CORE, served, CORE, x, by=by, case=describe_tensor("x", x, T(
+                "T = {t}; `core_fn` replaced by another function of x, and `serve` must return its result",
+                zh="T = {t}；`core_fn` 换成了 x 的另一个函数，`serve` 必须返回它的结果", t=t)))
+
+
+def reweighted():
+    """core with its values bent by a drawn wave: softmax(x) * (x + e sin(a x + b)) summed over T. Rows whose softmax
+    weight is 0 (a correct padding) still add nothing, so serve's result must be this function of the unpadded x;
+    a graph that calls core_fn on another input and carries its deviation from an inline copy of core over to
+    core(x) (the default replacement moves each element by a drawn multiple of the tolerance, which such a graph
+    can rescale) carries the wave at the wrong places (`wrong/transplanted_perturbation.py`)."""
+    a, b, e = 1 + 4 * float(torch.rand(())), 6.28 * float(torch.rand(())), 0.05 + 0.1 * float(torch.rand(()))
+
+    def by(x):
+        return (x.softmax(1) * (x + e * torch.sin(a * x.clamp(-1e4, 1e4) + b))).sum(1)
+    return by
 
 
 def test_large_values(entry, core_kernel):
