@@ -28,6 +28,7 @@ B, D = 3, 8
 ALL_LENGTHS = [37, 1, 64, 2, 16, 17, 33, 32, 15, 63] + [t for t in range(1, 65)
                                                        if t not in (37, 1, 64, 2, 16, 17, 33, 32, 15, 63)]
 SOME_LENGTHS = [1, 2, 7, 16, 17, 31, 33, 50, 64]
+_EVERY_LENGTH: list = []  # (x, served, expected) for every length, kept by test_at_most_three_graphs
 
 
 def core(x):
@@ -109,7 +110,7 @@ def test_at_most_three_graphs(entry, core_kernel):
     """Lengths 1..64 compile the grader's core at most 3 times
     zh: 长度 1..64 最多让判题方的 core 编译 3 次
     """
-    serve_all(entry, ALL_LENGTHS)
+    _EVERY_LENGTH[:] = serve_all(entry, ALL_LENGTHS)
     shapes = sorted(set(core_kernel.seen))
     if len(shapes) > 3:
         sizes = sorted({shape[1] for shape in shapes if len(shape) > 1})
@@ -214,3 +215,10 @@ def test_float16_large_values(entry, core_kernel):
         assert_same(out, expected, case=describe_tensor("x", x, T("float16 values up to about 4e4 in magnitude",
                                                                  zh="float16 数值的绝对值可达约 4e4")))
 
+
+def test_every_length(entry, core_kernel):
+    """Every length 1..64 gives core's result, not only the lengths compared above
+    zh: 长度 1..64 的每一个都得到 core 的结果，而不只是上面比较过的那些长度
+    """
+    for x, out, expected in _EVERY_LENGTH or serve_all(entry, ALL_LENGTHS):
+        assert_same(out, expected, case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))

@@ -27,6 +27,11 @@ CASES = {
     "refined": (lambda: inputs(3.0), T("an outlier: refine runs", zh="有离群值：要执行 refine")),
     "plain": (lambda: inputs(0.9), T("no outlier: refine is skipped", zh="没有离群值：跳过 refine")),
     "boundary": (lambda: inputs(2.0), T("largest |h| exactly 4.0: not refined", zh="|h| 的最大值恰好是 4.0：不 refine")),
+    "just_above": (lambda: inputs(float(torch.nextafter(torch.tensor(2.0), torch.tensor(3.0)))),
+                   T("largest |h| just above 4.0 (the next float32): refine runs",
+                     zh="|h| 的最大值刚好大于 4.0（下一个 float32）：要执行 refine")),
+    "drawn_above": (lambda: inputs(2.0 + 0.5 * (1 - float(torch.rand(())))),
+                    T("largest |h| drawn in (4.0, 5.0]: refine runs", zh="|h| 的最大值在 (4.0, 5.0] 中随机抽取：要执行 refine")),
     "float64": (lambda: inputs(3.0, torch.float64), T("float64, an outlier", zh="float64，有离群值")),
     "one_row": (lambda: inputs(-3.0, shape=(1, 16)), T("one row, a negative outlier", zh="只有一行，负的离群值")),
 }
