@@ -1,7 +1,8 @@
 """Cheats against the runner/verifier boundary: none is ever ACCEPTED, through the CLI or the web.
 
 Each file in submissions/ is a learner's whole submission that tries to win without solving the exercise:
-forging the result channel, patching the runner, sending graphs that lie. Each is graded with the CLI's
+forging the result channel, patching the runner, sending graphs that lie, or fitting the hidden tests' probes
+(what a cost check counts, the values it measures on, the lengths it compares, a provenance replacement). Each is graded with the CLI's
 backend (warm local forks, through `judge.grading.grade` as `python practice/judge.py` calls it), and through the
 web with bubblewrap; both run the same two processes. The CLI command itself grades the cheats that attack what
 it prints or that need its --sandbox option.
@@ -47,12 +48,16 @@ CHEATS = {
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
     "grad_off_in_graph.py": ("branchless-grad", {Verdict.FORBIDDEN}),
     "patched_session_method.py": (BOOK, {Verdict.FORBIDDEN}),
-    # Probes a file could predict (issue 34's kinds): cost from operator names, planted values, float32 for float64,
-    # a provenance replacement imitated from its statistics.
+    # Probes a file could predict, each file's docstring naming its kind: cost from operator names or hidden in an
+    # opaque operator, planted values and thresholds, lengths left uncompared, float32 for float64, a provenance
+    # replacement imitated from its statistics.
     "renamed_heavy_ops.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "cheap_for_probe_value.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "float32_predicate.py": ("branchless-grad", {Verdict.WRONG_ANSWER}),
     "transplanted_perturbation.py": ("bucket-padding", {Verdict.WRONG_ANSWER}),
+    "threshold_past_boundary.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "refine_in_custom_op.py": ("cond-skip-refine", {Verdict.FORBIDDEN}),
+    "right_where_tested.py": ("bucket-padding", {Verdict.WRONG_ANSWER}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
 NAMED = {"patched_session_method.py": "judge.compiling.Session.call"}
