@@ -58,9 +58,11 @@ CHEATS = {
     "threshold_past_boundary.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "refine_in_custom_op.py": ("cond-skip-refine", {Verdict.FORBIDDEN}),
     "right_where_tested.py": ("bucket-padding", {Verdict.WRONG_ANSWER}),
+    "forged_fresh_process.py": ("aot-compile-artifact", {Verdict.FORBIDDEN}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
-NAMED = {"patched_session_method.py": "judge.compiling.Session.call"}
+NAMED = {"patched_session_method.py": "judge.compiling.Session.call",
+         "forged_fresh_process.py": "exercise_public.build_and_serve"}
 # Through the CLI command: a cheat that forges what the CLI prints, with the CLI's default backend for one file
 # (None: fresh processes), and, since the unisolated backends run the learner's code as the user next to the
 # exercises folder (reference included) by design, a cheat that reads files, graded with the CLI's --sandbox bwrap.
