@@ -53,12 +53,11 @@ CHEATS = {
     # replacement imitated from its statistics.
     "renamed_heavy_ops.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "cheap_for_probe_value.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
-    "float32_predicate.py": ("branchless-grad", {Verdict.WRONG_ANSWER}),
-    "transplanted_perturbation.py": ("bucket-padding", {Verdict.WRONG_ANSWER}),
     "threshold_past_boundary.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "refine_in_custom_op.py": ("cond-skip-refine", {Verdict.FORBIDDEN}),
-    "right_where_tested.py": ("bucket-padding", {Verdict.WRONG_ANSWER}),
     "forged_fresh_process.py": ("aot-compile-artifact", {Verdict.FORBIDDEN}),
+    "float32_refine.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "op_on_zeros.py": ("custom-op-gelu", {Verdict.WRONG_ANSWER}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
 NAMED = {"patched_session_method.py": "judge.compiling.Session.call",
