@@ -49,8 +49,8 @@ CHEATS = {
     "grad_off_in_graph.py": ("branchless-grad", {Verdict.FORBIDDEN}),
     "patched_session_method.py": (BOOK, {Verdict.FORBIDDEN}),
     # Probes a file could predict, each file's docstring naming its kind: cost from operator names or hidden in an
-    # opaque operator, planted values and thresholds, lengths left uncompared, float32 for float64, a provenance
-    # replacement imitated from its statistics.
+    # opaque operator, planted values and thresholds, lengths past the schedule, float32 for float64, a provenance
+    # replacement imitated from its statistics, a forged report of fresh processes.
     "renamed_heavy_ops.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "cheap_for_probe_value.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "threshold_past_boundary.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
@@ -58,6 +58,7 @@ CHEATS = {
     "forged_fresh_process.py": ("aot-compile-artifact", {Verdict.FORBIDDEN}),
     "float32_refine.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
     "op_on_zeros.py": ("custom-op-gelu", {Verdict.WRONG_ANSWER}),
+    "lengths_up_to_256.py": ("scan-cumulative", {Verdict.COMPILE_ERROR, Verdict.WRONG_ANSWER}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
 NAMED = {"patched_session_method.py": "judge.compiling.Session.call",
