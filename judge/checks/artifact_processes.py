@@ -147,14 +147,13 @@ def build_and_serve(learner_fn, x: torch.Tensor, *, entry: str, grader_fn: str, 
     source of the module defining `fn` and `example`; `serve`: the source of `serve(data, x_path, out_path)`;
     `with_bytes`: the bytes come back too, as `build["artifacts"]` (a uint8 tensor), for the verifier to read as
     data."""
-    import judge
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
     from judge.compiler.locations import to_display_names
+    from judge.shared.paths import PROJECT_ROOT
 
     learner = sys.modules[learner_fn.__module__].__file__
-    # so that the build process can import judge.shared.tamper
-    judge_dir = str(Path(judge.__file__).resolve().parent.parent)
+    judge_dir = str(PROJECT_ROOT)  # so that the build process can import judge.shared.tamper
     root = Path(tempfile.mkdtemp(prefix="artifact-exercise-"))
     try:
         (root / "grader_fn.py").write_text(grader_fn, encoding="utf-8")

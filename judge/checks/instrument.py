@@ -7,7 +7,9 @@ such as `sum`) and each higher-order operator as one node whose subgraphs are su
 - `run_counting(gm, *args)`: the graph's own nodes that ran, the branches taken, the loop turns (an FX
   interpreter that evaluates each higher-order operator itself, so a branch not taken runs nothing);
 - `executed_ops(fn, *args)`: the ATen operators that really ran, e.g. {'aten.tanh.default': 1}, for any callable
-  (a rebuilt graph, a reference function calling `torch.cond` eagerly).
+  (a rebuilt graph, a reference function calling `torch.cond` eagerly);
+- `executed_work(fn, *args)`: those and their total work, whatever the operators' names (`work`): a cost check
+  that looks for names (`mm`, `tanh`) passes a graph that spells a matmul as a broadcast multiply and a sum.
 
 Run a graph from the runner sealed (`judge.checks.sealed.run_sealed`): these helpers take the copies it hands
 to its function, e.g. `run_sealed(lambda *v: run_counting(gm, *v), values, what=...)`.
@@ -19,6 +21,7 @@ import collections
 from dataclasses import dataclass, field
 
 import torch
+import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from judge.shared.ir import target_name
@@ -108,16 +111,36 @@ def run_counting(gm: torch.fx.GraphModule, *args) -> GraphRun:
     return run
 
 
+def work(func, args, kwargs, out) -> int:
+    """One ATen call's work in elementary operations: a matmul, convolution or attention its multiply-adds
+    (torch.utils.flop_counter's formulas, halved), any other operator the most elements among its tensors in and out
+    (an elementwise op, a reduction, a copy, a view alike)."""
+    from torch.utils.flop_counter import flop_registry
+
+    formula = flop_registry.get(getattr(func, "_overloadpacket", None))
+    if formula is not None:
+        try:
+            return int(formula(*args, **kwargs, out_val=out)) // 2
+        except Exception:  # noqa: BLE001 - a formula that does not fit this overload: counted by its elements
+            pass
+    tensors = [t for t in pytree.tree_leaves((args, kwargs, out)) if isinstance(t, torch.Tensor)]
+    return max((t.numel() for t in tensors), default=0)
+
+
 class OpRecorder(TorchDispatchMode):
-    """A dispatch mode that counts every ATen operator that runs under it, through higher-order operators."""
+    """A dispatch mode that counts every ATen operator that runs under it, through higher-order operators, and sums
+    their `work`."""
 
     def __init__(self):
         super().__init__()
         self.ran: collections.Counter = collections.Counter()
+        self.work = 0
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         self.ran[str(func)] += 1
-        return func(*args, **(kwargs or {}))
+        out = func(*args, **(kwargs or {}))
+        self.work += work(func, args, kwargs or {}, out)
+        return out
 
 
 @torch._dynamo.disable  # torch.cond called eagerly compiles its own call: these rules stay eager
@@ -191,10 +214,17 @@ def executed_ops(fn, *args) -> tuple[object, collections.Counter]:
     Through `torch.cond` (the taken branch only), `while_loop` (each turn), `map` (each slice), `scan` (each step),
     `wrap` and `invoke_subgraph`; any other higher-order operator counts as one `higher_order.<name>` entry, its body
     unseen (`opaque`). A GraphModule runs its generated code (as `gm(*args)` does)."""
+    output, ran, _ = executed_work(fn, *args)
+    return output, ran
+
+
+def executed_work(fn, *args) -> tuple[object, collections.Counter, int]:
+    """`executed_ops`, and the total `work` of the operators that ran (higher-order operators' bodies included, an
+    opaque one's not: check `opaque` first)."""
     recorder = OpRecorder()
     with torch.no_grad(), recorder:
         output = fn(*args)
-    return output, recorder.ran
+    return output, recorder.ran, recorder.work
 
 
 def graph_text(gm: torch.fx.GraphModule) -> str:

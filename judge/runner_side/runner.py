@@ -88,7 +88,7 @@ class Runner:
         path.write_text(source, encoding="utf-8")
         register_learner_file(str(path), filename)
         if self.job.get("public"):
-            self.public = load_source("exercise_public", self.job["public"])
+            self.public = load_source(tamper.PUBLIC_MODULE, self.job["public"])
         snapshot = tamper.Snapshot(watch={"judge.runner_side.runner.Runner": self})
 
         def fail(verdict, message: T, exc=None, loc=None):

@@ -1,11 +1,11 @@
 """Detect a submission that changes global compiler state or replaces the functions the judge relies on.
 
 Watched: compiler configs and stance, process-wide state, a few torch functions, and every function and class of
-the judge's modules and the hidden tests, together with each method (plain, static, class, property) of those
-classes, e.g. `judge.runner_side.compiling.Session.call` or `judge.runner_side.runner.Runner.op_compile`, and the
-methods of the live
-objects handed to `Snapshot(watch=...)` (a method set on the running `Runner` itself). In the runner all this
-can only explain a failure: the learner's process may patch this module too.
+the judge's modules, the hidden tests and the exercise's public module, together with each method (plain, static,
+class, property) of those classes, e.g. `judge.runner_side.compiling.Session.call` or
+`judge.runner_side.runner.Runner.op_compile`, and the methods of the live objects handed to `Snapshot(watch=...)`
+(a method set on the running `Runner` itself). In the runner all this can only explain a failure: the learner's
+process may patch this module too.
 """
 
 from __future__ import annotations
@@ -91,6 +91,11 @@ def _change(name: str, before, after, quote: bool = True) -> T:
 _METHOD_KINDS = (types.FunctionType, staticmethod, classmethod, property)
 
 
+PUBLIC_MODULE = "exercise_public"
+"""The name the runner loads an exercise's public.py under (judge/runner_side/runner.py): its functions are the
+judge's too (a file that replaces aot-compile-artifact's `build_and_serve` reports what it likes)."""
+
+
 def _judge_functions() -> dict:
     """Every function and class defined in the judge's modules and the hidden tests, and every method of those
     classes (as stored in the class: a function, staticmethod, classmethod or property), by qualified name."""
@@ -98,7 +103,7 @@ def _judge_functions() -> dict:
 
     found = {}
     for module_name, module in list(sys.modules.items()):
-        hidden_test = "/hidden/" in (getattr(module, "__file__", None) or "")
+        hidden_test = "/hidden/" in (getattr(module, "__file__", None) or "") or module_name == PUBLIC_MODULE
         if module is None or not (module_name == "judge" or module_name.startswith("judge.") or hidden_test):
             continue
         for attr, value in list(vars(module).items()):

@@ -1,8 +1,10 @@
 """Cheats against the runner/verifier boundary: none is ever ACCEPTED, through the CLI or the web.
 
 Each file in submissions/ is a learner's whole submission that tries to win without solving the exercise:
-forging the result channel, patching the runner, sending graphs that lie. Each is graded with the CLI's
-backend (warm local forks, through `judge.parent.grading.grade` as `python practice/judge.py` calls it), and through the
+forging the result channel, patching the runner, sending graphs that lie, or fitting the hidden tests' probes
+(what a cost check counts, the values it measures on, the lengths it compares, a provenance replacement). Each is
+graded with the CLI's backend (warm local forks, through `judge.parent.grading.grade` as `python practice/judge.py`
+calls it), and through the
 web with bubblewrap; both run the same two processes. The CLI command itself grades the cheats that attack what
 it prints or that need its --sandbox option.
 A cheat that returns a graph computing the right function on every hidden input would be a correct solution
@@ -47,9 +49,21 @@ CHEATS = {
     "plant_generated_code.py": ("fuse-rmsnorm-silu", {Verdict.FORBIDDEN, Verdict.WRONG_ANSWER}),
     "grad_off_in_graph.py": ("branchless-grad", {Verdict.FORBIDDEN}),
     "patched_session_method.py": (BOOK, {Verdict.FORBIDDEN}),
+    # Probes a file could predict, each file's docstring naming its kind: cost from operator names or hidden in an
+    # opaque operator, planted values and thresholds, lengths past the schedule, float32 for float64, a provenance
+    # replacement imitated from its statistics, a forged report of fresh processes.
+    "renamed_heavy_ops.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "cheap_for_probe_value.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "threshold_past_boundary.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "refine_in_custom_op.py": ("cond-skip-refine", {Verdict.FORBIDDEN}),
+    "forged_fresh_process.py": ("aot-compile-artifact", {Verdict.FORBIDDEN}),
+    "float32_refine.py": ("cond-skip-refine", {Verdict.WRONG_ANSWER}),
+    "op_on_zeros.py": ("custom-op-gelu", {Verdict.WRONG_ANSWER}),
+    "lengths_up_to_256.py": ("scan-cumulative", {Verdict.COMPILE_ERROR, Verdict.WRONG_ANSWER}),
 }
 # cheat file -> what its report's summary must name (the judge's method it patched, the check's reason).
-NAMED = {"patched_session_method.py": "judge.runner_side.compiling.Session.call"}
+NAMED = {"patched_session_method.py": "judge.runner_side.compiling.Session.call",
+         "forged_fresh_process.py": "exercise_public.build_and_serve"}
 # Through the CLI command: a cheat that forges what the CLI prints, with the CLI's default backend for one file
 # (None: fresh processes), and, since the unisolated backends run the learner's code as the user next to the
 # exercises folder (reference included) by design, a cheat that reads files, graded with the CLI's --sandbox bwrap.

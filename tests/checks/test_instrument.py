@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch._higher_order_ops import while_loop
 
-from judge.checks.instrument import executed_ops, graph_text, opaque, run_counting
+from judge.checks.instrument import executed_ops, executed_work, graph_text, opaque, run_counting
 from judge.shared import ir
 
 
@@ -94,3 +94,15 @@ def test_a_body_the_counter_cannot_enter_is_named_never_free():
     hints, body = torch.ops.higher_order.hints_wrapper, torch.fx.symbolic_trace(torch.nn.Tanh())
     _, ran = executed_ops(lambda x: hints(body, (x,), {}, hints={"note": 1}), torch.randn(3))
     assert opaque(ran) == ["hints_wrapper"] and ran["aten.tanh.default"] == 0
+
+
+def test_work_is_counted_whatever_the_operators_are_called():
+    """A matmul spelled as a broadcast multiply and a sum costs what `mm` costs, not nothing; an elementwise op its
+    elements; work inside a map's body counts per slice."""
+    h, w = torch.randn(6, 16), torch.randn(16, 16)
+    _, ran_mm, mm = executed_work(torch.mm, h, w)
+    spelled, ran, spelled_work = executed_work(lambda h, w: (h.unsqueeze(-1) * w).sum(-2), h, w)
+    assert torch.allclose(spelled, h @ w, atol=1e-5) and "aten.mm.default" not in ran
+    assert mm == 6 * 16 * 16 and spelled_work >= mm
+    assert executed_work(torch.tanh, h)[2] == h.numel()
+    assert executed_work(with_map, torch.randn(5, 4))[2] >= 5 * 4

@@ -73,3 +73,18 @@ def test_a_symbolic_shapes_config_flag_is_named():
         assert any("torch.fx.experimental._config.backed_size_oblivious" in c for c in snapshot.changes())
     assert snapshot.changes() == []
 
+
+
+def test_a_replaced_function_of_the_exercises_public_module_is_named(monkeypatch):
+    """The runner loads public.py as `tamper.PUBLIC_MODULE`: a file that replaces one of its functions (the fresh
+    processes' report of aot-compile-artifact) is named like a patched judge function."""
+    import sys
+    import types
+
+    from judge.shared.loaded import load_source
+
+    monkeypatch.setitem(sys.modules, tamper.PUBLIC_MODULE, types.ModuleType("before"))  # removed again afterwards
+    public = load_source(tamper.PUBLIC_MODULE, "def build_and_serve(build, x):\n    return {}\n")
+    snapshot = tamper.Snapshot()
+    monkeypatch.setattr(public, "build_and_serve", lambda build, x: {"serve": {}})
+    assert snapshot.changes() == [f"`{tamper.PUBLIC_MODULE}.build_and_serve` was replaced"]

@@ -28,6 +28,7 @@ B, D = 3, 8
 ALL_LENGTHS = [37, 1, 64, 2, 16, 17, 33, 32, 15, 63] + [t for t in range(1, 65)
                                                        if t not in (37, 1, 64, 2, 16, 17, 33, 32, 15, 63)]
 SOME_LENGTHS = [1, 2, 7, 16, 17, 31, 33, 50, 64]
+_EVERY_LENGTH: list = []  # (x, served, expected) for every length, kept by test_at_most_three_graphs
 
 
 def core(x):
@@ -109,7 +110,7 @@ def test_at_most_three_graphs(entry, core_kernel):
     """Lengths 1..64 compile the grader's core at most 3 times
     zh: 长度 1..64 最多让判题方的 core 编译 3 次
     """
-    serve_all(entry, ALL_LENGTHS)
+    _EVERY_LENGTH[:] = serve_all(entry, ALL_LENGTHS)
     shapes = sorted(set(core_kernel.seen))
     if len(shapes) > 3:
         sizes = sorted({shape[1] for shape in shapes if len(shape) > 1})
@@ -142,9 +143,23 @@ def test_result_comes_from_core_fn(entry, core_kernel):
 
     for t in (4, 20, 64):
         x = torch.randn(B, t, D)
-        assert_result_flows_through(CORE, served, CORE, x, case=describe_tensor("x", x, T(
-            "T = {t}; `core_fn` replaced by another function of x, and `serve` must return its result",
-            zh="T = {t}；`core_fn` 换成了 x 的另一个函数，`serve` 必须返回它的结果", t=t)))
+        for by in (None, reweighted()):
+            assert_result_flows_through(CORE, served, CORE, x, by=by, case=describe_tensor("x", x, T(
+                "T = {t}; `core_fn` replaced by another function of x, and `serve` must return its result",
+                zh="T = {t}；`core_fn` 换成了 x 的另一个函数，`serve` 必须返回它的结果", t=t)))
+
+
+def reweighted():
+    """core with its values bent by a drawn wave: softmax(x) * (x + e sin(a x + b)) summed over T. Rows whose softmax
+    weight is 0 (a correct padding) still add nothing, so serve's result must be this function of the unpadded x;
+    a graph that calls core_fn on another input and carries its deviation from an inline copy of core over to
+    core(x) (the default replacement moves each element by a drawn multiple of the tolerance, which such a graph
+    can rescale) carries the wave at the wrong places (`wrong/transplanted_perturbation.py`)."""
+    a, b, e = 1 + 4 * float(torch.rand(())), 6.28 * float(torch.rand(())), 0.05 + 0.1 * float(torch.rand(()))
+
+    def by(x):
+        return (x.softmax(1) * (x + e * torch.sin(a * x.clamp(-1e4, 1e4) + b))).sum(1)
+    return by
 
 
 def test_large_values(entry, core_kernel):
@@ -200,3 +215,10 @@ def test_float16_large_values(entry, core_kernel):
         assert_same(out, expected, case=describe_tensor("x", x, T("float16 values up to about 4e4 in magnitude",
                                                                  zh="float16 数值的绝对值可达约 4e4")))
 
+
+def test_every_length(entry, core_kernel):
+    """Every length 1..64 gives core's result, not only the lengths compared above
+    zh: 长度 1..64 的每一个都得到 core 的结果，而不只是上面比较过的那些长度
+    """
+    for x, out, expected in _EVERY_LENGTH or serve_all(entry, ALL_LENGTHS):
+        assert_same(out, expected, case=describe_tensor("x", x, T.same(f"T = {x.shape[1]}")))

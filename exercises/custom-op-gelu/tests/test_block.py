@@ -235,4 +235,14 @@ def test_result_comes_from_the_op(entry, starter):
     fn = entry.compile(fullgraph=True, dynamic=True)
     for x_shape, w_shape in SHAPES[:2]:
         x, w = torch.randn(x_shape), torch.randn(w_shape)
-        assert_result_flows_through(KERNEL, fn, starter.block, x, w, case=case_of(x, w))
+        for by in (None, waved()):
+            assert_result_flows_through(KERNEL, fn, starter.block, x, w, case=case_of(x, w), by=by)
+
+
+def waved():
+    """The vendor kernel plus a wave of its own input, of drawn frequency, phase and size: the default replacement
+    moves each element by a drawn multiple of the tolerance whatever the op's input, so a graph that calls the op on
+    zeros and carries the move over to an inline gelu imitates it (`wrong/op_on_zeros.py`); this one differs with
+    the op's input, which must be `x @ w`."""
+    a, b, e = 1 + 4 * float(torch.rand(())), 6.28 * float(torch.rand(())), 0.01 + 0.09 * float(torch.rand(()))
+    return lambda x: vendor_kernel(x) + e * torch.sin(a * x + b)
