@@ -41,6 +41,7 @@ class GradingContext:
     device: str = "cuda"  # where a GPU exercise's tests put their tensors: "cpu" in its CPU tier (judge/tiers.py)
     seed: int = 0  # the grading's draw (judge/draw.py): each test's inputs and the runner's examples come from it
     last_run: object = None  # the last captured graph run here (judge.remote.compiled.LastRun): a mismatch's stages
+    reuse_compiled: bool = True  # Ref.compile(reuse=True) shares compile sessions between tests (False: never)
     narrowed: bool = False  # compiler_bisector ran in this grading already (judge/remote/stages.py: once at most)
     _examples: torch.Generator | None = field(default=None, repr=False)
 
