@@ -72,7 +72,8 @@ class RunnerClient:
         # Shared sessions (`shared_compile`): valid for one generation, i.e. until the runner's next reset.
         self.generation = 0
         self.shared: dict[str, SharedSession] = {}
-        self.fresh_since_reset = False  # a request outside the shared sessions reached the runner since its reset
+        self.fresh_since_reset = True  # the runner's state is not the shared sessions' alone (before a first reset:
+        # what importing the learner's file compiled)
         self.kept_state = False  # this test goes on from the state earlier tests left (its reset was skipped)
         self.carried = False  # ... and that state held graphs of theirs
         self.retired = False  # the shared state must not reach another test (see the module's docstring)
@@ -150,6 +151,7 @@ class RunnerClient:
                 self.replayed.append((op, fields, self.answers[key]))
                 return self.answers[key]
         self._catch_up()
+        self.fresh_since_reset |= op not in NEUTRAL
         answer = self._request(op, **fields)
         if replay_key is not None and self.history is not None:
             self.history += (replay_key,)
@@ -168,6 +170,7 @@ class RunnerClient:
             self.shared, self.fresh_since_reset, self.retired = {}, False, False
             self.kept_state = self.carried = False
         replayed, self.replayed = self.replayed, []
+        self.fresh_since_reset |= bool(replayed)
         for op, fields, before in replayed:
             again = self._request(op, **fields)
             if _replay_shape(again) != _replay_shape(before):
@@ -177,8 +180,6 @@ class RunnerClient:
 
     def _request(self, op: Request | str, **fields) -> dict:
         self.sent_since_reset = True
-        if Request(op).value not in NEUTRAL and not str(fields.get("session", "")).startswith(SHARED):
-            self.fresh_since_reset = True
         if self.gone:
             raise RunnerGone(self.gone, self.gone_end)
         self._next += 1
