@@ -55,9 +55,8 @@ def inductor_run(entry):
 
 
 def compiled(entry):
-    """block compiled in the runner; each call runs the captured graph here, on the test's own inputs. The tests
-    using it compare values only: they share one compile session (compiled once per guard set, not per test)."""
-    return entry.compile(fullgraph=True, reuse=True)
+    """block compiled in the runner; each call runs the captured graph here, on the test's own inputs."""
+    return entry.compile(fullgraph=True)
 
 
 def test_one_graph(entry):
