@@ -17,6 +17,8 @@ backend's accounting).
     python benchmarks/grading_phases.py [--runs 3] [EXERCISE[:SOLUTION] ...]
     python benchmarks/grading_phases.py --small     # the suite's: the book exercise's reference, one run
 
+Each exercise is graded both ways, side by side: with compile sessions shared between the hidden tests that ask for
+it (`Ref.compile(reuse=True)`, today's gradings) and with every test compiling from a fresh state (before).
 Default: the book exercise's reference, fuse-rmsnorm-silu's reference and a solution of it written differently.
 Every verdict must be ACCEPTED.
 """
@@ -105,7 +107,7 @@ def summarize(spans: dict[str, list[dict]], cpu: dict[str, float | None]) -> dic
     return {f"{k} (x{counts[k]})" if counts.get(k, 0) > 1 else k: v for k, v in out.items()}
 
 
-def measure(name: str, runs: int, sandbox: Recording, folder: Path) -> list[dict[str, float]]:
+def measure(name: str, runs: int, sandbox: Recording, folder: Path, reuse: bool = True) -> list[dict[str, float]]:
     exercise_id, _, solution = name.partition(":")
     exercise = load_exercise(EXERCISES_DIR / exercise_id)
     source = exercise.read(solution or exercise.reference)
@@ -129,7 +131,7 @@ def measure(name: str, runs: int, sandbox: Recording, folder: Path) -> list[dict
             sandbox.cpu.clear()
             report_s.clear()
             cpu, wall = time.process_time(), time.perf_counter()
-            report = grade(exercise, source, sandbox=sandbox)
+            report = grade(exercise, source, sandbox=sandbox, reuse_compiled=reuse)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
             if report.verdict is not Verdict.ACCEPTED:
                 raise SystemExit(f"{name}: expected ACCEPTED, got {report.verdict.value}: {report.summary}")
@@ -169,12 +171,17 @@ def main(argv: list[str] | None = None) -> None:
         sandbox = Recording(get_sandbox("local", program))
         try:
             for name in names:
-                figures = measure(name, runs, sandbox, Path(folder))
-                print(table(name, figures), flush=True)
-                missing = [k for k in ("runner: import learner file", "verifier: checks (all)")
-                           if not any(key.startswith(k) for key in figures[0])]
-                if missing:
-                    raise SystemExit(f"{name}: no spans recorded for {', '.join(missing)}")
+                totals = {}
+                for reuse, way in ((False, "every test from a fresh state"), (True, "shared compile sessions")):
+                    figures = measure(name, runs, sandbox, Path(folder), reuse)
+                    print(table(f"{name} [{way}]", figures), flush=True)
+                    missing = [k for k in ("runner: import learner file", "verifier: checks (all)")
+                               if not any(key.startswith(k) for key in figures[0])]
+                    if missing:
+                        raise SystemExit(f"{name}: no spans recorded for {', '.join(missing)}")
+                    totals[way] = statistics.median(f["ALL THREE PROCESSES: CPU"] for f in figures)
+                before, after = totals.values()
+                print(f"{name}: CPU per grading {before:.3f} s fresh -> {after:.3f} s shared ({before / after:.2f}x)")
         finally:
             sandbox.close()
     print("PHASES OK")

@@ -49,8 +49,10 @@ class ContractRun:
     def __init__(self, spec: dict, entry, expected_fn):
         self.spec, self.expected_fn = spec, expected_fn
         dynamic = None if spec.get("dynamic") is None else bool(spec["dynamic"])
+        # values only are compared: one compile session for the three contract tests (Ref.compile's `reuse`)
         self.compiled = entry.compile(fullgraph=bool(spec.get("fullgraph", True)), dynamic=dynamic,
-                                      what=T("your compiled function"), local_backend=spec.get("local_backend"))
+                                      what=T("your compiled function"), local_backend=spec.get("local_backend"),
+                                      reuse=True)
         self.graph_for: dict = {}  # signature -> (graph index, output spec)
         self.round_trips = 0
 

@@ -56,7 +56,8 @@ def make_sandbox(name: str = "none", **options) -> Sandbox:
 
 def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on_event: OnEvent | None = None,
           filename: str = "solution.py", stop_after_first_failure: bool = False,
-          measure_cost: bool | None = None, seed: int | None = None, tier: str | None = None) -> Report:
+          measure_cost: bool | None = None, seed: int | None = None, tier: str | None = None,
+          reuse_compiled: bool = True) -> Report:
     """Grade `source` against `exercise` and return the report; a failing submission is a normal report.
 
     `sandbox` is a `sandbox.Sandbox` made by `make_sandbox` (default: the unsandboxed subprocess backend, for
@@ -67,6 +68,8 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     `seed`: the grading's draw (judge/shared/draw.py; default: this installation's secret, the exercise version and the
     source), recorded in the report; pass a report's seed to replay its grading.
     `tier`: "cpu" grades only the exercise's CPU tier (judge/shared/tiers.py), on the CPU, ending at its first failure.
+    `reuse_compiled`: False makes every hidden test compile from a fresh state, also those that ask to share compile
+    sessions (Ref.compile(reuse=True)): the same verdicts, at the cost of today's compiles (benchmarks compare both).
     """
     from judge.parent.fingerprint import exercise_versions
 
@@ -84,11 +87,11 @@ def grade(exercise: Exercise, source: str, *, sandbox: Sandbox | None = None, on
     try:
         try:
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
-                                         measure_cost, seed, tier)
+                                         measure_cost, seed, tier, reuse_compiled)
         except SandboxError:
             # The sandbox failed before any code ran (e.g. a stale warm worker): safe to run once more.
             runner, verifier = _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure,
-                                         measure_cost, seed, tier)
+                                         measure_cost, seed, tier, reuse_compiled)
     except SandboxError as exc:
         report = Report(exercise_id=exercise.id, verdict=Verdict.INTERNAL_ERROR, sandbox=sandbox_label(sandbox),
                         summary=T("Internal error: the sandbox failed before your code ran; please submit again."),
@@ -124,9 +127,10 @@ def _stamped(fingerprint: str, emit: OnEvent) -> OnEvent:
 
 
 def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failure=False,
-              measure_cost=None, seed: int = 0, tier: str | None = None) -> tuple[RunOutcome, tuple]:
+              measure_cost=None, seed: int = 0, tier: str | None = None,
+              reuse_compiled: bool = True) -> tuple[RunOutcome, tuple]:
     runner_job, verifier_job = make_jobs(exercise, source, filename, stop_after_first_failure, measure_cost, seed,
-                                         tier)
+                                         tier, reuse_compiled)
     return run_jobs(runner_job, verifier_job, tiers.limits_for(exercise.limits, tier), sandbox, emit)
 
 

@@ -30,7 +30,7 @@ def source_too_large(source: str):
 
 def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", stop_after_first_failure: bool = False,
               measure_cost: bool | None = None, seed: int = 0,
-              tier: str | None = None) -> tuple[RunnerJob, VerifierJob]:
+              tier: str | None = None, reuse_compiled: bool = True) -> tuple[RunnerJob, VerifierJob]:
     """The two jobs of one grading. `measure_cost`: None measures the cost section where the exercise has a
     [cost] table; True also where it has none but a [contract] to take inputs from (judge.costs.spec.spec_for)."""
     public = exercise.read(exercise.public) if exercise.public else None
@@ -46,7 +46,8 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
                            runner_seconds=limits_for(exercise.limits, tier).time_seconds,
                            contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
                            stop_after_first_failure=stop_after_first_failure or tier is not None, seed=seed,
-                           tier=tier, tier_checks=cpu_checks(exercise) if tier else [])
+                           tier=tier, tier_checks=cpu_checks(exercise) if tier else [],
+                           reuse_compiled=reuse_compiled)
     spec = cost_spec_for(exercise, measure_cost)
     if spec is not None and tier is None:  # a tier's pre-check measures no cost
         from judge.costs import memo as cost_memo

@@ -4,10 +4,17 @@ Calling a `RemoteCompiled` with the test's own inputs sends the runner only exam
 dtypes, other values), receives the graphs Dynamo captured, rebuilds them from the allowlist and runs the one
 the call ran here, sealed, on the test's inputs (`judge.checks.sealed`). The numbers a test compares are
 therefore computed by the verifier; the runner's answers can only make a check fail or explain why.
+
+With `reuse` (`Ref.compile(reuse=True)`), the compile session in the runner is shared with the other tests of the
+grading that compile the same target with the same options (judge/remote/transport.py: `shared_compile`), so that
+Dynamo compiles once per guard set, not once per test. What the verifier does is the same: each `RemoteCompiled`
+rebuilds the session's graphs for itself (a rewrite, a local backend, module state and counts stay its own) and
+runs them sealed on copies; a call that fails on a state earlier tests left is made again from a fresh one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -62,9 +69,12 @@ class RemoteCompiled:
     Made by `Ref.compile(...)`, which documents and checks the options."""
 
     def __init__(self, target: Ref, options: dict, *, what=YOUR_FUNCTION, local_backend=None, mutates_args=(),
-                 rewrite_graph: Callable[[torch.fx.GraphModule], None] | None = None):
+                 rewrite_graph: Callable[[torch.fx.GraphModule], None] | None = None, reuse: bool = False):
         self.context = current()
-        self.session = self.context.new_session()
+        self.reuse = reuse and self.context.reuse_compiled
+        self.session = "" if self.reuse else self.context.new_session()
+        self._generation: int | None = None  # reuse: the runner's generation of shared sessions attached to
+        self._offset = 0  # reuse: graphs taken from earlier generations (the runner numbers each session's from 0)
         self.target, self.options, self.what = target, dict(options), what
         self.graphs: list[Graph] = []
         self.recompile_reasons: list[str] = []
@@ -97,10 +107,18 @@ class RemoteCompiled:
         fields = dict(session=self.session, target=self.target.spec, options=self.options,
                       args=encode_arg(tuple(sent_args)), kwargs=encode_arg(example_like(kwargs)),
                       mark_dynamic=[list(m) for m in mark_dynamic])
-        answer = self.context.runner.request(Request.COMPILE,
-                                             replay_key=self._replay_key(fields, keep or examples is not None),
-                                             **fields)
-        self.take_graphs(answer.get("graphs", []))
+        if self.reuse and not keep and examples is None:
+            answer = self._shared_call(fields)
+            if self.context.runner.carried and not _clean(answer):  # perhaps the earlier tests' state: once more,
+                self.context.runner.drop_shared()  # from a fresh one, and that answer is the call's
+                answer = self._shared_call(fields)
+        else:
+            if self.reuse:  # values the runner sees as they are: this object's own session from now on
+                self.reuse, self.session, self._offset = False, self.context.new_session(), len(self.graphs)
+            answer = self.context.runner.request(Request.COMPILE,
+                                                 replay_key=self._replay_key(fields, keep or examples is not None),
+                                                 **fields)
+            self.take_graphs(answer.get("graphs", []))
         reasons = answer.get("recompiles", [])
         new_reasons = [str(r)[:500] for r in reasons[:20]] if isinstance(reasons, list) else []
         self.recompile_reasons += new_reasons
@@ -113,8 +131,10 @@ class RemoteCompiled:
         if answer.get("error"):
             raise_learner_error(answer["error"], self.what)
         ran = answer.get("ran")
-        if not isinstance(ran, list) or not all(isinstance(i, int) and 0 <= i < len(self.graphs) for i in ran):
+        if not isinstance(ran, list) or not all(isinstance(i, int) and 0 <= i + self._offset < len(self.graphs)
+                                                for i in ran):
             raise Protocol(T("{what}: your code's process named a graph it never sent", what=self.what))
+        ran = [i + self._offset for i in ran]
         if len(ran) != 1:
             count = len(ran)
             raise GraphBreak(T("{what}: one call ran {count} graphs; the judge checks calls that run exactly one "
@@ -124,6 +144,21 @@ class RemoteCompiled:
         self._follow_state(answer.get("state_out"))
         self.calls.append(Call(ran[0], output, str(answer.get("printed", ""))[:20000]))
         return output
+
+    def _shared_call(self, fields: dict) -> dict:
+        """The call in the runner's shared session of this target and options: the session's graphs that this
+        object has not rebuilt yet (captured for other tests, or before a reset) taken first, then the answer's."""
+        key = hashlib.sha256(json.dumps([fields["target"], self.options], sort_keys=True, default=str).encode())
+        signature_ = json.dumps([signature([fields["args"], fields["kwargs"]]), fields["mark_dynamic"]])
+        sent = {k: v for k, v in fields.items() if k != "session"}
+        generation, session, answer = self.context.runner.shared_compile(key.hexdigest()[:16], signature_, **sent)
+        if generation != self._generation:  # a new generation numbers its graphs from 0 again
+            self._generation, self._offset = generation, len(self.graphs)
+        self.take_graphs(session.graphs[len(self.graphs) - self._offset:])
+        graphs = answer.get("graphs", [])
+        self.take_graphs(graphs)
+        session.graphs += graphs  # accepted: each was rebuilt here
+        return answer
 
     def _replay_key(self, fields: dict, values_matter: bool) -> tuple | None:
         """What the answer to this compile depends on, or None where values or runner-held objects may matter
@@ -155,7 +190,7 @@ class RemoteCompiled:
         if not isinstance(graphs, list):
             raise Protocol(T("malformed graph list"))
         for item in graphs:
-            if not isinstance(item, dict) or item.get("index") != len(self.graphs):
+            if not isinstance(item, dict) or item.get("index") != len(self.graphs) - self._offset:
                 raise Protocol(T("graphs arrived out of order"))
             inputs = item.get("inputs")
             if not isinstance(inputs, list):
@@ -278,6 +313,11 @@ class RemoteCompiled:
         self._last_flat = flat if isinstance(flat, (list, tuple)) else (flat,)
         self.context.last_run = LastRun(self, index, before, tuple(self._last_flat))
         return _assemble(output_spec, flat, args, self.what, self.target)
+
+
+def _clean(answer: dict) -> bool:
+    """A compile answer with no error that ran exactly one graph (what a failed check would not come from)."""
+    return not answer.get("error") and isinstance(answer.get("ran"), list) and len(answer["ran"]) == 1
 
 
 def _as_before(values: list, mutable) -> list:

@@ -44,6 +44,7 @@ class GradingContext:
     # the grading's draw (judge/shared/draw.py): each test's inputs and the runner's examples come from it
     seed: int = 0
     last_run: object = None  # the last captured graph run here (judge.remote.compiled.LastRun): a mismatch's stages
+    reuse_compiled: bool = True  # Ref.compile(reuse=True) shares compile sessions between tests (False: never)
     narrowed: bool = False  # compiler_bisector ran in this grading already (judge/remote/stages.py: once at most)
     _examples: torch.Generator | None = field(default=None, repr=False)
 

@@ -20,7 +20,8 @@ from judge.reports.i18n import T
 from judge.shared.protocol import Request
 
 RUNNER_OPTIONS = ("fullgraph", "dynamic")  # what the runner passes to torch.compile (judge/runner_side/compiling.py)
-VERIFIER_OPTIONS = ("what", "local_backend", "mutates_args", "rewrite_graph", "learner_compiled", "learner_backend")
+VERIFIER_OPTIONS = ("what", "local_backend", "mutates_args", "rewrite_graph", "learner_compiled", "learner_backend",
+                    "reuse")
 
 
 class Ref(RunnerObject):
@@ -33,7 +34,8 @@ class Ref(RunnerObject):
     def compile(self, *, fullgraph: bool = False, dynamic: bool | None = None, what=YOUR_FUNCTION,
                 local_backend=None, mutates_args=(),
                 rewrite_graph: Callable[[torch.fx.GraphModule], None] | None = None,
-                learner_compiled: bool = False, learner_backend: bool = False, **unknown) -> RemoteCompiled:
+                learner_compiled: bool = False, learner_backend: bool = False, reuse: bool = False,
+                **unknown) -> RemoteCompiled:
         """`torch.compile(self, fullgraph=..., dynamic=...)` in the runner; calls run the captured graph here.
 
         The verifier's side:
@@ -48,8 +50,13 @@ class Ref(RunnerObject):
           records its graphs with the learner's own options (then `fullgraph` and `dynamic` are not given);
         - `learner_backend`: as `learner_compiled`, but the learner's code compiled with the backend the exercise
           handed it (`judge.runner_side.compiling.recording_backend`, from its public module) instead of having it
-          swapped in
-          with `force_backend`, which bypasses the function's own `recompile_limit`.
+          swapped in with `force_backend`, which bypasses the function's own `recompile_limit`;
+        - `reuse`: the runner compiles in a session shared with the grading's other tests that compile this target
+          with these options (`fullgraph`, `dynamic`), going on from the compiler state they left where Dynamo's
+          guards allow it, instead of from a fresh state (judge/remote/transport.py says when the state is dropped).
+          For a test that checks values only: `frame_count` and `graph_modules` then include the graphs other tests
+          captured, and the recompiles it sees are not those of a fresh compile. A test about a recompile, a cold
+          compile or how many graphs were captured leaves it off.
         Any other option is a TypeError: the runner honours only `fullgraph` and `dynamic`."""
         if unknown:
             names = ", ".join(f"`{name}`" for name in sorted(unknown))
@@ -64,7 +71,7 @@ class Ref(RunnerObject):
         else:
             options = {"fullgraph": bool(fullgraph), "dynamic": dynamic}
         return RemoteCompiled(self, options, what=what, local_backend=local_backend, mutates_args=mutates_args,
-                              rewrite_graph=rewrite_graph)
+                              rewrite_graph=rewrite_graph, reuse=reuse)
 
 
 def entry_ref() -> Ref:

@@ -3,6 +3,16 @@
 A `RunnerClient` sends each request on the verifier's result channel and reads JSON lines (`sandbox.jsonlines`)
 from its stdin until the answer with that request's id arrives, the runner is reported gone, or the deadline
 passes. Nothing it reads is trusted: each answer is only a dict for the caller to check.
+
+Two ways a test's compiles avoid compiling again what an earlier test compiled:
+- replay (`request(..., replay_key=...)`): a test that starts, from a fresh compiler state, with the calls an
+  earlier test made gets that test's answers without asking the runner;
+- shared sessions (`shared_compile`, for `Ref.compile(reuse=True)`): a test that asks for nothing else goes on
+  from the runner's compiler state as the tests before it left it (no reset), in one compile session per target
+  and options, so that Dynamo's own guards decide what runs again and what compiles. The state is dropped (the
+  runner reset, a new generation of sessions) before a test that asks anything else, before a test where the
+  shared sessions hold `MAX_SHARED_GRAPHS` graphs, and once a call compiled again for a signature it had already
+  compiled (its code depends on more than its arguments' shapes: a counter, a global).
 """
 
 from __future__ import annotations
@@ -22,6 +32,21 @@ from sandbox.jsonlines import Splitter, parse_line
 
 MAX_LINE = 16 * 1024 * 1024
 MAX_NOTES = 256  # notes one request's answer may carry (judge.runner_side.runner.tell_verifier)
+# Graphs the shared sessions may hold when a test starts on them, below Dynamo's recompile_limit (8 per function):
+# a test that reaches the limit anyway fails a call, which is then made again from a fresh state (drop_shared).
+MAX_SHARED_GRAPHS = 6
+SHARED = "shared"  # how a shared session's name starts (the others are "s1", "s2", ...: GradingContext.new_session)
+NEUTRAL = (Request.RESET.value, Request.TAMPER.value)  # requests that leave the compiler state as it was
+
+
+class SharedSession:
+    """One compile session shared between tests since the runner's last reset: the graphs it captured (the
+    runner's answers, as each verifier-side session accepted them), and the signatures it compiled for."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.graphs: list[dict] = []
+        self.signatures: set[str] = set()
 
 
 class RunnerClient:
@@ -44,6 +69,14 @@ class RunnerClient:
         self.needs_reset = False
         self.sent_since_reset = False
         self.sessions: dict[str, int] = {}  # session name -> its order of first use since the reset
+        # Shared sessions (`shared_compile`): valid for one generation, i.e. until the runner's next reset.
+        self.generation = 0
+        self.shared: dict[str, SharedSession] = {}
+        self.fresh_since_reset = True  # the runner's state is not the shared sessions' alone (before a first reset:
+        # what importing the learner's file compiled)
+        self.kept_state = False  # this test goes on from the state earlier tests left (its reset was skipped)
+        self.carried = False  # ... and that state held graphs of theirs
+        self.retired = False  # the shared state must not reach another test (see the module's docstring)
 
     def wait_loaded(self) -> bool:
         """Wait for the runner to import the learner's module: True if it did."""
@@ -69,6 +102,33 @@ class RunnerClient:
         """A fresh compiler state in the runner, sent with the first request that reaches it."""
         self.needs_reset, self.sent_since_reset = True, False
         self.history, self.replayed, self.sessions = (), [], {}
+        self.kept_state = self.carried = False
+
+    def shared_compile(self, key: str, signature: str, **fields) -> tuple[int, SharedSession, dict]:
+        """One compile call in the shared session `key` (a digest of the target and its options): (the generation,
+        the session as it stands, the answer). Sent with no reset where this test has asked nothing else and the
+        shared state may be kept (see the module's docstring); the caller adds the graphs it accepted."""
+        if self.needs_reset and not self.fresh_since_reset and not self.replayed and not self.retired \
+                and sum(len(s.graphs) for s in self.shared.values()) < MAX_SHARED_GRAPHS:
+            self.needs_reset, self.kept_state = False, True
+            self.carried = any(s.graphs for s in self.shared.values())
+        self._catch_up()
+        session = self.shared.setdefault(key, SharedSession(f"{SHARED}{self.generation}.{key}"))
+        answer = self._request(Request.COMPILE, session=session.name, **fields)
+        self.history = None  # the state is not a fresh one: nothing after this is replayed
+        graphs = answer.get("graphs")
+        if signature in session.signatures and isinstance(graphs, list) and graphs:
+            self.retired = True  # compiled again for a signature it had compiled: more than shapes decide
+        session.signatures.add(signature)
+        return self.generation, session, answer
+
+    def drop_shared(self) -> None:
+        """Reset the runner now (a new generation of shared sessions) where this test goes on from what earlier tests
+        left: a shared call that failed is then made again from a fresh state, so that their state never decides
+        a check. (Nothing else of this test reached the runner: `carried` ends at any other request.)"""
+        if self.carried:
+            self.needs_reset = True
+            self._catch_up()
 
     def session_order(self, name: str) -> int:
         """The order in which compile session `name` was first used since the reset (part of a replay key)."""
@@ -82,6 +142,8 @@ class RunnerClient:
         test, the earlier answer is returned and the request is kept back; a later request that is not
         replayed first sends what was kept back, and the runner must answer it as before."""
         op = Request(op).value
+        if self.kept_state and op not in NEUTRAL:  # state earlier tests left must not reach this request
+            self.needs_reset, self.kept_state, self.carried = True, False, False
         if replay_key is not None and self.history is not None:
             key = self.history + (replay_key,)
             if key in self.answers:
@@ -89,6 +151,7 @@ class RunnerClient:
                 self.replayed.append((op, fields, self.answers[key]))
                 return self.answers[key]
         self._catch_up()
+        self.fresh_since_reset |= op not in NEUTRAL
         answer = self._request(op, **fields)
         if replay_key is not None and self.history is not None:
             self.history += (replay_key,)
@@ -103,7 +166,11 @@ class RunnerClient:
         if self.needs_reset:
             self.needs_reset = False
             self._request(Request.RESET)
+            self.generation += 1
+            self.shared, self.fresh_since_reset, self.retired = {}, False, False
+            self.kept_state = self.carried = False
         replayed, self.replayed = self.replayed, []
+        self.fresh_since_reset |= bool(replayed)
         for op, fields, before in replayed:
             again = self._request(op, **fields)
             if _replay_shape(again) != _replay_shape(before):

@@ -52,4 +52,7 @@ class VerifierJob(BaseModel):
                                                "exercise's "
                                                "cpu_tier tests, in that order, on the CPU.")
     tier_checks: list[str] = Field([], description="The tier's hidden tests, in order (none: every test).")
+    reuse_compiled: bool = Field(True, description="Hidden tests that ask for it (Ref.compile(reuse=True)) share "
+                                                   "compile sessions in the runner; False: every test compiles "
+                                                   "from a fresh state (judge/remote/transport.py).")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))

@@ -76,7 +76,7 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
     contract = {**job.contract, "seed": draw.stream(job.seed, f"contract {job.contract.get('seed', 0)}")} \
         if job.contract else None
     grading = remote.begin(client=client, op_namespaces=tuple(job.op_namespaces), contract=contract, view=view,
-                           seed=job.seed, device=tiers.device_of(job.tier))
+                           seed=job.seed, device=tiers.device_of(job.tier), reuse_compiled=job.reuse_compiled)
     hidden = scratch / "hidden"
     for rel, text in job.files.items():
         if not rel.startswith("tests/"):
