@@ -55,7 +55,7 @@ class VerifierJob(BaseModel):
     public: str | None = None
     op_namespaces: list[str] = []
     contract: dict | None = Field(None, description="The exercise's [contract], checked by judge.checks.contract.")
-    runner_seconds: float = Field(description="The runner's wall-clock limit: how long answers may take.")
+    runner_seconds: float = Field(description="The runner's wall-clock backstop: how long answers may take.")
     stop_after_first_failure: bool = Field(
         False, description="End at the first failing check (pytest --maxfail=1): a proof that needs only the check "
                            "a wrong solution is pinned to. A learner's grading always runs every check.")
@@ -87,7 +87,7 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
                            files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
                            reference=exercise.reference, starter=exercise.starter, public=public,
                            op_namespaces=exercise.op_namespaces,
-                           runner_seconds=limits_for(exercise.limits, tier).time_seconds,
+                           runner_seconds=limits_for(exercise.limits, tier).wall_limit,
                            contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
                            stop_after_first_failure=stop_after_first_failure or tier is not None, seed=seed,
                            tier=tier, tier_checks=cpu_checks(exercise) if tier else [])
