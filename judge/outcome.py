@@ -26,7 +26,6 @@ from judge.report import (
     Verdict,
     mark_repeats,
 )
-from sandbox import clock
 from sandbox.base import RunOutcome
 
 
@@ -115,14 +114,9 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
     return report
 
 
-def busy_meanwhile(other: RunOutcome, seconds: float) -> bool:
-    """Whether the other run of a grading computed or waited for a CPU for most of `seconds` (the runner that sat
-    idle that long was waiting for it, not for nothing)."""
-    return clock.busy(other.cpu_s or 0.0, other.waiting_s or 0.0, seconds)
-
-
 def starved_text(seconds: float) -> T:
-    """A run the wall-clock backstop ended while it computed or waited for a CPU: the machine's fault."""
+    """A run the wall-clock backstop ended while it computed, waited for a CPU or (the runner) waited for the
+    verifier: the judge's fault, never the learner's (sandbox.clock)."""
     return T("Internal error: the judge's machine was too busy to finish running your code in {seconds} s; this is "
              "not your fault. Please submit again.", seconds=format(round(seconds), "g"))
 
@@ -135,7 +129,7 @@ def _verdict(limit, verified: Verified, verifier, runner, report) -> tuple[Verdi
                                      "Look for an endless loop or a very slow step.",
                                      seconds=format(limit.cpu_limit, "g"))
     if runner.timed_out:
-        if runner.starved or busy_meanwhile(verifier, runner.duration_s):
+        if runner.starved:
             return Verdict.INTERNAL_ERROR, starved_text(runner.duration_s)
         return Verdict.TIME_LIMIT, T("Time limit exceeded: your code waited for {seconds} s without computing "
                                      "(a sleep, or a read that nothing answers). Remove the wait.",
