@@ -66,8 +66,8 @@ def _pin(pids: set[int], cpus: set[int]) -> None:
 
 
 @contextlib.contextmanager
-def loaded_core(sandbox):
-    """The sandbox's warm workers and BURNERS busy processes on one core, at this process's priority, each busy
+def loaded_core(sandbox, burners: int = BURNERS):
+    """The sandbox's warm workers and `burners` busy processes on one core, at this process's priority, each busy
     process in a cgroup of its own beside the workers' (the kernel shares a core between cgroups first, as between
     the runs of a busy server)."""
     workers = set()
@@ -76,12 +76,12 @@ def loaded_core(sandbox):
         workers |= {w.proc.pid for w in sandbox.pool(name).workers()}
     core = {min(os.sched_getaffinity(0))}
     every = os.sched_getaffinity(0)
-    groups = [sandbox.base_cgroup.child(f"load-{n}") for n in range(BURNERS)]
-    burners = [subprocess.Popen([sys.executable, "-c", f"import os, sys; os.sched_setaffinity(0, {core}); "
-                                 "sys.stdin.read(1)\nwhile True: pass"], stdin=subprocess.PIPE)
-               for _ in range(BURNERS)]
+    groups = [sandbox.base_cgroup.child(f"load-{n}") for n in range(burners)]
+    busy = [subprocess.Popen([sys.executable, "-c", f"import os, sys; os.sched_setaffinity(0, {core}); "
+                              "sys.stdin.read(1)\nwhile True: pass"], stdin=subprocess.PIPE)
+            for _ in range(burners)]
     try:
-        for burner, group in zip(burners, groups, strict=True):
+        for burner, group in zip(busy, groups, strict=True):
             for procs in group.procs_files():
                 procs.write_text(str(burner.pid))
             burner.stdin.write(b"1")
@@ -89,7 +89,7 @@ def loaded_core(sandbox):
         _pin(_descendants(workers), core)
         yield
     finally:
-        for burner in burners:
+        for burner in busy:
             burner.kill()
             burner.wait()
         for group in groups:
@@ -129,3 +129,11 @@ def test_a_loaded_machine_never_turns_a_verdict_into_time_limit(sandbox, add_one
         report = grade(exercise_with(add_one, seconds), source, sandbox=sandbox)
     assert report.verdict is verdict, (report.verdict, report.summary, seconds, runs["runner"])
     assert runs["runner"].duration_s > seconds, (seconds, runs["runner"])
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap"], indirect=True)
+def test_a_run_the_load_starves_past_the_backstop_is_the_judges_failure_not_a_time_limit(sandbox, add_one):
+    # A fifth of a core at most: in 3 x its limit of wall time, a busy loop gets less than its limit of CPU time.
+    with loaded_core(sandbox, burners=4):
+        report = grade(exercise_with(add_one, 0.5), "while True:\n    pass\n", sandbox=sandbox)
+    assert report.verdict is Verdict.INTERNAL_ERROR and "too busy" in report.summary, report.summary
