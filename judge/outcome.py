@@ -115,8 +115,9 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
 
 
 def starved_text(seconds: float) -> T:
-    """A run the wall-clock backstop ended while it computed, waited for a CPU or (the runner) waited for the
-    verifier: the judge's fault, never the learner's (sandbox.clock)."""
+    """A run the wall clock ended because the machine was too loaded, or that waited for the other run of its
+    grading (the runner for the verifier's next request, the verifier for a runner within its limits): the judge's
+    fault, never the learner's (sandbox.clock)."""
     return T("Internal error: the judge's machine was too busy to finish running your code in {seconds} s; this is "
              "not your fault. Please submit again.", seconds=format(round(seconds), "g"))
 
@@ -165,9 +166,9 @@ def _verdict(limit, verified: Verified, verifier, runner, report) -> tuple[Verdi
                                             signal=signal_name(runner.signal))
         return Verdict.LOAD_ERROR, T("Your file ended its process while being imported (exit code {code}); remove "
                                      "any exit() or os._exit() at module level.", code=runner.exit_code)
-    if verifier.timed_out and verifier.starved:
+    if verifier.timed_out:  # it waited for a runner that had not reached a limit of its own: the load's doing
         return Verdict.INTERNAL_ERROR, starved_text(verifier.duration_s)
-    if verifier.timed_out or verifier.cpu_exceeded:
+    if verifier.cpu_exceeded:
         return Verdict.TIME_LIMIT, T("Time limit exceeded: checking what your code compiled took longer than "
                                      "allowed.")
     if verifier.memory_exceeded:

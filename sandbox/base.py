@@ -32,8 +32,8 @@ class RunOutcome:
     messages: list[dict] = field(default_factory=list)
     exit_code: int | None = None
     signal: int | None = None
-    timed_out: bool = False  # the wall-clock backstop ended it (sandbox.clock)
-    starved: bool = False  # ... while it was computing or waiting for a CPU: the grader's failure, not the learner's
+    timed_out: bool = False  # the wall clock ended it (sandbox.clock): it sat idle too long, or ...
+    starved: bool = False  # ... it ran into the wall clock's last word, the machine too loaded: the grader's failure
     cpu_exceeded: bool = False  # its CPU time limit ended it: the learner's TIME_LIMIT
     memory_exceeded: bool = False
     output_exceeded: bool = False

@@ -1,19 +1,19 @@
-"""A run's time: the CPU-time limit that is the learner's, the wall-clock backstop, and what the backstop means.
+"""A run's time: the CPU-time limit that is the learner's, and the wall clock as a backstop that load cannot move.
 
 The learner's code is measured in CPU time, its processes together (the run's cgroup counter, read by the trusted
 side every `POLL_S`; where no cgroup watches a run, each process's RLIMIT_CPU): a loaded machine slows a run's wall
-clock, never its CPU time. The wall clock (`Limits.wall_limit`, WALL_FACTOR x the CPU limit) only ends a run that
-stopped computing. When it does, the run is asked how it spent that time:
+clock, never its CPU time. The wall clock ends a run in two cases only:
 
-- it computed, or its threads waited in the CPU's run queue (the machine's other work, the slot's CPU quota), for
-  at least `BUSY_FRACTION` of it: the judge starved it (`starved`: the grader's own failure, never the learner's
-  verdict);
-- else it waited on nothing the judge owes it (a sleep, a blocking read): the learner's TIME_LIMIT, worded as a
-  wait.
+- **idle**: the run spent `Limits.idle_limit` (IDLE_FACTOR x its CPU limit) of wall time neither computing nor
+  waiting in the CPU's run queue: a sleep, a blocking read, a process that never exits. The learner's TIME_LIMIT,
+  worded as a wait. Time spent queued for a CPU (the machine's other work, the slot's CPU quota) is not idle, so a
+  run that the load slows keeps going until its CPU limit or its end;
+- **wall**: `Limits.wall_limit` (WALL_FACTOR x its CPU limit) of wall time, whatever it did. Only a machine too
+  loaded to give the run its CPU time gets there (`starved`): the grader's own failure, never the learner's verdict.
 
 Run-queue waits come from the kernel's per-thread scheduler statistics (/proc/<tid>/schedstat), sampled at every
-poll so that threads that end are counted too; a backend that cannot see its run's threads reports none, and its
-backstop always means a wait.
+poll so that threads that end count too. A backend that cannot see its run's threads (or its CPU time, live)
+counts that time as idle: its backstop is the plain wall clock at `idle_limit`, and always reads as a wait.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from sandbox.base import RunOutcome
 from sandbox.limits import Limits
 
 POLL_S = 0.25  # how often the trusted side reads a run's CPU counter and its threads' waits
-BUSY_FRACTION = 0.5  # computing or waiting for a CPU this share of the wall time: the run was busy, not idle
 
 
 def run_delay(tid: int) -> float:
@@ -60,13 +59,16 @@ class Clock:
         self.limits, self.started = limits, started
         self.deadline = started + limits.wall_limit
         self._cpu, self._waiting = cpu, waiting
-        self.ended: str | None = None  # "cpu" or "wall" once a limit is reached
-        self.starved = False
+        self.ended: str | None = None  # "cpu", "idle" or "wall" once a limit is reached
         self.waited_s: float | None = None
 
     def timeout(self) -> float:
         """Seconds until the next check is due."""
         return max(0.0, min(POLL_S, self.deadline - time.monotonic()))
+
+    def idle_s(self, cpu: float, now: float) -> float:
+        """Wall time so far that the run spent neither computing nor waiting for a CPU (as far as is seen)."""
+        return now - self.started - cpu - (self.waited_s or 0.0)
 
     def expired(self) -> bool:
         """Whether a limit is reached now (which, in `ended`); call it at least every `timeout()` while the run
@@ -75,22 +77,19 @@ class Clock:
             return True
         self.waited_s = self._waiting() if self._waiting is not None else None
         cpu = self._cpu() if self._cpu is not None else 0.0
+        now = time.monotonic()
         if cpu >= self.limits.cpu_limit:
             self.ended = "cpu"
-        elif time.monotonic() >= self.deadline:
+        elif self.idle_s(cpu, now) >= self.limits.idle_limit:
+            self.ended = "idle"
+        elif now >= self.deadline:
             self.ended = "wall"
-            self.starved = busy(cpu, self.waited_s or 0.0, time.monotonic() - self.started)
         return self.ended is not None
 
     def mark(self, outcome: RunOutcome) -> None:
         """Say in `outcome` which limit ended the run, if one did."""
         outcome.cpu_exceeded = outcome.cpu_exceeded or self.ended == "cpu"
-        outcome.timed_out = outcome.timed_out or self.ended == "wall"
-        outcome.starved = outcome.starved or self.starved
+        outcome.timed_out = outcome.timed_out or self.ended in ("idle", "wall")
+        outcome.starved = outcome.starved or self.ended == "wall"
         if self.waited_s is not None:
             outcome.waiting_s = round(self.waited_s, 3)
-
-
-def busy(cpu_s: float, waiting_s: float, wall_s: float) -> bool:
-    """Whether a run computed or waited for a CPU for most of `wall_s` (it was starved, not idle)."""
-    return wall_s > 0 and cpu_s + waiting_s >= BUSY_FRACTION * wall_s

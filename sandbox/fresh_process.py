@@ -5,6 +5,7 @@ Shared by backend "none" (started per run) and backend "prestarted" (started bef
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -93,10 +94,10 @@ def supervise(proc: subprocess.Popen, result_r: int, scratch: str, job_json: str
     try:
         pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r, clock=clock,
              output_cap=limits.output_kb * 1024, outcome=outcome, on_message=on_message, kill=kill)
-        try:
-            proc.wait(timeout=max(0.1, clock.deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            clock.expired()
+        while proc.poll() is None and not clock.expired():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.05, clock.timeout()))
+        if proc.poll() is None:  # a time limit: the streams closed, the process lives on
             clock.mark(outcome)
             kill()
             proc.wait()

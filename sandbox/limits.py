@@ -24,9 +24,11 @@ def inductor_cache_dir() -> str:
     return os.environ.get("PRACTICE_INDUCTOR_CACHE", os.path.join(tempfile.gettempdir(), "torch-practice-inductor"))
 
 
-# The wall clock is a backstop, not the limit: a run may take this many times its CPU time limit in wall time
-# before it is ended (a loaded machine slows a run's wall clock, never its CPU time). See sandbox.clock.
-WALL_FACTOR = 3.0
+# The wall clock is a backstop, not the limit (a loaded machine slows a run's wall clock, never its CPU time; see
+# sandbox.clock): a run may spend IDLE_FACTOR x its CPU time limit neither computing nor waiting for a CPU (a sleep,
+# a blocking read), and WALL_FACTOR x it in wall time whatever it does.
+IDLE_FACTOR = 3.0
+WALL_FACTOR = 10.0
 
 
 class Limits(BaseModel):
@@ -36,7 +38,7 @@ class Limits(BaseModel):
 
     time_seconds: float = Field(60.0, gt=0, le=900, description=(
         "Time limit in CPU seconds of the run's processes together (its compiles included); the wall clock "
-        "allows WALL_FACTOR times as much, as a backstop."))
+        "is a backstop (IDLE_FACTOR, WALL_FACTOR)."))
     memory_mb: int = Field(2048, ge=256, le=16384, description="Memory for the run's process and its children.")
     file_size_mb: int = Field(512, ge=1, description="Largest file the run may write (Inductor needs ~256 MiB).")
     pids: int = Field(256, ge=8, description="Processes and threads at once.")
@@ -48,8 +50,13 @@ class Limits(BaseModel):
         return self.time_seconds
 
     @property
+    def idle_limit(self) -> float:
+        """Wall time the run may spend neither computing nor waiting for a CPU."""
+        return IDLE_FACTOR * self.time_seconds
+
+    @property
     def wall_limit(self) -> float:
-        """The wall-clock backstop (the one place that says "WALL_FACTOR x the CPU limit")."""
+        """The wall clock's last word, whatever the run did."""
         return WALL_FACTOR * self.time_seconds
 
     def scaled(self, factor: float, extra_seconds: float = 0.0) -> Limits:

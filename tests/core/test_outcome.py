@@ -63,14 +63,15 @@ def test_the_runners_limits_override_passing_checks(add_one, job, change, verdic
 
 @pytest.mark.parametrize("runner, verifier, verdict, words", [
     (dict(cpu_exceeded=True, duration_s=30.0), {}, Verdict.TIME_LIMIT, "s of CPU time"),
-    # the backstop ended a runner that slept: the learner's wait
+    # the wall clock ended a runner that sat idle (a sleep): the learner's wait
     (dict(timed_out=True, duration_s=30.0, cpu_s=0.2, waiting_s=0.1), {}, Verdict.TIME_LIMIT,
      "waited for 30 s without computing"),
     # ... a runner that was starved (it computed or queued for a CPU, or waited for the verifier): the judge's fault
     (dict(timed_out=True, starved=True, duration_s=30.0, cpu_s=9.0, waiting_s=20.0), {}, Verdict.INTERNAL_ERROR,
      "too busy"),
-    # ... a verifier starved the same way
-    ({}, dict(timed_out=True, starved=True, duration_s=90.0), Verdict.INTERNAL_ERROR, "too busy"),
+    # ... a verifier the wall clock ended: it waited for a runner within its limits, or was starved
+    ({}, dict(timed_out=True, duration_s=90.0), Verdict.INTERNAL_ERROR, "too busy"),
+    ({}, dict(cpu_exceeded=True, duration_s=90.0), Verdict.TIME_LIMIT, "checking what your code compiled"),
 ])
 def test_a_time_limit_is_the_learners_only_when_their_code_computed_or_waited_on_nothing(add_one, job, runner,
                                                                                         verifier, verdict, words):
