@@ -185,8 +185,8 @@ class Worker(abc.ABC):
                                f"{self.startup_log()[-1500:]}".strip())
         outcome.exit_code, outcome.signal = status.get("exit_code"), status.get("signal")
         outcome.memory_exceeded = ooms > 0
-        if not cpu and isinstance(status.get("cpu_s"), (int, float)):  # a backend without cgroups (local)
-            cpu = float(status["cpu_s"])
+        if isinstance(status.get("cpu_s"), (int, float)):  # the worker's count (the only one without a cgroup)
+            cpu = max(cpu, float(status["cpu_s"]))
         outcome.cpu_s = round(cpu, 3)
         if waits is not None:
             outcome.waiting_s = round(waits, 3)
