@@ -6,8 +6,9 @@
 Grades each exercise's reference solution `--runs` times and prints the wall time of every run, the slowest
 checks, and the headroom left under `limits.time_seconds`. Defaults to the exercises whose checks run real
 Inductor compiles (fuse-rmsnorm-silu) or fresh processes with their own compile caches
-(compile-cache-artifacts, aot-compile-artifact). Run it on a loaded machine too: the limits must hold while others
-compile.
+(compile-cache-artifacts, aot-compile-artifact). The limit is CPU time (sandbox/clock.py): the wall time of a
+grading on an idle machine is an upper bound of its runner's CPU time (one thread, a CPU quota of one core), so run
+it on an idle machine; on a loaded one the wall time grows while the CPU time does not.
 
 `--cold` times what a learner waits for from a fresh shell instead: `python practice/judge.py ID REFERENCE
 --no-daemon` as a whole process (imports, fresh runner and verifier, no warm worker), each run's wall time and CPU

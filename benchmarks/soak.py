@@ -46,10 +46,11 @@ from tests.cheats.test_cheats import (  # noqa: E402
 )
 
 FAKE = ROOT / "tests" / "fake_course" / "add-one"
-ADD_ONE_SECONDS = 20  # add-one's time limit here (--add-one-seconds): a time-limit submission costs this much; an
-# honest grading on a loaded machine (load 8 to 20 on 2 cores) took over 6 s
+ADD_ONE_SECONDS = 20  # add-one's time limit here (--add-one-seconds), in CPU time (sandbox/clock.py): a busy loop
+# costs this much CPU, a sleep 3x this in wall time; an honest grading uses well under a second of CPU, though it took
+# over 6 s of wall time on a loaded machine (load 8 to 20 on 2 cores)
 CHEAT_SECONDS = 60  # the cheats' exercises: time for an honest grading on a loaded machine
-NEVER_SECONDS = 4  # the copy for the cheat that never answers (tests/cheats' `<exercise>-never`): cut here
+NEVER_SECONDS = 4  # the copy for the cheat that never answers (tests/cheats' `<exercise>-never`): cut when idle 3x this
 
 # kind -> (weight per round, the verdicts allowed, sources); "cheat" sources come from tests/cheats.
 KINDS: dict[str, tuple[int, set[str], list[str]]] = {
@@ -233,7 +234,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=2, help="gradings at once (the server's workers)")
     parser.add_argument("--honest-runs", type=int, default=20, help="honest gradings timed before and after")
     parser.add_argument("--add-one-seconds", type=int, default=ADD_ONE_SECONDS,
-                        help="add-one's time limit (raise it on a loaded machine: honest gradings must fit in it)")
+                        help="add-one's time limit in CPU seconds (an honest grading must fit in it, load or not)")
     parser.add_argument("--small", action="store_true",
                         help="the suite's mode: one submission of each kind, 2 learners, 1 honest run each side")
     args = parser.parse_args()

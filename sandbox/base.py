@@ -32,8 +32,9 @@ class RunOutcome:
     messages: list[dict] = field(default_factory=list)
     exit_code: int | None = None
     signal: int | None = None
-    timed_out: bool = False
-    cpu_exceeded: bool = False
+    timed_out: bool = False  # the wall clock ended it (sandbox.clock): it sat idle too long, or ...
+    starved: bool = False  # ... it ran into the wall clock's last word, the machine too loaded: the grader's failure
+    cpu_exceeded: bool = False  # its CPU time limit ended it: the learner's TIME_LIMIT
     memory_exceeded: bool = False
     output_exceeded: bool = False
     malformed: list[str] = field(default_factory=list)
@@ -41,6 +42,7 @@ class RunOutcome:
     stderr: str = ""
     duration_s: float = 0.0
     cpu_s: float | None = None  # CPU time of the run's processes, where the backend can measure it
+    waiting_s: float | None = None  # its threads' waits for a CPU (sandbox.clock), where the backend can see them
 
 
 class Inbox:

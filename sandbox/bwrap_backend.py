@@ -18,6 +18,7 @@ from pathlib import Path
 
 from sandbox import cgroups, launcher
 from sandbox.base import SandboxError
+from sandbox.clock import QueueWaits
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
 from sandbox.mounts import CODE_DIR, CODE_ROOT, interpreter, packages, python_roots, worker_env
@@ -42,12 +43,16 @@ def available() -> str | None:
 class CgroupWatch(RunWatch):
     def __init__(self, cg: cgroups.Cgroup):
         self.cg = cg
+        self.waits = QueueWaits()
 
     def kill(self) -> None:
         self.cg.kill_all()
 
     def cpu_seconds(self) -> float:
         return self.cg.cpu_seconds()
+
+    def waiting_seconds(self) -> float:
+        return self.waits.sample(self.cg.thread_ids())
 
     def oom_kills(self) -> int:
         return self.cg.oom_kills()

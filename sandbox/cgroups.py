@@ -188,6 +188,14 @@ class Cgroup:
                 pass
         return found
 
+    def thread_ids(self) -> set[int]:
+        """The threads in the cgroup now (of every process)."""
+        path = self.dirs["cpu"] / "tasks" if self.version == 1 else self.dirs[""] / "cgroup.threads"
+        try:
+            return {int(x) for x in path.read_text().split()}
+        except (OSError, ValueError):
+            return set()
+
     def cpu_seconds(self) -> float:
         """CPU time used by everything that ever ran in the cgroup."""
         try:

@@ -122,8 +122,12 @@ def set_address_space(megabytes: int) -> None:
 
 def set_rlimits(limits: dict, per_user_processes: bool = True) -> None:
     """CPU seconds, file size, open files, no core dumps; NPROC as a second line behind the pids cgroup
-    (not for a run under the user's own uid, whose other processes it would count)."""
-    cpu = max(1, int(limits["cpu_seconds"] + 0.999))
+    (not for a run under the user's own uid, whose other processes it would count).
+
+    The CPU rlimit is a second line too, a second past the limit: the trusted side ends the run at its limit by
+    the CPU counter it reads (sandbox.clock), and where its reading comes late, the rlimit's SIGKILL (a pid
+    namespace's init ignores SIGXCPU) leaves a count past the limit that the trusted side still reads as one."""
+    cpu = max(1, int(limits["cpu_seconds"] + 0.999)) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     size = limits["file_size_mb"] * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))

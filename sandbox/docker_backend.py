@@ -19,6 +19,7 @@ from typing import Any
 
 from sandbox import cgroups
 from sandbox.base import SandboxError
+from sandbox.clock import QueueWaits
 from sandbox.compile_cache import LAYERS_DIR, CompileCache
 from sandbox.limits import Limits, Program
 from sandbox.mounts import CODE_DIR, CODE_ROOT, interpreter, packages, python_roots, worker_env
@@ -64,12 +65,20 @@ class ContainerWatch(RunWatch):
     def __init__(self, cg: cgroups.Cgroup, worker_pid: int):
         self.cg, self.keep = cg, frozenset({worker_pid})
         self.cpu0, self.oom0 = cg.cpu_seconds(), cg.oom_kills()
+        self.waits = QueueWaits()
+        try:  # the worker's own threads wait for no run
+            self.worker_threads = {int(t) for t in os.listdir(f"/proc/{worker_pid}/task")}
+        except OSError:
+            self.worker_threads = set()
 
     def kill(self) -> None:
         self.cg.kill_all(keep=self.keep)
 
     def cpu_seconds(self) -> float:
         return self.cg.cpu_seconds() - self.cpu0
+
+    def waiting_seconds(self) -> float:
+        return self.waits.sample(self.cg.thread_ids() - self.worker_threads)
 
     def oom_kills(self) -> int:
         return self.cg.oom_kills() - self.oom0

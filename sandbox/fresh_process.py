@@ -5,6 +5,7 @@ Shared by backend "none" (started per run) and backend "prestarted" (started bef
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import shutil
@@ -14,6 +15,7 @@ import time
 
 from sandbox import confine
 from sandbox.base import Inbox, OnMessage, RunOutcome
+from sandbox.clock import Clock
 from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program, inductor_cache_dir
 from sandbox.mounts import CODE_ROOT
 from sandbox.streams import pump
@@ -53,7 +55,7 @@ def rlimits(limits: Limits, *, cap_address_space: bool = True):
     address space far beyond any memory budget (measured on an H200 with torch 2.11: a peak of 17.6 GiB after a
     reduce-overhead compile, and a 7 GiB cap makes cudaGetDeviceCount fail with "out of memory"), so memory_mb
     is not enforced there; this backend isolates nothing anyway."""
-    cpu = int(limits.cpu_limit)
+    cpu = max(1, int(limits.cpu_limit + 0.999))
     address_space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB
 
     def apply():
@@ -87,14 +89,16 @@ def supervise(proc: subprocess.Popen, result_r: int, scratch: str, job_json: str
     # The job is the first line of stdin (JSON has no raw newline); what the inbox carries follows it.
     feed.attach(os.dup(proc.stdin.fileno()), first=before + job_json.encode() + b"\n")
     proc.stdin.close()
+    # No cgroup watches this process: its CPU is capped by RLIMIT_CPU (SIGXCPU), the wall clock is the backstop.
+    clock = Clock(limits, started)
     try:
-        pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r,
-             deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
-             outcome=outcome, on_message=on_message, kill=kill)
-        try:
-            proc.wait(timeout=max(0.1, started + limits.time_seconds - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            outcome.timed_out = True
+        pump(stdout_fd=proc.stdout.fileno(), stderr_fd=proc.stderr.fileno(), result_fd=result_r, clock=clock,
+             output_cap=limits.output_kb * 1024, outcome=outcome, on_message=on_message, kill=kill)
+        while proc.poll() is None and not clock.expired():
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.05, clock.timeout()))
+        if proc.poll() is None:  # a time limit: the streams closed, the process lives on
+            clock.mark(outcome)
             kill()
             proc.wait()
     finally:
@@ -106,7 +110,8 @@ def supervise(proc: subprocess.Popen, result_r: int, scratch: str, job_json: str
     outcome.duration_s = time.monotonic() - started
     if proc.returncode is not None and proc.returncode < 0:
         outcome.signal = -proc.returncode
-        outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU
+        if outcome.signal == signal.SIGXCPU:
+            outcome.cpu_exceeded, outcome.timed_out = True, False
     else:
         outcome.exit_code = proc.returncode
     return outcome

@@ -24,13 +24,21 @@ def inductor_cache_dir() -> str:
     return os.environ.get("PRACTICE_INDUCTOR_CACHE", os.path.join(tempfile.gettempdir(), "torch-practice-inductor"))
 
 
+# The wall clock is a backstop, not the limit (a loaded machine slows a run's wall clock, never its CPU time; see
+# sandbox.clock): a run may spend IDLE_FACTOR x its CPU time limit neither computing nor waiting for a CPU (a sleep,
+# a blocking read), and WALL_FACTOR x it in wall time whatever it does.
+IDLE_FACTOR = 3.0
+WALL_FACTOR = 10.0
+
+
 class Limits(BaseModel):
     """Resource limits for one run; every backend enforces them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    time_seconds: float = Field(60.0, gt=0, le=900, description="Wall-clock limit for the whole run.")
-    cpu_seconds: float | None = Field(None, gt=0, description="CPU-time limit; default: 2 x time_seconds.")
+    time_seconds: float = Field(60.0, gt=0, le=900, description=(
+        "Time limit in CPU seconds of the run's processes together (its compiles included); the wall clock "
+        "is a backstop (IDLE_FACTOR, WALL_FACTOR)."))
     memory_mb: int = Field(2048, ge=256, le=16384, description="Memory for the run's process and its children.")
     file_size_mb: int = Field(512, ge=1, description="Largest file the run may write (Inductor needs ~256 MiB).")
     pids: int = Field(256, ge=8, description="Processes and threads at once.")
@@ -38,14 +46,22 @@ class Limits(BaseModel):
 
     @property
     def cpu_limit(self) -> float:
-        """The CPU-time limit in force (the one place that says "2 x wall")."""
-        return self.cpu_seconds or 2 * self.time_seconds
+        """The CPU-time limit: reaching it ends the run as the learner's TIME_LIMIT."""
+        return self.time_seconds
+
+    @property
+    def idle_limit(self) -> float:
+        """Wall time the run may spend neither computing nor waiting for a CPU."""
+        return IDLE_FACTOR * self.time_seconds
+
+    @property
+    def wall_limit(self) -> float:
+        """The wall clock's last word, whatever the run did."""
+        return WALL_FACTOR * self.time_seconds
 
     def scaled(self, factor: float, extra_seconds: float = 0.0) -> Limits:
         """The same limits with more time (for a run that waits on another one)."""
-        time_seconds = min(900.0, self.time_seconds * factor + extra_seconds)
-        cpu = self.cpu_seconds * factor + extra_seconds if self.cpu_seconds else None
-        return self.model_copy(update={"time_seconds": time_seconds, "cpu_seconds": cpu})
+        return self.model_copy(update={"time_seconds": min(900.0, self.time_seconds * factor + extra_seconds)})
 
 
 # The environment every run starts from, whatever the backend (a backend adds PATH/HOME/TMPDIR of its own).

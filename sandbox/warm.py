@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 import os
+import select
 import signal
 import socket
 import tempfile
@@ -17,6 +18,7 @@ import time
 
 from sandbox import channel
 from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox, SandboxError
+from sandbox.clock import Clock
 from sandbox.limits import Limits, Program
 from sandbox.pool import Pool, shared_pool
 from sandbox.streams import pump
@@ -33,7 +35,12 @@ class RunWatch(abc.ABC):
         """SIGKILL every process of the run (never the worker)."""
 
     def cpu_seconds(self) -> float:
+        """CPU seconds of the run's processes so far (0.0 where the trusted side cannot see them live)."""
         return 0.0
+
+    def waiting_seconds(self) -> float | None:
+        """Seconds the run's threads have waited for a CPU so far (sandbox.clock), None where unseen."""
+        return None
 
     def oom_kills(self) -> int:
         return 0
@@ -160,15 +167,15 @@ class Worker(abc.ABC):
             feed.attach(stdin_w)
             self.after_send(watch)
             self.runs += 1
-            pump(stdout_fd=pipes[1][0], stderr_fd=pipes[2][0], result_fd=pipes[0][0],
-                 deadline=started + limits.time_seconds, output_cap=limits.output_kb * 1024,
-                 outcome=outcome, on_message=on_message, kill=kill)
-            status = self._wait_exit(started + limits.time_seconds, outcome, kill)
+            clock = Clock(limits, started, cpu=watch.cpu_seconds, waiting=watch.waiting_seconds)
+            pump(stdout_fd=pipes[1][0], stderr_fd=pipes[2][0], result_fd=pipes[0][0], clock=clock,
+                 output_cap=limits.output_kb * 1024, outcome=outcome, on_message=on_message, kill=kill)
+            status = self._wait_exit(clock, outcome, kill)
         finally:
             for r, _ in pipes:
                 os.close(r)
             try:
-                cpu, ooms = watch.cpu_seconds(), watch.oom_kills()
+                cpu, ooms, waits = watch.cpu_seconds(), watch.oom_kills(), watch.waiting_seconds()
             finally:
                 watch.finish()
         outcome.duration_s = time.monotonic() - started
@@ -178,32 +185,39 @@ class Worker(abc.ABC):
                                f"{self.startup_log()[-1500:]}".strip())
         outcome.exit_code, outcome.signal = status.get("exit_code"), status.get("signal")
         outcome.memory_exceeded = ooms > 0
-        if not cpu and isinstance(status.get("cpu_s"), (int, float)):  # a backend without cgroups (local)
-            cpu = float(status["cpu_s"])
+        if isinstance(status.get("cpu_s"), (int, float)):  # the worker's count (the only one without a cgroup)
+            cpu = max(cpu, float(status["cpu_s"]))
         outcome.cpu_s = round(cpu, 3)
-        outcome.cpu_exceeded = outcome.signal == signal.SIGXCPU or cpu >= limits.cpu_limit
+        if waits is not None:
+            outcome.waiting_s = round(waits, 3)
+        if outcome.signal == signal.SIGXCPU or cpu >= limits.cpu_limit:  # its CPU limit, whatever the clock saw
+            outcome.cpu_exceeded, outcome.timed_out, outcome.starved = True, False, False
         if status.get("error"):
             outcome.stderr += f"\n[sandbox] {status['error']}"
         return outcome
 
-    def _wait_exit(self, deadline: float, outcome: RunOutcome, kill) -> dict:
-        """The worker's `exited` report; kills the run at the deadline, gives up after a grace period."""
-        grace_end = time.monotonic() + EXIT_GRACE_S if (outcome.timed_out or outcome.output_exceeded) else None
+    def _wait_exit(self, clock: Clock, outcome: RunOutcome, kill) -> dict:
+        """The worker's `exited` report; kills the run at a time limit, gives up after a grace period."""
+        ended = outcome.timed_out or outcome.cpu_exceeded or outcome.output_exceeded
+        grace_end = time.monotonic() + EXIT_GRACE_S if ended else None
         while True:
             now = time.monotonic()
-            if grace_end is None and now >= deadline:
-                outcome.timed_out = True
+            if grace_end is None and clock.expired():
+                clock.mark(outcome)
                 kill()
                 grace_end = now + EXIT_GRACE_S
-            wait = (grace_end or deadline) - now
+            wait = grace_end - now if grace_end is not None else clock.timeout()
             if grace_end is not None and wait <= 0:
                 self.broken = True
                 return {"error": "the worker did not report how the run ended"}
-            self.ctl.settimeout(max(0.05, wait))
+            if not select.select([self.ctl], [], [], max(0.05, wait))[0]:
+                continue  # nothing yet: check the limits again (a timeout inside a message would split it)
+            self.ctl.settimeout(EXIT_GRACE_S)
             try:
                 msg, _ = channel.recv(self.ctl, limit=1 << 20)
             except TimeoutError:
-                continue
+                self.broken = True
+                return {"error": "the worker stopped in the middle of a message"}
             except channel.ChannelClosed:
                 self.broken = True
                 return {"error": "the worker died during the run"}

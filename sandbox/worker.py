@@ -183,8 +183,9 @@ def serve(ctl: socket.socket, privileged: bool, local_scratch: str | None = None
             channel.send(ctl, {"op": "forked", "pid": pid})
         _, code, usage = os.wait4(pid, 0)
         status = _decode_keeper(code) if privileged else _status(code)
-        if local_scratch:  # no cgroup counts a local run's CPU: the child's own and its waited-for children's
-            status["cpu_s"] = usage.ru_utime + usage.ru_stime
+        # The child's CPU and its waited-for children's (the keeper's: the submission's): the only count of a local
+        # run's CPU, and a second one beside the run cgroup's for the others
+        status["cpu_s"] = usage.ru_utime + usage.ru_stime
         os.set_blocking(setup_r, False)
         try:
             status["setup_ok"] = os.read(setup_r, 1) == b"1"

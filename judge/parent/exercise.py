@@ -283,10 +283,6 @@ class Exercise(_Strict):
     def statement_text(self, lang: str) -> str:
         return self.read(self.statement if lang == "zh" else self.statement_en)
 
-    @property
-    def cpu_seconds(self) -> float:
-        return self.limits.cpu_limit
-
 
 def load_exercise(folder: Path | str) -> Exercise:
     """Read and validate one exercise folder."""

@@ -134,15 +134,48 @@ def _run_pair(exercise, source, filename, sandbox, emit, stop_after_first_failur
     return run_jobs(runner_job, verifier_job, tiers.limits_for(exercise.limits, tier), sandbox, emit)
 
 
+class RunnerDebt:
+    """What the runner owes the grading now: its load status, an answer to a request relayed to it, or its exit once
+    the verifier has released it. A runner that the wall-clock backstop ends while it owed nothing was waiting for
+    the verifier's next request (the judge's slowness), not for its own code (sandbox.clock)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._loaded = self._released = False
+        self._open: set = set()
+
+    def relayed(self, request: dict) -> None:
+        with self._lock:
+            self._open.add(request.get("id"))
+
+    def said(self, kind: RunnerSays | None, message: dict) -> None:
+        with self._lock:
+            if kind in (RunnerSays.LOADED, RunnerSays.LOAD_ERROR):
+                self._loaded = True
+            elif kind is RunnerSays.RESPONSE:
+                self._open.discard(message.get("id"))
+
+    def release(self) -> None:
+        with self._lock:
+            self._released = True
+
+    def owes(self) -> bool:
+        with self._lock:
+            return not self._loaded or bool(self._open) or self._released
+
+
 def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) -> tuple[RunOutcome, tuple]:
     """Run a runner job and a verifier job side by side in `sandbox`, relaying between them as a grading does:
     (runner outcome, (verifier job, verifier outcome)). `judge.parent.playground` runs the playground's jobs through
     it."""
     to_runner, to_verifier = Inbox(), Inbox()
+    debt = RunnerDebt()
 
     def from_runner(message: dict) -> None:
         # Only answers and load status are passed on; the verifier checks their form itself.
-        if protocol.kind_of(message, RunnerSays) in protocol.RELAYED:
+        kind = protocol.kind_of(message, RunnerSays)
+        debt.said(kind, message)
+        if kind in protocol.RELAYED:
             to_verifier.send({k: message[k] for k in message if k != "nonce"})
 
     def from_verifier(message: dict) -> None:
@@ -150,6 +183,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
             return
         kind = protocol.kind_of(message, VerifierSays)
         if kind is VerifierSays.RUNNER_REQUEST and isinstance(message.get("request"), dict):
+            debt.relayed(message["request"])
             to_runner.send(message["request"])
         elif kind is VerifierSays.COLLECTED and isinstance(message.get("names"), list):
             emit(ProgressEvent(type="running", total_checks=len(message["names"])))
@@ -159,14 +193,17 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
                 emit(ProgressEvent(type="check", check=check))
         elif kind in (VerifierSays.DONE, VerifierSays.RUNNER_NOT_LOADED, VerifierSays.INTERNAL_ERROR,
                       VerifierSays.RUNNER_RELEASED):
+            debt.release()
             to_runner.close()  # runner_released: the verifier needs no more answers (its cost section's own work)
 
     result: dict = {}
 
     def run_runner() -> None:
         try:
-            result["runner"] = sandbox.run(runner_job.model_dump_json(), limits, from_runner,
-                                           inbox=to_runner, pool="runner")
+            outcome = sandbox.run(runner_job.model_dump_json(), limits, from_runner, inbox=to_runner, pool="runner")
+            if outcome.timed_out and not debt.owes():
+                outcome.starved = True  # it waited for the verifier's next request, not for its own code
+            result["runner"] = outcome
         except BaseException as exc:  # noqa: BLE001 - re-raised in the grading thread
             result["runner_error"] = exc
         finally:

@@ -43,7 +43,7 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
                            files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
                            reference=exercise.reference, starter=exercise.starter, public=public,
                            op_namespaces=exercise.op_namespaces,
-                           runner_seconds=limits_for(exercise.limits, tier).time_seconds,
+                           runner_seconds=limits_for(exercise.limits, tier).wall_limit,
                            contract=exercise.contract.model_dump(mode="json") if exercise.contract else None,
                            stop_after_first_failure=stop_after_first_failure or tier is not None, seed=seed,
                            tier=tier, tier_checks=cpu_checks(exercise) if tier else [],

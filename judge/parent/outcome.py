@@ -114,16 +114,27 @@ def build_report(exercise, job, verifier: RunOutcome, runner: RunOutcome, sandbo
     return report
 
 
+def starved_text(seconds: float) -> T:
+    """A run the wall clock ended because the machine was too loaded, or that waited for the other run of its
+    grading (the runner for the verifier's next request, the verifier for a runner within its limits): the judge's
+    fault, never the learner's (sandbox.clock)."""
+    return T("Internal error: the judge's machine was too busy to finish running your code in {seconds} s; this is "
+             "not your fault. Please submit again.", seconds=format(round(seconds), "g"))
+
+
 def _verdict(limit, verified: Verified, verifier, runner, report) -> tuple[Verdict, T | str]:
     said = _runner_messages(runner)
     checks = verified.checks
-    if runner.timed_out or runner.cpu_exceeded:
-        if runner.cpu_exceeded and not runner.timed_out:
-            return Verdict.TIME_LIMIT, T("Time limit exceeded: your code used more than {seconds} s of CPU time. "
-                                         "Look for an endless loop or a very slow step.",
-                                         seconds=format(limit.cpu_limit, "g"))
-        return Verdict.TIME_LIMIT, T("Time limit exceeded: your code ran for more than {seconds} s. Look for an "
-                                     "endless loop or a very slow step.", seconds=format(limit.time_seconds, "g"))
+    if runner.cpu_exceeded:
+        return Verdict.TIME_LIMIT, T("Time limit exceeded: your code used more than {seconds} s of CPU time. "
+                                     "Look for an endless loop or a very slow step.",
+                                     seconds=format(limit.cpu_limit, "g"))
+    if runner.timed_out:
+        if runner.starved:
+            return Verdict.INTERNAL_ERROR, starved_text(runner.duration_s)
+        return Verdict.TIME_LIMIT, T("Time limit exceeded: your code waited for {seconds} s without computing "
+                                     "(a sleep, or a read that nothing answers). Remove the wait.",
+                                     seconds=format(limit.idle_limit, "g"))
     if runner.memory_exceeded:
         return Verdict.MEMORY_LIMIT, T("Memory limit exceeded: more than {mib} MiB.", mib=limit.memory_mb)
     if runner.output_exceeded:
@@ -155,7 +166,9 @@ def _verdict(limit, verified: Verified, verifier, runner, report) -> tuple[Verdi
                                             signal=signal_name(runner.signal))
         return Verdict.LOAD_ERROR, T("Your file ended its process while being imported (exit code {code}); remove "
                                      "any exit() or os._exit() at module level.", code=runner.exit_code)
-    if verifier.timed_out or verifier.cpu_exceeded:
+    if verifier.timed_out:  # it waited for a runner that had not reached a limit of its own: the load's doing
+        return Verdict.INTERNAL_ERROR, starved_text(verifier.duration_s)
+    if verifier.cpu_exceeded:
         return Verdict.TIME_LIMIT, T("Time limit exceeded: checking what your code compiled took longer than "
                                      "allowed.")
     if verifier.memory_exceeded:

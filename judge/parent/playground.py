@@ -199,7 +199,7 @@ def make_jobs(source: str, form: dict, filename: str, limits: Limits = LIMITS) -
     check = CHECK.format(config=json.dumps(form))
     verifier = VerifierJob(exercise_id=PLAYGROUND_ID, entry_point=form["function"], filename=filename,
                            files={"tests/test_playground.py": check, "starter.py": "", "solutions/reference.py": ""},
-                           tests=["tests/test_playground.py"], runner_seconds=limits.time_seconds)
+                           tests=["tests/test_playground.py"], runner_seconds=limits.wall_limit)
     return runner, verifier
 
 

@@ -36,7 +36,7 @@ class VerifierJob(BaseModel):
     public: str | None = None
     op_namespaces: list[str] = []
     contract: dict | None = Field(None, description="The exercise's [contract], checked by judge.checks.contract.")
-    runner_seconds: float = Field(description="The runner's wall-clock limit: how long answers may take.")
+    runner_seconds: float = Field(description="The runner's wall-clock backstop: how long answers may take.")
     stop_after_first_failure: bool = Field(
         False, description="End at the first failing check (pytest --maxfail=1): a proof that needs only the check "
                            "a wrong solution is pinned to. A learner's grading always runs every check.")

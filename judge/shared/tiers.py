@@ -32,11 +32,10 @@ CPU_TIER_SECONDS = 60.0
 
 
 def limits_for(limits, tier: str | None):
-    """The runner's limits for `tier`: the exercise's, its time (and CPU time) capped in the CPU tier."""
+    """The runner's limits for `tier`: the exercise's, its time capped in the CPU tier."""
     if tier != CPU or limits.time_seconds <= CPU_TIER_SECONDS:
         return limits
-    return limits.model_copy(update={"time_seconds": CPU_TIER_SECONDS,
-                                     "cpu_seconds": min(limits.cpu_limit, 2 * CPU_TIER_SECONDS)})
+    return limits.model_copy(update={"time_seconds": CPU_TIER_SECONDS})
 
 
 def passed_cpu(checks: int) -> T:

@@ -30,7 +30,7 @@ def test_valid_folder_loads(folder):
     assert exercise.id == "add-one" and exercise.entry_point == "f"
     assert exercise.test_files() == ["tests/test_add.py"]
     assert exercise.hints[0].get("zh") == "加一。"
-    assert exercise.limits.time_seconds == 120 and exercise.cpu_seconds == 240
+    assert exercise.limits.cpu_limit == 120 and exercise.limits.idle_limit == 360
 
 
 @pytest.mark.parametrize("old, new, expected", [

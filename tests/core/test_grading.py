@@ -1,8 +1,11 @@
 """grade() itself: oversized sources and a failing sandbox become reports, not exceptions."""
 
-from judge.parent.grading import grade
+import pytest
+
+from judge.parent.grading import RunnerDebt, grade
 from judge.parent.job import MAX_SOURCE_BYTES
 from judge.reports.report import Report, Verdict
+from judge.shared.protocol import RunnerSays, kind_of
 from sandbox.base import RunOutcome, Sandbox, SandboxError
 
 
@@ -95,3 +98,31 @@ def test_a_report_says_when_torch_is_not_one_the_exercise_was_verified_on(add_on
     report = grade(elsewhere, "def f(x):\n    return x + 1\n", sandbox=SilentSandbox())
     assert report.version_warning.startswith("add-one: verified on torch 0.0.1, running ")
     assert Report.model_validate_json(report.model_dump_json()).version_warning == report.version_warning
+
+
+def _debt_after(*steps: tuple[str, dict]) -> bool:
+    debt = RunnerDebt()
+    for step, message in steps:
+        if step == "relayed":
+            debt.relayed(message)
+        elif step == "release":
+            debt.release()
+        else:
+            debt.said(kind_of(message, RunnerSays), message)
+    return debt.owes()
+
+
+LOADED = ("said", {"type": "loaded"})
+
+
+@pytest.mark.parametrize("steps, owes", [
+    ((), True),  # still importing the learner's file (a sleep at module level)
+    ((LOADED,), False),  # loaded, waiting for the verifier's first request
+    ((LOADED, ("relayed", {"id": 1})), True),  # running the learner's code for request 1
+    ((LOADED, ("relayed", {"id": 1}), ("said", {"type": "response", "id": 2})), True),  # an answer to no request
+    ((LOADED, ("relayed", {"id": 1}), ("said", {"type": "response", "id": 1})), False),
+    ((LOADED, ("release", {})), True),  # released: it owes its exit (a thread that never ends is the learner's)
+])
+def test_a_runner_the_backstop_ends_is_the_learners_only_while_it_owes_the_grading(steps, owes):
+    """A runner that sat idle with nothing owed was waiting for the verifier: its backstop is the judge's fault."""
+    assert _debt_after(*steps) is owes

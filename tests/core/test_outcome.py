@@ -61,8 +61,30 @@ def test_the_runners_limits_override_passing_checks(add_one, job, change, verdic
     assert report(add_one, job, verifier, loaded_runner(**change)).verdict is verdict
 
 
+@pytest.mark.parametrize("runner, verifier, verdict, words", [
+    (dict(cpu_exceeded=True, duration_s=30.0), {}, Verdict.TIME_LIMIT, "s of CPU time"),
+    # the wall clock ended a runner that sat idle (a sleep): the learner's wait
+    (dict(timed_out=True, duration_s=30.0, cpu_s=0.2, waiting_s=0.1), {}, Verdict.TIME_LIMIT,
+     "waited for 360 s without computing"),  # add-one's 120 s of CPU time, x 3
+    # ... a runner that was starved (it computed or queued for a CPU, or waited for the verifier): the judge's fault
+    (dict(timed_out=True, starved=True, duration_s=30.0, cpu_s=9.0, waiting_s=20.0), {}, Verdict.INTERNAL_ERROR,
+     "too busy"),
+    # ... a verifier the wall clock ended: it waited for a runner within its limits, or was starved
+    ({}, dict(timed_out=True, duration_s=90.0), Verdict.INTERNAL_ERROR, "too busy"),
+    ({}, dict(cpu_exceeded=True, duration_s=90.0), Verdict.TIME_LIMIT, "checking what your code compiled"),
+])
+def test_a_time_limit_is_the_learners_only_when_their_code_computed_or_waited_on_nothing(add_one, job, runner,
+                                                                                        verifier, verdict, words):
+    checked = verified(job, passed(job), msg(job, "done"))
+    for key, value in verifier.items():
+        setattr(checked, key, value)
+    made = report(add_one, job, checked, loaded_runner(**runner))
+    assert made.verdict is verdict and words in made.summary, made.summary
+
+
 @pytest.mark.parametrize("change", [dict(exit_code=3), dict(exit_code=None, signal=signal.SIGKILL),
-                                    dict(timed_out=True), dict(memory_exceeded=True)])
+                                    dict(timed_out=True), dict(timed_out=True, starved=True),
+                                    dict(cpu_exceeded=True), dict(memory_exceeded=True)])
 def test_a_verifier_that_did_not_end_well_is_never_accepted(add_one, job, change):
     verifier = verified(job, passed(job), msg(job, "done"))
     for key, value in change.items():
