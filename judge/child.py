@@ -20,7 +20,7 @@ from judge.shared import torch_patches
 from judge.shared.protocol import VerifierSays, message
 from sandbox.jsonlines import Lines
 from sandbox.limits import Program
-from sandbox.prestarted import PREPARE_FLAG, READY_LINE, apply_limits
+from sandbox.prepared_process import PREPARE_FLAG, READY_LINE, apply_limits
 
 PROGRAM = Program(module="judge.child")
 _PREPARED: list[bool] = []  # [interpreted] once prepare_worker() ran in this process (or in the zygote it forked from)

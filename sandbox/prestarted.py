@@ -23,62 +23,34 @@ It isolates no more than "none" otherwise (no namespaces, no cgroup): docs/deplo
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import resource
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox import confine, launcher
 from sandbox.base import Inbox, OnMessage, RunOutcome, Sandbox, SandboxError
 from sandbox.compile_cache import CACHES_ON
 from sandbox.fresh_process import child_env, cuda_possible, supervise
-from sandbox.limits import ADDRESS_SPACE_HEADROOM_MB, Limits, Program
+from sandbox.limits import Limits, Program
+from sandbox.prepared_process import PREPARE_FLAG, READY_LINE, MiB, Started, kill_uid, limits_line, processes_of
 from sandbox.zygote import Forked, Zygote
 
 log = logging.getLogger(__name__)
-READY_LINE = b'{"type": "prepared"}\n'  # what a prepared process writes on its result descriptor, alone
-PREPARE_FLAG = "--prepare"
 PROCESS_ARGV = ["--result-fd", "3", "--scratch"]  # a forked process's result descriptor is always 3
 READY_TIMEOUT_S = 300.0  # import torch + CUDA + a first Triton compile, on a busy machine
 TAKE_TIMEOUT_S = 600.0  # a run waits this long for a ready process of its pool (they start in the background)
-MiB = 1024 * 1024
 # Limits of a process before its job: generous (trusted code prepares), replaced by the run's at hand-over.
 PREPARE_FILE_MB = 2048
 Layer = Callable[[], Path | None]  # the trusted cache folder a new process copies, or None (no complete layer)
-
-
-@dataclass
-class Started:
-    """One prepared process waiting for its job."""
-
-    proc: subprocess.Popen | Forked  # a Forked has every part of a Popen used here
-    result_r: int
-    scratch: str
-    cuda: bool
-    uid: int | None
-    how: str = "fresh"  # or "zygote": forked from one (sandbox.zygote)
-
-    def discard(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
-            stream.close()
-        os.close(self.result_r)
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 class PrestartedSandbox(Sandbox):
@@ -217,7 +189,7 @@ class PrestartedSandbox(Sandbox):
             return None
         with self._cond:
             for uid in self.uids:
-                if uid not in self._in_use and not _processes_of(uid):
+                if uid not in self._in_use and not processes_of(uid):
                     self._in_use.add(uid)
                     return uid
         raise SandboxError(f"every uid of {self.uids} is in use")
@@ -383,7 +355,7 @@ class PrestartedSandbox(Sandbox):
                              time.monotonic(), before=limits_line(limits, cap_address_space=not started.cuda))
         finally:
             if started.uid is not None:
-                _kill_uid(started.uid)  # a process that left its session is still this uid's
+                kill_uid(started.uid)  # a process that left its session is still this uid's
                 self._release(started.uid)
 
     def close(self) -> None:
@@ -405,51 +377,3 @@ class PrestartedSandbox(Sandbox):
             shared, self._shared = self._shared, ""
         if shared:
             shutil.rmtree(shared, ignore_errors=True)
-
-
-def limits_line(limits: Limits, cap_address_space: bool) -> bytes:
-    """The line that gives a prepared process its run's rlimits: CPU seconds, file size, and address space (not
-    where CUDA may start: its start-up reserves far more than any budget, see fresh_process.rlimits)."""
-    space = (limits.memory_mb + ADDRESS_SPACE_HEADROOM_MB) * MiB if cap_address_space else None
-    return json.dumps({"limits": {"cpu_s": limits.cpu_limit, "file_bytes": limits.file_size_mb * MiB,
-                                  "address_space_bytes": space}}).encode() + b"\n"
-
-
-def apply_limits(line: bytes) -> None:
-    """In the prepared process, before its job: set the rlimits `limits_line` sent (soft = hard, so the run cannot
-    raise them), the CPU limit on top of what preparing used. ValueError for anything else."""
-    given = json.loads(line)["limits"]
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    cpu = int(used.ru_utime + used.ru_stime + float(given["cpu_s"])) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    size = int(given["file_bytes"])
-    resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-    if given.get("address_space_bytes"):
-        space = int(given["address_space_bytes"])
-        resource.setrlimit(resource.RLIMIT_AS, (space, space))
-
-
-def _processes_of(uid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.stat(f"/proc/{entry}").st_uid == uid:
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
-
-
-def _kill_uid(uid: int) -> None:
-    """SIGKILL every process of `uid` until none is left (a fork bomb keeps forking for a moment)."""
-    for _ in range(50):
-        pids = _processes_of(uid)
-        if not pids:
-            return
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        time.sleep(0.01)

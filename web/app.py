@@ -43,6 +43,7 @@ from web.sessions import Cookies
 from web.settings import Settings
 from web.store import Store
 from web.teach import refused_page, router as teach_router
+from web.teach_exports import router as teach_exports_router
 from web.throttle import SignInThrottle
 from web.timeline_pages import router as timeline_router
 from web.tokens import TokenStore
@@ -142,6 +143,7 @@ def create_app(settings: Settings | None = None, *, grade: GradeFn | None = None
     app.include_router(questions_router)
     app.include_router(playground_router)
     app.include_router(teach_router)
+    app.include_router(teach_exports_router)
     app.include_router(join_router)
     app.include_router(lti_router)
     return app

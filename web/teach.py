@@ -1,4 +1,5 @@
-"""The instructor's pages: sign in, classes, a class's progress table (and its CSV), a learner, an exercise.
+"""The instructor's pages: sign in, classes, a class's progress table (its CSV files: web/teach_exports.py), a
+learner, an exercise.
 
 A class page also sets deadlines (and one learner's extension), says how many verdicts come from an older
 exercise version, queues regrades, and lists every verdict a regrade changed (also as regrades.csv).
@@ -26,10 +27,7 @@ from web.offload import hashing, in_thread
 from web.pages import lang_of, page
 from web.progress import (
     SORTS,
-    cell_text,
-    changes_csv,
     class_table,
-    csv_text,
     exercise_stats,
     first_solved_in_class,
     learner_counts,
@@ -38,7 +36,7 @@ from web.progress import (
     version_counts,
 )
 from web.regrade import SCOPES
-from web.timeline import class_timelines, timeline, timeline_csv
+from web.timeline import timeline
 
 router = APIRouter(include_in_schema=False)
 MESSAGE_CHARS = 300
@@ -139,7 +137,7 @@ def _due_fn(request: Request, class_id: str):
         due[exercise_id].due_at if exercise_id in due else None)
 
 
-def _table(request: Request, class_: Class, regraded=None):
+def table_rows(request: Request, class_: Class, regraded=None):
     exercises = request.app.state.course.all()
     ids = [e.id for e in exercises]
     regraded = regraded if regraded is not None else request.app.state.regrades.newest_done(class_id=class_.id)
@@ -162,7 +160,7 @@ def _class_page(request: Request, class_id: str, error: str | None = None) -> Re
     _, class_ = taught_class(request, class_id)
     state = request.app.state
     regraded = state.regrades.newest_done(class_id=class_.id)
-    exercises, _, rows, key, descending = _table(request, class_, regraded)
+    exercises, _, rows, key, descending = table_rows(request, class_, regraded)
     fingerprints = {e.id: exercise_fingerprint(e) for e in exercises}
     versions = version_counts(state.store.engine, class_.id, fingerprints, regraded)
     names = {m.learner_id: m.display_name for m in state.classes.members(class_.id)}
@@ -205,17 +203,6 @@ def _regrade(request: Request, class_id: str, form: dict[str, str]) -> Response:
                                            reason=" ".join(form.get("reason", "").split()),
                                            requested_by=instructor.username)
     return see_other(f"/teach/classes/{class_id}?regraded={len(made)}#regrade")
-
-
-@router.get("/teach/classes/{class_id}/regrades.csv")
-def regrades_csv(request: Request, class_id: str) -> Response:
-    """Every verdict of the class that a regrade changed, newest first."""
-    _, class_ = taught_class(request, class_id)
-    names = {m.learner_id: m.display_name for m in request.app.state.classes.members(class_.id)}
-    text = changes_csv(request.app.state.regrades.changes(class_id=class_.id), names)
-    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
-        "Content-Disposition": f"attachment; filename=\"regrades.csv\"; filename*=UTF-8''"
-                               f"{quote(class_.name + '-regrades.csv')}", "Cache-Control": "no-store"})
 
 
 @router.post("/teach/classes/{class_id}/deadlines", response_class=HTMLResponse)
@@ -263,33 +250,6 @@ def _set_question_rule(request: Request, class_id: str, form: dict[str, str]) ->
             N_("Choose an exercise that asks questions.")))
     request.app.state.questions.set_rule(class_id, exercise.id, form.get("require") == "yes")
     return see_other(f"/teach/classes/{class_id}#question-rules")
-
-
-@router.get("/teach/classes/{class_id}/progress.csv")
-def class_csv(request: Request, class_id: str) -> Response:
-    """The table as shown (same learner order), one line per learner and exercise, as CSV in UTF-8 with a
-    byte-order mark (spreadsheets then read Chinese); exercise titles in the page's language."""
-    _, class_ = taught_class(request, class_id)
-    exercises, _, rows, _, _ = _table(request, class_)
-    lang = lang_of(request)
-    filename = f"{class_.name}-progress.csv"
-    text = csv_text(rows, [(e.id, e.order, e.title.get(lang)) for e in exercises])
-    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
-        "Content-Disposition": f"attachment; filename=\"progress.csv\"; filename*=UTF-8''{quote(filename)}",
-        "Cache-Control": "no-store"})
-
-
-@router.get("/teach/classes/{class_id}/timeline.csv")
-def timeline_csv_route(request: Request, class_id: str) -> Response:
-    """Every attempt the class's members made in it, one line each, with the facts the judge measured, lines
-    changed and the learner's note (web/timeline.py: CSV_HEAD)."""
-    _, class_ = taught_class(request, class_id)
-    names = {m.learner_id: m.display_name for m in request.app.state.classes.members(class_.id)}
-    order = [e.id for e in request.app.state.course.all()]
-    text = timeline_csv(class_timelines(request.app.state.store.engine, class_.id), names, order, cell_text)
-    return Response("\ufeff" + text, media_type="text/csv; charset=utf-8", headers={
-        "Content-Disposition": f"attachment; filename=\"timeline.csv\"; filename*=UTF-8''"
-                               f"{quote(class_.name + '-timeline.csv')}", "Cache-Control": "no-store"})
 
 
 @router.post("/teach/classes/{class_id}/instructors", response_class=HTMLResponse)

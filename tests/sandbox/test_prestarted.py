@@ -73,9 +73,9 @@ def test_a_run_that_kills_its_parent_session_leaves_no_process(prestarted, add_o
     assert report.verdict is Verdict.ACCEPTED, report.summary
     if prestarted.uids is None:
         pytest.skip("not root: the runs are this user's processes (no uid of their own to sweep)")
-    from sandbox.prestarted import _processes_of
+    from sandbox.prepared_process import processes_of
 
-    assert not any(_processes_of(uid) for uid in prestarted.uids if uid not in prestarted._in_use)
+    assert not any(processes_of(uid) for uid in prestarted.uids if uid not in prestarted._in_use)
 
 
 GPU_LEAVE_BEHIND = """
