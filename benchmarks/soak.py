@@ -44,6 +44,7 @@ from tests.cheats.test_cheats import (  # noqa: E402
     HERE as CHEATS_DIR,
     make_course as make_cheat_course,
 )
+from tests.sandbox.leftovers import sandbox_processes  # noqa: E402
 
 FAKE = ROOT / "tests" / "fake_course" / "add-one"
 ADD_ONE_SECONDS = 20  # add-one's time limit here (--add-one-seconds), in CPU time (sandbox/clock.py): a busy loop
@@ -148,23 +149,6 @@ class Learner:
 
 
 # ---- what must not be left behind ----------------------------------------------------------------------------
-
-def sandbox_processes() -> list[str]:
-    from sandbox.settings import SandboxSettings
-    from sandbox.warm import SLOTS_PER_POOL, WarmSandbox
-
-    base = SandboxSettings().uid_base
-    uids = range(base, base + SLOTS_PER_POOL * len(WarmSandbox.POOL_NAMES))
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        if int(fields.get("Uid", "0").split()[0]) in uids:
-            found.append(f"{status.parent.name} {fields.get('Name', '').strip()}")
-    return found
-
 
 def descendants() -> list[str]:
     """Processes below this one (workers of the pools while the app is up)."""
@@ -308,7 +292,7 @@ def main() -> int:
         soak_seconds = time.perf_counter() - soak_started
         after = honest_times(first, args.honest_runs)
         load_after = os.getloadavg()
-        leaks = {"sandbox-uid processes": sandbox_processes(), "run cgroups": run_cgroups(),
+        leaks = {"sandbox-uid processes": sandbox_processes(exclude=set()), "run cgroups": run_cgroups(),
                  "new mounts": sorted(set(mounts()) - set(mounts_before)),
                  "new temporary files": sorted(set(temp_files(data)) - set(temp_before))}
         workers_up = len(descendants())

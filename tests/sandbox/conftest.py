@@ -15,6 +15,7 @@ from judge.shared.paths import PROJECT_ROOT
 from sandbox.backends import unavailable_reason
 from sandbox.limits import Limits
 from sandbox.settings import SandboxSettings
+from tests.sandbox.leftovers import sandbox_processes, sandbox_uids
 
 BACKENDS = ("bwrap", "docker")
 # Short limits keep the attacks quick; the honest solution passes well within them.
@@ -82,28 +83,6 @@ def run_attack(sandbox, attack_exercise):
         return grade(exercise, source, sandbox=sandbox)
 
     return run
-
-
-def sandbox_uids() -> range:
-    from sandbox.warm import SLOTS_PER_POOL, WarmSandbox
-
-    base = SandboxSettings().uid_base
-    return range(base, base + SLOTS_PER_POOL * len(WarmSandbox.POOL_NAMES))
-
-
-def sandbox_processes(exclude: set[int]) -> list[str]:
-    """Host processes running as a sandbox uid, except the warm workers themselves."""
-    found = []
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines() if ":" in line)
-        except OSError:
-            continue
-        uid = int(fields.get("Uid", "0").split()[0])
-        pid = int(status.parent.name)
-        if uid in sandbox_uids() and pid not in exclude:
-            found.append(f"{pid} uid={uid} {fields.get('Name', '').strip()}")
-    return found
 
 
 def sandbox_listeners() -> list[str]:
