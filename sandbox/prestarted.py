@@ -275,17 +275,21 @@ class PrestartedSandbox(Sandbox):
     def _forked(self, env: dict, scratch: str, uid: int | None, result_w: int) -> Forked | None:
         """A process forked by this sandbox's zygote (started on first use) as `_launch` would start it, or None
         where the zygote is off or fails (then it stays off, and the reason is logged once)."""
-        with self._zygote_lock:
-            zygote = self._living_zygote()
-        if zygote is None:
-            return None
-        try:
-            return zygote.fork([*PROCESS_ARGV, scratch, PREPARE_FLAG], env, scratch, uid=uid,
-                               nice=self.prepare_nice, file_bytes=PREPARE_FILE_MB * MiB, result_w=result_w)
-        except SandboxError as exc:
+        for attempt in range(2):
             with self._zygote_lock:
-                self._zygote_failed(str(exc))
-            return None
+                zygote = self._living_zygote()
+            if zygote is None:
+                return None
+            try:
+                return zygote.fork([*PROCESS_ARGV, scratch, PREPARE_FLAG], env, scratch, uid=uid,
+                                   nice=self.prepare_nice, file_bytes=PREPARE_FILE_MB * MiB, result_w=result_w)
+            except SandboxError as exc:
+                if attempt == 0 and not zygote.alive():
+                    continue  # killed between the check and the fork: started again once, not given up
+                with self._zygote_lock:
+                    self._zygote_failed(str(exc))
+                return None
+        return None
 
     def _living_zygote(self) -> Zygote | None:
         """The zygote, started (again, where one was killed) if need be; None where it is off. Under _zygote_lock."""

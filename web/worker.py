@@ -19,9 +19,11 @@ import asyncio
 import logging
 import os
 import socket
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from procrastinate.worker import Worker as ProcrastinateWorker
 from sqlalchemy import delete, text
 from sqlalchemy.dialects.postgresql import insert
 
@@ -48,6 +50,8 @@ ORPHAN_REGRADES = text("""
        AND NOT EXISTS (SELECT 1 FROM procrastinate_jobs j
                         WHERE j.queueing_lock = 'regrade-' || r.id AND j.status IN ('todo', 'doing'))
      ORDER BY r.created_at LIMIT 100""")
+
+STOP_RETRY_S = 1.0  # how often a stop is asked again of a worker that has not ended
 
 
 def describe(settings: Settings, name: str, sandbox: str) -> str:
@@ -81,7 +85,8 @@ class Worker:
         self.store = Store(self.engine)
         self.hub = PgEventHub(self.engine)
         self._close_grader: Callable[[], None] | None = None
-        self._main_task: asyncio.Task | None = None
+        self._stop_requested = threading.Event()
+        self._procrastinate: ProcrastinateWorker | None = None
         if grade is None:
             from web.course import Course
             from web.gpu_sizing import gpu_graders
@@ -124,9 +129,12 @@ class Worker:
             self.close()
 
     def stop(self) -> None:
-        """Stop from another thread (tests, embedding); `run` returns once running gradings end."""
-        if self._main_task is not None:
-            self._main_task.get_loop().call_soon_threadsafe(self._main_task.cancel)
+        """Stop from another thread (tests, embedding); `run` returns once running gradings end. A stop asked
+        before the worker has started is kept: it starts only to stop."""
+        self._stop_requested.set()
+        worker = self._procrastinate
+        if worker is not None:
+            worker.stop()  # thread-safe; `_until_stopped` asks again until the worker ends
 
     def close(self) -> None:
         if self._close_grader is not None:
@@ -135,21 +143,30 @@ class Worker:
         self.engine.dispose()
 
     async def _main(self, install_signal_handlers: bool) -> None:
-        self._main_task = asyncio.current_task()
         loop = asyncio.get_running_loop()
         loop.set_default_executor(ThreadPoolExecutor(self.settings.workers + 4, thread_name_prefix="grade"))
         s = self.settings
         async with self.app.open_async():
             reaper = asyncio.create_task(self._reap_forever(), name="reaper")
+            self._procrastinate = ProcrastinateWorker(
+                app=self.app, queues=list(s.worker_queues), concurrency=s.workers, name=self.name,
+                update_heartbeat_interval=s.heartbeat_seconds, stalled_worker_timeout=s.stalled_after_seconds,
+                install_signal_handlers=install_signal_handlers)
             try:
-                await self.app.run_worker_async(
-                    queues=list(s.worker_queues), concurrency=s.workers, name=self.name,
-                    update_heartbeat_interval=s.heartbeat_seconds, stalled_worker_timeout=s.stalled_after_seconds,
-                    install_signal_handlers=install_signal_handlers)
+                await self._until_stopped(asyncio.create_task(self._procrastinate.run(), name="worker"))
             finally:
                 reaper.cancel()
                 await asyncio.gather(reaper, return_exceptions=True)
                 await asyncio.to_thread(self._forget)
+
+    async def _until_stopped(self, running: asyncio.Task) -> None:
+        """Wait for the Procrastinate worker; once a stop is asked, ask it again each round until the worker ends
+        (a graceful stop, asked again harmlessly): a request that lands while it starts up is forgotten."""
+        while not running.done():
+            if self._stop_requested.is_set():
+                self._procrastinate.stop()
+            await asyncio.wait({running}, timeout=STOP_RETRY_S)
+        running.result()  # a worker that failed says why
 
     async def _reap_forever(self) -> None:
         while True:

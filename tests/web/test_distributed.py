@@ -98,6 +98,18 @@ def test_healthz_lists_the_workers_seen(pg_settings):
     assert (seen["name"], seen["queues"], seen["concurrency"], seen["sandbox"]) == ("seen-1", ["cpu"], 1, "fake")
 
 
+def test_a_stop_asked_before_the_worker_starts_or_while_it_starts_is_kept(pg_settings):
+    """A stop that lands in a worker's start-up (before its loop runs, or while a pool hands out its first
+    connection) still ends it: asked again until the worker ends, and never lost."""
+    early = RunningWorker(pg_settings, "early")
+    early.worker.stop()
+    with early:
+        pass  # __exit__ asserts the thread ended
+    for _ in range(3):
+        with RunningWorker(pg_settings, "starting") as starting:
+            wait_until(lambda: starting.worker._procrastinate is not None, what="worker starting")
+
+
 def test_a_job_of_a_silent_worker_goes_to_another_worker(pg_settings):
     """A worker that stops heartbeating mid-grading (kill -9, machine gone): its job is graded again."""
     with TestClient(create_app(pg_settings)) as web:
