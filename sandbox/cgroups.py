@@ -245,11 +245,14 @@ class Cgroup:
                 return True
             if time.monotonic() > deadline:
                 return False
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            # Stopped first, all of them, then killed: a process that ran between two kills could react to the
+            # death of another (a shell's `wait` returning) and end its own way.
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for pid in left:
+                    try:
+                        os.kill(pid, sig)
+                    except ProcessLookupError:
+                        pass
             time.sleep(0.005)
 
     def remove(self) -> None:
