@@ -39,7 +39,8 @@ def serve(host: str | None = None, port: int | None = None, data_dir: Path | str
     else:
         click.echo(f"database: {database}; grading: {settings.workers} thread(s) of this process")
     click.echo(f"sandbox: {app.state.sandbox_name}; default limits per submission: {limits.cpu_limit:g} s CPU "
-               f"({limits.idle_limit:g} s idle, {limits.wall_limit:g} s wall at most), "
+               f"({limits.owed_idle_limit:g} s idle while owing an answer, {limits.idle_limit:g} s idle, "
+               f"{limits.wall_limit:g} s wall at most), "
                f"{limits.memory_mb} MiB, {limits.pids} processes, {limits.file_size_mb} MiB files, "
                f"{limits.output_kb} KiB output (exercises may raise them)")
     if settings.host not in ("127.0.0.1", "localhost", "::1") and not (settings.base_url or settings.allowed_hosts):

@@ -43,6 +43,7 @@ class RunOutcome:
     duration_s: float = 0.0
     cpu_s: float | None = None  # CPU time of the run's processes, where the backend can measure it
     waiting_s: float | None = None  # its threads' waits for a CPU (sandbox.clock), where the backend can see them
+    idle_limit_s: float | None = None  # the idle limit that ended it, where one did (sandbox.clock)
 
 
 class Inbox:
@@ -50,9 +51,12 @@ class Inbox:
 
     Two runs talk to each other only through the trusted side: what one writes on its result channel is
     handed to the other's inbox, so a slow or stuck reader never stalls the thread that read the message.
+    `owes`, where the sender keeps count, says whether the run owes it an answer now: the run's clock then holds
+    the time it sits idle while owing to a tighter limit (sandbox.clock).
     """
 
-    def __init__(self):
+    def __init__(self, owes: Callable[[], bool] | None = None):
+        self.owes = owes
         self._queue: queue.Queue[bytes | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         self.closed = threading.Event()

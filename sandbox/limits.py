@@ -26,8 +26,10 @@ def inductor_cache_dir() -> str:
 
 # The wall clock is a backstop, not the limit (a loaded machine slows a run's wall clock, never its CPU time; see
 # sandbox.clock): a run may spend IDLE_FACTOR x its CPU time limit neither computing nor waiting for a CPU (a sleep,
-# a blocking read), and WALL_FACTOR x it in wall time whatever it does.
+# a blocking read), OWED_IDLE_FACTOR x it so while it owes an answer (a runner that sleeps instead of answering: the
+# time it waits for the other side's next request is its own), and WALL_FACTOR x it in wall time whatever it does.
 IDLE_FACTOR = 3.0
+OWED_IDLE_FACTOR = 1.0
 WALL_FACTOR = 10.0
 
 
@@ -38,7 +40,7 @@ class Limits(BaseModel):
 
     time_seconds: float = Field(60.0, gt=0, le=900, description=(
         "Time limit in CPU seconds of the run's processes together (its compiles included); the wall clock "
-        "is a backstop (IDLE_FACTOR, WALL_FACTOR)."))
+        "is a backstop (IDLE_FACTOR, OWED_IDLE_FACTOR, WALL_FACTOR)."))
     memory_mb: int = Field(2048, ge=256, le=16384, description="Memory for the run's process and its children.")
     file_size_mb: int = Field(512, ge=1, description="Largest file the run may write (Inductor needs ~256 MiB).")
     pids: int = Field(256, ge=8, description="Processes and threads at once.")
@@ -53,6 +55,11 @@ class Limits(BaseModel):
     def idle_limit(self) -> float:
         """Wall time the run may spend neither computing nor waiting for a CPU."""
         return IDLE_FACTOR * self.time_seconds
+
+    @property
+    def owed_idle_limit(self) -> float:
+        """Wall time the run may spend neither computing nor waiting for a CPU while it owes an answer."""
+        return OWED_IDLE_FACTOR * self.time_seconds
 
     @property
     def wall_limit(self) -> float:

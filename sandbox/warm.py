@@ -167,7 +167,7 @@ class Worker(abc.ABC):
             feed.attach(stdin_w)
             self.after_send(watch)
             self.runs += 1
-            clock = Clock(limits, started, cpu=watch.cpu_seconds, waiting=watch.waiting_seconds)
+            clock = Clock(limits, started, cpu=watch.cpu_seconds, waiting=watch.waiting_seconds, owes=feed.owes)
             pump(stdout_fd=pipes[1][0], stderr_fd=pipes[2][0], result_fd=pipes[0][0], clock=clock,
                  output_cap=limits.output_kb * 1024, outcome=outcome, on_message=on_message, kill=kill)
             status = self._wait_exit(clock, outcome, kill)

@@ -33,7 +33,8 @@ SMALL_MODES = {
                              ["--no-daemon (two fresh processes)", "first grading (fresh, then starts the daemon)",
                               "later gradings (daemon warm)"], []),
     # On a machine without CUDA: says so, and how long a prestarted process takes to prepare, each way.
-    "gpu_latency-small": (["gpu_latency.py", "--small"],
+    # (the baseline and the path in use; `fresh` is between them and has its own tests in tests/sandbox)
+    "gpu_latency-small": (["gpu_latency.py", "--small", "--paths", "before,zygote"],
                           ["prepare per successor, before", "prepare per successor, zygote",
                            "zygote and shared preparation started in"], []),
     # Its own PostgreSQL cluster (scripts/postgres.sh's binaries), two cpu workers, one of them killed mid-grading.

@@ -168,8 +168,8 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
     """Run a runner job and a verifier job side by side in `sandbox`, relaying between them as a grading does:
     (runner outcome, (verifier job, verifier outcome)). `judge.parent.playground` runs the playground's jobs through
     it."""
-    to_runner, to_verifier = Inbox(), Inbox()
     debt = RunnerDebt()
+    to_runner, to_verifier = Inbox(owes=debt.owes), Inbox()
 
     def from_runner(message: dict) -> None:
         # Only answers and load status are passed on; the verifier checks their form itself.

@@ -134,7 +134,7 @@ def _verdict(limit, verified: Verified, verifier, runner, report) -> tuple[Verdi
             return Verdict.INTERNAL_ERROR, starved_text(runner.duration_s)
         return Verdict.TIME_LIMIT, T("Time limit exceeded: your code waited for {seconds} s without computing "
                                      "(a sleep, or a read that nothing answers). Remove the wait.",
-                                     seconds=format(limit.idle_limit, "g"))
+                                     seconds=format(runner.idle_limit_s or limit.idle_limit, "g"))
     if runner.memory_exceeded:
         return Verdict.MEMORY_LIMIT, T("Memory limit exceeded: more than {mib} MiB.", mib=limit.memory_mb)
     if runner.output_exceeded:

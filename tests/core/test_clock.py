@@ -47,3 +47,52 @@ def test_waits_of_threads_no_longer_listed_still_count():
     assert first == pytest.approx(run_delay(here), abs=0.05)
     assert waits.sample([]) == first  # a thread no longer listed (ended) keeps its last sample
     assert run_delay(2**22 + 7) == 0.0  # no such thread
+
+
+class Ticks:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.mark.parametrize("measured", [True, False])
+def test_idle_while_owing_an_answer_has_its_own_limit_and_waiting_for_the_next_request_is_free(monkeypatch,
+                                                                                             measured):
+    ticks, owes = Ticks(), [True]
+    monkeypatch.setattr("sandbox.clock.time.monotonic", ticks)
+    clock = Clock(LIMITS, ticks(), cpu=lambda: 0.0, waiting=(lambda: 0.0) if measured else (lambda: None),
+                  owes=lambda: owes[0])
+
+    def after(seconds: float, owing: bool) -> bool:
+        """Idle for `seconds` (checked every quarter second), owing an answer or waiting for a request."""
+        owes[0] = owing
+        for _ in range(int(seconds * 4)):
+            ticks.now += 0.25
+            if clock.expired():
+                return True
+        return False
+
+    assert not after(6, owing=True)  # importing, then answering: 6 s idle of the 10 it may owe
+    assert not after(15, owing=False)  # the verifier's turn: 15 s of the judge's time, not counted
+    # the interval it answered in is not counted; nothing is where its waits are not seen
+    assert clock.owed_idle_s == (pytest.approx(5.75, abs=0.3) if measured else 0)
+    if measured:
+        assert after(5, owing=True) and clock.ended == "idle" and clock.idle_limit_s == LIMITS.owed_idle_limit
+        outcome = RunOutcome()
+        clock.mark(outcome)
+        assert outcome.timed_out and not outcome.starved and outcome.idle_limit_s == 10
+    else:  # waits not seen: idle time cannot be told from a wait for a CPU; only the general idle limit holds
+        assert not after(8, owing=True)
+        assert after(2, owing=True) and clock.idle_limit_s == LIMITS.idle_limit
+
+
+def test_without_a_cpu_count_owing_changes_nothing(monkeypatch):
+    ticks = Ticks()
+    monkeypatch.setattr("sandbox.clock.time.monotonic", ticks)
+    clock = Clock(LIMITS, ticks(), cpu=None, waiting=None, owes=lambda: True)
+    ticks.now += 29
+    assert not clock.expired() and clock.owed_idle_s == 0

@@ -66,6 +66,9 @@ def test_the_runners_limits_override_passing_checks(add_one, job, change, verdic
     # the wall clock ended a runner that sat idle (a sleep): the learner's wait
     (dict(timed_out=True, duration_s=30.0, cpu_s=0.2, waiting_s=0.1), {}, Verdict.TIME_LIMIT,
      "waited for 360 s without computing"),  # add-one's 120 s of CPU time, x 3
+    # ... or sat idle while it owed an answer: the limit that ended it is the one the learner reads
+    (dict(timed_out=True, duration_s=125.0, cpu_s=0.2, waiting_s=0.1, idle_limit_s=120.0), {}, Verdict.TIME_LIMIT,
+     "waited for 120 s without computing"),
     # ... a runner that was starved (it computed or queued for a CPU, or waited for the verifier): the judge's fault
     (dict(timed_out=True, starved=True, duration_s=30.0, cpu_s=9.0, waiting_s=20.0), {}, Verdict.INTERNAL_ERROR,
      "too busy"),

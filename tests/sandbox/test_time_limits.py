@@ -1,9 +1,9 @@
 """Time limits in CPU time, the wall clock a backstop: a loaded machine never turns a verdict into TIME_LIMIT.
 
-A busy loop ends at its CPU limit; a sleep ends at the backstop as the learner's TIME_LIMIT, worded as a wait; and
-with the sandbox's workers sharing one core with busy processes, so that a run takes well past its limit in wall
-time, a file still gets its own verdict (ACCEPTED, FORBIDDEN, MEMORY_LIMIT), never TIME_LIMIT, and a busy loop still
-ends at its CPU limit.
+A busy loop ends at its CPU limit; a sleep while the runner owes an answer ends at its owed idle limit as the
+learner's TIME_LIMIT, worded as a wait; and with the sandbox's workers sharing one core with busy processes, so that
+a run takes well past its limit in wall time, a file still gets its own verdict (ACCEPTED, FORBIDDEN, MEMORY_LIMIT),
+never TIME_LIMIT, and a busy loop still ends at its CPU limit.
 """
 
 from __future__ import annotations
@@ -104,9 +104,14 @@ def test_a_busy_loop_ends_at_its_cpu_limit(sandbox, add_one):
     assert report.verdict is Verdict.TIME_LIMIT and "2 s of CPU time" in report.summary, report.summary
 
 
-def test_a_sleep_ends_at_the_wall_clock_backstop_as_a_wait(sandbox, add_one):
-    report = grade(exercise_with(add_one, 1), "import time\ntime.sleep(3600)\n", sandbox=sandbox)
-    assert report.verdict is Verdict.TIME_LIMIT and "waited for 3 s without computing" in report.summary, \
+@pytest.mark.parametrize("source", ["import time\ntime.sleep(3600)\n",
+                                    "import time\n\n\ndef f(x):\n    time.sleep(3600)\n    return x + 1\n"],
+                         ids=["loading", "asked"])
+def test_a_sleep_while_owing_an_answer_ends_at_the_owed_idle_limit_as_a_wait(sandbox, add_one, source):
+    # The runner owes the grading its load status, then each answer: idle then, it is ended at 1 x its limit
+    # (sandbox.clock), not at the 3 x that also covers its waits for the verifier's next request.
+    report = grade(exercise_with(add_one, 1), source, sandbox=sandbox)
+    assert report.verdict is Verdict.TIME_LIMIT and "waited for 1 s without computing" in report.summary, \
         report.summary
 
 
