@@ -355,10 +355,12 @@ print("COUNTERS", dict(counters["inductor"]))
 """ + HONEST_F
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def private_layers_root(tmp_path_factory) -> Path:
-    """Layers of this module's own, built once for both backends: the machine's shared ones may be rebuilt
-    meanwhile by another test or a server."""
+    """Layers of this module's own, built once for both backends (the same layers: the key names the machine and
+    torch, not the backend): the machine's shared ones may be rebuilt meanwhile by another test or a server. Session
+    scope: pytest ends a module's fixtures whenever the next test is another module's, as the sandbox group's order
+    often has it, and the next test would build them again (~26 CPU-s)."""
     return tmp_path_factory.mktemp("private-layers") / "compile-cache"
 
 
