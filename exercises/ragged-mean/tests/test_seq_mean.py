@@ -76,6 +76,23 @@ def test_nan_in_sequence(entry, starter):
                        case=case_of(x, lengths, T("`x[1, 1, 0]` is NaN, inside sequence 1",
                                                   zh="`x[1, 1, 0]` 是 NaN，位于第 1 个序列内部")))
 
+def test_padding_takes_no_part(entry, starter):
+    """NaN and ±inf in the padding (past each length) change no result, as the original's slice leaves them out
+    zh: 填充位置（长度之后）的 NaN 和 ±inf 不改变任何结果，与原函数切片时不读它们一样
+    """
+    fn = compiled(entry)
+    for dtype in (torch.float32, torch.float64):
+        x, lengths = batch(3, 5, 4, [5, 3, 2], dtype)
+        x[1, 3:, 0] = float("nan")
+        x[2, 2:, 1] = float("inf")
+        x[2, 4, 2] = -float("inf")
+        expected = starter.seq_mean(pristine(x), pristine(lengths))
+        assert expected.isfinite().all(), "test inputs are broken"
+        assert_same_result(fn, starter.seq_mean, x, lengths,
+                           case=case_of(x, lengths, T("NaN, inf and -inf in the padding of sequences 1 and 2",
+                                                      zh="第 1、2 个序列的填充里有 NaN、inf 和 -inf")))
+
+
 def test_float64(entry, starter):
     """float64 inputs give float64 means equal to the original
     zh: float64 输入得到与原函数相同的 float64 均值
