@@ -20,9 +20,9 @@ BYTES_FACTOR = 1.25
 _COST: dict = {}
 
 
-def inputs(rows=N, dtype=torch.float32, scale=1.0):
-    x = torch.randn(rows, D, dtype=torch.float64) * scale
-    w = torch.randn(D, dtype=torch.float64)
+def inputs(rows=N, dtype=torch.float32, scale=1.0, width=D):
+    x = torch.randn(rows, width, dtype=torch.float64) * scale
+    w = torch.randn(width, dtype=torch.float64)
     return x.to(dtype), w.to(dtype)
 
 
@@ -63,6 +63,19 @@ def test_float64(entry, starter):
     fn = entry.compile(fullgraph=True)
     x, w = inputs(8, torch.float64)
     assert_same(fn(x, w), starter.rms_norm(x, w), case=T.same(describe_tensor("x", x)))
+
+
+def test_eps_and_other_widths(entry, starter):
+    """An eps passed explicitly, and widths other than 256 (7 and 1), give the original's results
+    zh: 显式传入的 eps，以及 256 以外的宽度（7 和 1），结果都与原函数相同
+    """
+    for eps in (None, 1e-2):
+        fn = entry.compile(fullgraph=True)  # one compile per eps: a float argument that changes goes dynamic
+        for width in (7, 1):
+            x, w = inputs(5, scale=0.1, width=width)  # mean(x²) about 1e-2: the eps given decides the result
+            args = (x, w) if eps is None else (x, w, eps)
+            case = T.same(f"{describe_tensor('x', x)}, eps={eps if eps is not None else '1e-6 (default)'}")
+            assert_same(fn(*args), starter.rms_norm(*args), case=case)
 
 
 def test_bytes_moved(entry, reference):
