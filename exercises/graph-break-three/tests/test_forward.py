@@ -138,9 +138,29 @@ def test_max_exactly_10(entry, starter):
     assert_same_result(compiled(entry), original(starter), x, w, case=case_of(x, w, EXACTLY_10))
 
 
+def just_above_10(fn, starter, dtype):
+    """max |x @ w| at the next float above 10, and at a value drawn in (10, 10.5]: the original divides."""
+    drawn = 10 + 0.5 * (1 - float(torch.rand(())))
+    next_float = float(torch.nextafter(torch.tensor(10.0, dtype=dtype), torch.tensor(11.0, dtype=dtype)))
+    for corner in (next_float, drawn):
+        x, w = picked_inputs(corner, dtype)
+        assert (x @ w).abs().max().item() > 10, "test inputs are broken"
+        note = T("max |x @ w| = {m}, just above 10", zh="max |x @ w| = {m}，刚好超过 10",
+                 m=T.same(repr(float(w[0, 0]))))
+        assert_same_result(fn, original(starter), x, w, case=case_of(x, w, note))
+
+
+def test_just_above_10(entry, starter):
+    """Equal to the original when max |x @ w| is just above 10 (the next float, and a value drawn in (10, 10.5]):
+    the original divides
+    zh: max |x @ w| 刚好超过 10 时（下一个浮点数，以及在 (10, 10.5] 中抽取的值）与原函数相同：原函数做除法
+    """
+    just_above_10(compiled(entry), starter, torch.float32)
+
+
 def test_float64(entry, starter):
-    """float64 inputs give float64 results equal to the original, on both branches and at 10
-    zh: float64 输入在两个分支上和恰好为 10 时，都得到与原函数相同的 float64 结果
+    """float64 inputs give float64 results equal to the original, on both branches, at 10 and just above it
+    zh: float64 输入在两个分支上、恰好为 10 和刚好超过 10 时，都得到与原函数相同的 float64 结果
     """
     fn = compiled(entry)
     for max_abs in (20, 5):
@@ -149,3 +169,4 @@ def test_float64(entry, starter):
         assert_same_result(fn, original(starter), x, w, case=case_of(x, w, note))
     x, w = picked_inputs(10, dtype=torch.float64)
     assert_same_result(fn, original(starter), x, w, case=case_of(x, w, EXACTLY_10))
+    just_above_10(fn, starter, torch.float64)
