@@ -224,6 +224,8 @@ class RemoteCompiled:
                                   else wire.decode(value))
                 except (wire.WireError, TypeError):
                     raise Protocol(T("a graph constant is malformed")) from None
+            elif kind == "scalar":
+                values.append(_number_argument(spec, args, kwargs, self.what))
             elif kind == "sym":
                 values.append(None)
             else:
@@ -330,6 +332,27 @@ def _record_call(view, args, kwargs, answer: dict, reasons: list[str]) -> None:
     graphs = answer.get("graphs")
     view.add_call(describe_inputs(args, kwargs), len(graphs) if isinstance(graphs, list) else 0,
                   guard_origin.from_runner(answer.get("guard_origins")), reasons)
+
+
+SCALAR_DTYPES = {"float64": torch.float64, "float32": torch.float32}
+
+
+def _number_argument(spec: dict, args, kwargs, what) -> torch.Tensor:
+    """A number argument of this side's call, as the 0-d tensor the graph takes it as (judge/runner_side/
+    compiling.py: a float that changed between calls): by name, else by position, else the parameter's default."""
+    name, index = spec.get("name"), spec.get("index")
+    if isinstance(name, str) and name in kwargs:
+        value = kwargs[name]
+    elif isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(args):
+        value = args[index]
+    elif "default" in spec:
+        value = spec["default"]
+    else:
+        raise Protocol(T("{what}: a graph input refers to an argument that does not exist", what=what))
+    dtype = SCALAR_DTYPES.get(spec.get("dtype"))
+    if dtype is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Protocol(T("{what}: a graph's number input is not a number of a known kind", what=what))
+    return torch.tensor(value, dtype=dtype)
 
 
 def _shown_source(node: torch.fx.Node, first) -> str:

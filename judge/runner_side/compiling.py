@@ -1,7 +1,8 @@
 """Runner side of a compile session: torch.compile a target with a recording backend and describe each call.
 
 For every graph Dynamo hands to the backend it records where each graph input came from (an argument of
-the call, a module's parameter or buffer, a symbolic size, or a constant it sends by value); after each
+the call, a module's parameter or buffer, a symbolic size, a number argument Dynamo passes as a 0-d tensor, or a
+constant it sends by value); after each
 call it says which graph ran and how the call's result is made of the graph's outputs. The verifier uses
 exactly this to run the same graphs on its own inputs.
 """
@@ -9,7 +10,9 @@ exactly this to run the same graphs on its own inputs.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
+import re
 
 import torch
 import torch.utils._pytree as pytree
@@ -106,11 +109,40 @@ class Session:
                 described.append(by_id[id(value)])
             elif isinstance(value, (int, torch.SymInt)) and not isinstance(value, bool):
                 described.append({"kind": "sym", "symbol": str(node.meta.get("example_value", value))})
+            elif isinstance(value, torch.Tensor) and (number := self._number_argument(node, value)) is not None:
+                described.append(number)
             elif isinstance(value, torch.Tensor):
                 described.append({"kind": "const", "value": wire.encode_tensor(value)})
             else:
                 described.append({"kind": "const", "value": wire.encode(value)})
         return described
+
+    def _number_argument(self, node, value: torch.Tensor) -> dict | None:
+        """A Python number argument that Dynamo hands the graph as a 0-d tensor (a float that changed between
+        calls): {"kind": "scalar", "name", "dtype", "index" (its position, if it may be passed by one), "default"
+        (its default, if a number)}, for the verifier to take from each call's own arguments; None if it is not
+        one of the target's parameters (then it travels by value, as before)."""
+        grapharg = node.meta.get("grapharg")
+        if grapharg is None or not getattr(grapharg, "pass_arg_as_tensor", False) or value.dim() != 0:
+            return None
+        source = grapharg.source.name  # a method before torch 2.13, a property since
+        found = re.fullmatch(r"L\['(\w{1,80})'\]", str(source() if callable(source) else source))
+        target = self.target.forward if isinstance(self.target, torch.nn.Module) else self.target
+        try:
+            parameters = list(inspect.signature(target).parameters.values())
+        except (TypeError, ValueError):
+            return None
+        for position, parameter in enumerate(parameters):
+            if found is None or parameter.name != found.group(1):
+                continue
+            spec = {"kind": "scalar", "name": parameter.name, "dtype": str(value.dtype).removeprefix("torch.")}
+            if parameter.kind in (parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+                spec["index"] = position
+            default = parameter.default
+            if isinstance(default, (int, float)) and not isinstance(default, bool):
+                spec["default"] = default
+            return spec
+        return None
 
     def call(self, args, kwargs, mark_dynamic, encode) -> dict:
         from judge.compiler.logs import artifact_log, recompile_log

@@ -69,13 +69,13 @@ def test_eps_and_other_widths(entry, starter):
     """An eps passed explicitly, and widths other than 256 (7 and 1), give the original's results
     zh: 显式传入的 eps，以及 256 以外的宽度（7 和 1），结果都与原函数相同
     """
-    for eps in (None, 1e-2):
-        fn = entry.compile(fullgraph=True)  # one compile per eps: a float argument that changes goes dynamic
-        for width in (7, 1):
+    fn = entry.compile(fullgraph=True)  # one compile: eps changes between calls, and Dynamo makes it an input
+    for width in (7, 1):
+        for extra, kwargs in (((), {}), ((1e-2,), {}), ((), {"eps": 3e-2})):
             x, w = inputs(5, scale=0.1, width=width)  # mean(x²) about 1e-2: the eps given decides the result
-            args = (x, w) if eps is None else (x, w, eps)
-            case = T.same(f"{describe_tensor('x', x)}, eps={eps if eps is not None else '1e-6 (default)'}")
-            assert_same(fn(*args), starter.rms_norm(*args), case=case)
+            eps = extra[0] if extra else kwargs.get("eps", "1e-6 (default)")
+            case = T.same(f"{describe_tensor('x', x)}, eps={eps}")
+            assert_same(fn(x, w, *extra, **kwargs), starter.rms_norm(x, w, *extra, **kwargs), case=case)
 
 
 def test_bytes_moved(entry, reference):
