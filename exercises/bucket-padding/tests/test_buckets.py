@@ -166,7 +166,8 @@ def test_large_values(entry, core_kernel):
     """Exact results when |x| is as large as 1e5
     zh: |x| 大到 1e5 时结果依然准确
     """
-    for x, out, expected in serve_all(entry, [3, 20, 40], scale=1e5, below=2e4):
+    # one column wholly below -7e4, so below float16's minimum -65504 whatever the draw
+    for x, out, expected in serve_all(entry, [3, 20, 40], scale=1e5, below=7e4):
         assert_same(out, expected, case=describe_tensor("x", x, T("values up to about 1e5 in magnitude",
                                                                  zh="数值的绝对值可达约 1e5")))
 
@@ -214,6 +215,16 @@ def test_float16_large_values(entry, core_kernel):
     for x, out, expected in serve_all(entry, [3, 20, 40], dtype=torch.float16, scale=1e4, below=1.5e4):
         assert_same(out, expected, case=describe_tensor("x", x, T("float16 values up to about 4e4 in magnitude",
                                                                  zh="float16 数值的绝对值可达约 4e4")))
+
+
+def test_bfloat16_large_values(entry, core_kernel):
+    """bfloat16 inputs with magnitudes up to about 1e5 (past float16's range) give the unpadded results
+    zh: bfloat16 输入的绝对值可达约 1e5（超出 float16 的范围）时，结果与未补齐时相同
+    """
+    # one column wholly in [-1.1e5, -6.6e4]: below float16's minimum -65504
+    for x, out, expected in serve_all(entry, [3, 20, 40], dtype=torch.bfloat16, scale=1e4, below=6.6e4):
+        assert_same(out, expected, case=describe_tensor("x", x, T("bfloat16 values up to about 1e5 in magnitude",
+                                                                 zh="bfloat16 数值的绝对值可达约 1e5")))
 
 
 def test_every_length(entry, core_kernel):
