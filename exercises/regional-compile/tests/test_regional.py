@@ -18,25 +18,27 @@ FULLGRAPH = T("`torch.compile(Stack(), fullgraph=True)`", zh="`torch.compile(Sta
 MAX_COPIES = 2  # torch 2.13 inlines the region's first call and traces one subgraph for all the others
 
 
-def weights(public, n):
-    """This side's weights for a stack of n blocks (drawn once per test from a fixed seed)."""
+def weights(public, n, d=D):
+    """This side's weights for a stack of n blocks of width d (drawn once per test from a fixed seed)."""
     generator = torch.Generator().manual_seed(1234 + n)
-    reference = public.Stack(n)
+    reference = public.Stack(n, d)
     with torch.no_grad():
         for p in reference.parameters():
             p.copy_(torch.randn(p.shape, generator=generator) * 0.3)
     return reference
 
 
-def compiled_stack(entry, public, n=8):
-    """Stack(n) in the runner with this side's weights, compiled there under fullgraph=True; (session, reference)."""
-    module = entry(n, what=T.same(f"`Stack({n})`"))
+def compiled_stack(entry, public, n=8, d=D):
+    """Stack(n, d) in the runner with this side's weights, compiled there under fullgraph=True; (session,
+    reference)."""
+    built = f"Stack({n})" if d == D else f"Stack({n}, {d})"
+    module = entry(n, what=T.same(f"`{built}`")) if d == D else entry(n, d, what=T.same(f"`{built}`"))
     if not isinstance(module, remote.Ref):
-        raise WrongAnswer(T("`Stack({n})` returned `{kind}`, not a module", zh="`Stack({n})` 返回了 `{kind}`，不是模块",
-                            n=n, kind=type(module).__name__))
-    reference = weights(public, n)
+        raise WrongAnswer(T("`{built}` returned `{kind}`, not a module", zh="`{built}` 返回了 `{kind}`，不是模块",
+                            built=T.same(built), kind=type(module).__name__))
+    reference = weights(public, n, d)
     state = {k: v.clone() for k, v in reference.state_dict().items()}
-    remote.load_state(module, state, what=T.same(f"`Stack({n}).load_state_dict(...)`"))
+    remote.load_state(module, state, what=T.same(f"`{built}.load_state_dict(...)`"))
     session = module.compile(fullgraph=True, what=FULLGRAPH)
     session.state["target"] = state  # the graph reads this side's weights here
     return session, reference
@@ -131,12 +133,14 @@ def test_block_traced_once(entry, public):
 
 
 def test_same_numbers(entry, public):
-    """The compiled stack gives the eager stack's output, with the grader's weights, for two input shapes
-    zh: 编译后的栈在判题方的权重下给出与 eager 相同的输出，两种输入形状
+    """The compiled stack gives the eager stack's output, with the grader's weights, for two input shapes, and for
+    stacks of 12 blocks and of 3 blocks of width 32
+    zh: 编译后的栈在判题方的权重下给出与 eager 相同的输出：两种输入形状，以及 12 个块的栈和宽度为 32 的 3 个块的栈
     """
-    session, reference = compiled_stack(entry, public)
-    for shape in ((2, 8, D), (3, 5, D)):
-        x = torch.randn(shape)
-        with torch.no_grad():
-            expected = reference(x)
-        assert_same(session(x), expected, case=T.same(f"x {list(shape)} float32, 8 blocks"))
+    for n, d, shapes in ((8, D, ((2, 8, D), (3, 5, D))), (12, D, ((2, 5, D),)), (3, 32, ((2, 4, 32),))):
+        session, reference = compiled_stack(entry, public, n, d)
+        for shape in shapes:
+            x = torch.randn(shape)
+            with torch.no_grad():
+                expected = reference(x)
+            assert_same(session(x), expected, case=T.same(f"x {list(shape)} float32, {n} blocks of width {d}"))
