@@ -69,8 +69,9 @@ def serve_all(entry, lengths, dtype=torch.float32, scale=1.0, require_core=True,
     results = []
     for t in lengths:
         x = torch.randn(b, t, d, dtype=dtype) * scale
-        if below is not None:
-            x[:, :, 0] = -(x[:, :, 0].abs().clamp(max=3 * below) + below)
+        if below is not None:  # (short of the dtype's minimum: float16's is within reach)
+            limit = min(3 * below, 0.9 * (float(torch.finfo(dtype).max) - below))
+            x[:, :, 0] = -(x[:, :, 0].abs().clamp(max=limit) + below)
         remote.reset_runner()  # a fresh Dynamo cache: 64 static graphs of serve exceed its recompile limit
         compiled = entry.compile(fullgraph=True, dynamic=False,
                                  what=T("`serve(core_fn, x)` with {x}", zh="输入为 {x} 的 `serve(core_fn, x)`",
@@ -215,6 +216,10 @@ def test_float16_large_values(entry, core_kernel):
     for x, out, expected in serve_all(entry, [3, 20, 40], dtype=torch.float16, scale=1e4, below=1.5e4):
         assert_same(out, expected, case=describe_tensor("x", x, T("float16 values up to about 4e4 in magnitude",
                                                                  zh="float16 数值的绝对值可达约 4e4")))
+    # one column within about 1e3 of float16's minimum -65504: a fill computed below the input overflows to -inf
+    for x, out, expected in serve_all(entry, [3, 40], dtype=torch.float16, scale=300, below=6.45e4):
+        assert_same(out, expected, case=describe_tensor("x", x, T("a float16 column near float16's minimum",
+                                                                 zh="有一列 float16 数值接近 float16 的最小值")))
 
 
 def test_bfloat16_large_values(entry, core_kernel):

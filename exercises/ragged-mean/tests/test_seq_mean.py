@@ -59,7 +59,7 @@ def test_empty_sequence(entry, starter):
     zh: 长度为 0 的序列得到一行 NaN，与原函数对空张量求 mean 的结果一样
     """
     fn = compiled(entry)
-    for args in [batch(3, 5, 4, [5, 0, 2]), batch(2, 4, 3, [0, 0])]:
+    for args in [batch(3, 5, 4, [5, 0, 2]), batch(2, 4, 3, [0, 0]), batch(2, 1, 3, [1, 0])]:
         assert_same_result(fn, starter.seq_mean, *args, case=case_of(*args, T("a length-0 sequence", zh="有长度为 0 的序列")))
 
 
@@ -81,7 +81,7 @@ def test_padding_takes_no_part(entry, starter):
     zh: 填充位置（长度之后）的 NaN 和 ±inf 不改变任何结果，与原函数切片时不读它们一样
     """
     fn = compiled(entry)
-    for dtype in (torch.float32, torch.float64):
+    for dtype in (torch.float32, torch.float64, torch.bfloat16):
         x, lengths = batch(3, 5, 4, [5, 3, 2], dtype)
         x[1, 3:, 0] = float("nan")
         x[2, 2:, 1] = float("inf")

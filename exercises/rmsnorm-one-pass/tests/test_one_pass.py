@@ -66,8 +66,9 @@ def test_float64(entry, starter):
 
 
 def test_eps_and_other_widths(entry, starter):
-    """An eps passed explicitly, and widths other than 256 (7 and 1), give the original's results
-    zh: 显式传入的 eps，以及 256 以外的宽度（7 和 1），结果都与原函数相同
+    """An eps passed explicitly (0 and 1e-8 included), and widths other than 256 (7 and 1), give the original's
+    results
+    zh: 显式传入的 eps（包括 0 和 1e-8），以及 256 以外的宽度（7 和 1），结果都与原函数相同
     """
     fn = entry.compile(fullgraph=True)  # one compile: eps changes between calls, and Dynamo makes it an input
     for width in (7, 1):
@@ -76,6 +77,9 @@ def test_eps_and_other_widths(entry, starter):
             eps = extra[0] if extra else kwargs.get("eps", "1e-6 (default)")
             case = T.same(f"{describe_tensor('x', x)}, eps={eps}")
             assert_same(fn(x, w, *extra, **kwargs), starter.rms_norm(x, w, *extra, **kwargs), case=case)
+    for eps in (0.0, 1e-8):  # below the default, and below float32's resolution: still what the caller asked for
+        x, w = inputs(5, scale=1e-4, width=7)  # mean(x²) about 1e-8
+        assert_same(fn(x, w, eps), starter.rms_norm(x, w, eps), case=T.same(f"{describe_tensor('x', x)}, eps={eps}"))
 
 
 def test_bytes_moved(entry, reference):
