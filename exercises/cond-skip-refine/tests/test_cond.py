@@ -33,6 +33,11 @@ CASES = {
     "drawn_above": (lambda: inputs(2.0 + 0.5 * (1 - float(torch.rand(())))),
                     T("largest |h| drawn in (4.0, 5.0]: refine runs", zh="|h| 的最大值在 (4.0, 5.0] 中随机抽取：要执行 refine")),
     "float64": (lambda: inputs(3.0, torch.float64), T("float64, an outlier", zh="float64，有离群值")),
+    "float64_just_above": (lambda: inputs(float(torch.nextafter(torch.tensor(2.0, dtype=torch.float64),
+                                                                torch.tensor(3.0, dtype=torch.float64))),
+                                          torch.float64),
+                           T("float64, largest |h| just above 4.0 (the next float64): refine runs",
+                             zh="float64，|h| 的最大值刚好大于 4.0（下一个 float64）：要执行 refine")),
     "one_row": (lambda: inputs(-3.0, shape=(1, 16)), T("one row, a negative outlier", zh="只有一行，负的离群值")),
 }
 
