@@ -204,3 +204,21 @@ def test_instances_are_independent(entry, starter):
     [(x, out, expected)] = one_graph_steps(compiled(second), 1, starter.EMADecay())
     assert_same(out, expected, case=T("step 1 of a second `EMADecay`, after 3 steps of the first",
                                                      zh="第一个 `EMADecay` 跑了 3 步之后，第二个的第 1 步"))
+
+
+@rests_on_learner_process(T(
+    "the starting parameters and buffers of your `EMADecay()` as your process reported them: a module's state is "
+    "module bookkeeping, not a graph (the graph then advances this side's copy of it)",
+    zh="你的 `EMADecay()` 的初始参数和 buffer，由你的进程报告：模块的状态是模块自己的记录，不是图"
+       "（之后由图在本方推进这份副本）"))
+def test_other_shapes(entry, starter):
+    """x of other shapes (a 0-dim x included) gives the original's output and shape
+    zh: 其他形状的 x（包括 0 维的 x）得到与原模块相同的输出和形状
+    """
+    session = compiled(new_module(entry), local_backend="aot_eager")
+    original = starter.EMADecay()
+    for i, shape in enumerate([(), (3,), (2, 3, 5)], start=1):
+        x = torch.randn(shape)
+        expected, out = expected_first(original, session, x)
+        assert_same(out, expected, case=T("step {i} of a fresh `EMADecay`, x {shape} float32",
+                                          zh="新建的 `EMADecay` 的第 {i} 步，x {shape} float32", i=i, shape=list(shape)))
