@@ -228,6 +228,8 @@ def main() -> int:
                         help="where Debian's PostgreSQL packages are unpacked (default: installed in /)")
     parser.add_argument("--database-url", help="an existing (empty) database instead of a throwaway cluster")
     parser.add_argument("--concurrency", type=int, default=4, help="each GPU worker's concurrent gradings")
+    parser.add_argument("--cpu-concurrency", type=int, default=4,
+                        help="the cpu worker's concurrent gradings (the GPU exercises' CPU tiers go through it first)")
     parser.add_argument("--stalled-after", type=float, default=5.0, help="seconds of silence before a job moves")
     parser.add_argument("--keep", type=Path, help="copy the processes' logs into this folder")
     parser.add_argument("--small", action="store_true", help="without CUDA: the fixture course on two cpu workers")
@@ -267,7 +269,7 @@ def main() -> int:
         names = [f"{queue}-a", f"{queue}-b"] + ([] if args.small else ["cpu"])
         for i, name in enumerate(names):
             worker_queue = "cpu" if name == "cpu" else queue
-            concurrency = 1 if args.small or name == "cpu" else args.concurrency
+            concurrency = 1 if args.small else args.cpu_concurrency if name == "cpu" else args.concurrency
             env = {**common, "PRACTICE_COMPILE_CACHE_DIR": str(folder / f"layers-{name}"),
                    "PRACTICE_PRESTARTED_UID_BASE": str(63000 + 200 * i)}  # the workers' graders: uids apart
             procs.append(practice(name, ["worker", "--database-url", url, "--queue", worker_queue, "--concurrency",

@@ -28,16 +28,19 @@ _PREPARED: list[bool] = []  # [interpreted] once prepare_worker() ran in this pr
 
 def prepare_worker(interpreted: bool = True, warm_compile: bool = True) -> None:
     """Import torch and what every grading imports, and compile once, so that forked children start fast.
-    `interpreted`: Triton's language imported to run interpreted (the warm pools: their forked children grade on
-    the CPU only, since a GPU exercise's full grading never forks (judge/parent/requirements.py), and Triton decides at
-    import whether it interprets; a CPU tier's Triton kernels need it so). `warm_compile=False`: imports only
+    `interpreted`: Triton's language imported to run interpreted, and no CUDA device visible (the warm pools: their
+    forked children grade on the CPU only, since a GPU exercise's full grading never forks
+    (judge/parent/requirements.py), and Triton decides at import whether it interprets; a CPU tier's Triton kernels
+    need it so). `warm_compile=False`: imports only
     (the zygote: a Dynamo compile saves the CUDA RNG state wherever CUDA is available, which starts CUDA)."""
     _PREPARED[:] = [interpreted]
     os.environ.update(PROGRAM.environment())
     if interpreted:
         from judge.shared import tiers
 
-        os.environ.update(tiers.INTERPRETER)
+        # No CUDA device either, before anything asks for one: a compile here would start CUDA (Dynamo saves the
+        # CUDA RNG state wherever a device is visible), and no child forked after that could compile at all.
+        os.environ.update(tiers.CPU_ENVIRONMENT)
     import importlib
 
     import torch
@@ -132,6 +135,8 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
         from judge.shared import tiers
 
         tiers.enter(job.get("tier"))  # before anything imports Triton in a fresh process
+        if _PREPARED == [True]:  # forked from a warm pool's worker, which saw no CUDA device: neither may this run
+            os.environ.update(tiers.CPU_ENVIRONMENT)
         configure_compile_caches()
         if job.get("role") == "runner":
             from judge.runner_side import runner

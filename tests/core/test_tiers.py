@@ -72,6 +72,22 @@ def test_a_tier_selects_its_tests_in_its_order_whatever_their_parameters():
     assert [names[i] for i in selected(names, ["test_b", "test_a"])] == ["test_b[x]", "test_b[y]", "test_a"]
 
 
+# Any CPU exercise graded by a warm pool's forked children: the file sees no CUDA device (where one is visible, the
+# warm worker's own compile starts CUDA and every compile of its forked children fails: "Cannot re-initialize CUDA").
+NO_CUDA_HERE = '''
+import os
+
+
+def f(x):
+    return x + 1 if os.environ.get("CUDA_VISIBLE_DEVICES") == "" else x + 2
+'''
+
+
+def test_a_warm_pools_forked_children_see_no_cuda_device_whatever_the_machine(local, add_one):
+    report = grade(add_one, NO_CUDA_HERE, sandbox=local)
+    assert report.verdict is Verdict.ACCEPTED, report.summary
+
+
 def test_the_cpu_tier_runs_its_tests_only_on_the_cpu_where_the_learner_sees_it_too(gpu_exercise, local):
     exercise = load_exercise(gpu_exercise)
     report = grade(exercise, SEES_THE_TIER, sandbox=local, tier=CPU)
