@@ -10,9 +10,13 @@ import pytest
 import torch
 
 from judge.loader_side import loader
+from judge.parent.exercise import find_exercise
+from judge.parent.grading import grade
 from judge.parent.loading import MAX_LOADS, POOL, Loads
+from judge.reports.report import Verdict
 from judge.shared import protocol, wire
 from judge.shared.jobs import LoaderJob
+from judge.shared.paths import EXERCISES_DIR
 from judge.shared.protocol import LoaderSays, RunnerEnd, TrustedSays, VerifierSays
 from sandbox.base import Inbox, RunOutcome, Sandbox
 from sandbox.limits import Limits
@@ -107,3 +111,14 @@ def test_bytes_that_are_no_artifact_do_not_load(tmp_path):
                     inputs=[wire.encode_tensor(torch.ones(16, 32))])
     found = loader.load_and_call(job, tmp_path)
     assert set(found) == {"load_error"} and "Unpickling" in found["load_error"]
+
+
+@pytest.mark.slow
+def test_a_forged_report_with_the_tamper_check_blinded_is_not_accepted():
+    """aot-compile-artifact's file that replaces build_and_serve in the runner and blinds the runner's tamper check
+    (Snapshot.changed) was ACCEPTED while the runner's report of its fresh processes decided; now its bytes are
+    loaded on the trusted side."""
+    exercise = find_exercise(EXERCISES_DIR, "aot-compile-artifact")
+    report = grade(exercise, exercise.read("wrong/forged_and_blind.py"), stop_after_first_failure=True)
+    assert report.verdict is Verdict.WRONG_ANSWER, report.summary
+    assert [c.name for c in report.checks if not c.passed][:1] == ["test_fresh_process_runs_it"]
