@@ -1,10 +1,11 @@
-"""The program the sandbox runs (`sandbox.limits.Program("judge.child")`): one module, two roles.
+"""The program the sandbox runs (`sandbox.limits.Program("judge.child")`): one module, three roles.
 
 `python -m judge.child --result-fd N --scratch DIR` reads its job as the first line of stdin; a warm
 worker calls `prepare_worker()` once, then `run_job(job_json, result_fd, scratch)` in a forked child.
 The job's `role` says which side this process is: the runner (imports the learner's code and answers
-requests arriving on stdin) or the verifier (runs the hidden tests, whose requests leave on the result
-channel and whose answers arrive on stdin). stdout and stderr are the run's output.
+requests arriving on stdin), the verifier (runs the hidden tests, whose requests leave on the result
+channel and whose answers arrive on stdin) or a loader (loads an artifact's bytes the verifier sent through the
+trusted side, judge/loader_side/loader.py). stdout and stderr are the run's output.
 """
 
 from __future__ import annotations
@@ -147,6 +148,11 @@ def run_job(job_json: str, result_fd: int, scratch, stdin: Lines | None = None) 
             from judge.verifier_side import verifier
 
             verifier.run(VerifierJob.model_validate(job), result_fd, scratch, lines)
+        elif job.get("role") == "loader":
+            from judge.loader_side import loader
+            from judge.shared.jobs import LoaderJob
+
+            loader.run(LoaderJob.model_validate(job), result_fd, scratch)
         else:
             raise ValueError(f"unknown role {job.get('role')!r}")
     except BaseException as exc:  # noqa: BLE001 - the channel must say something whatever happened

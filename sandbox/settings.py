@@ -103,7 +103,7 @@ def _etc_dir(uid_base: int) -> Path:
     d = Path(tempfile.mkdtemp(prefix="practice-etc-"))
     users = ["root:x:0:0:root:/root:/usr/sbin/nologin", "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin"]
     groups = ["root:x:0:", "nogroup:x:65534:"]
-    for n in range(3 * 64):  # every slot of every pool (sandbox.warm.SLOTS_PER_POOL)
+    for n in range(4 * 64):  # every slot of every pool (sandbox.warm: POOL_NAMES, SLOTS_PER_POOL)
         users.append(f"learner{n}:x:{uid_base + n}:{uid_base + n}:learner:/tmp/scratch:/usr/sbin/nologin")
         groups.append(f"learner{n}:x:{uid_base + n}:")
     (d / "passwd").write_text("\n".join(users) + "\n")

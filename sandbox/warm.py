@@ -246,7 +246,7 @@ class WarmSandbox(Sandbox):
     """
 
     max_runs = 1000
-    POOL_NAMES = ("default", "runner", "verifier")
+    POOL_NAMES = ("default", "runner", "verifier", "loader")  # loader: artifacts loaded for the trusted side
     compile_cache = None  # a sandbox.compile_cache.CompileCache: trusted Inductor layers per pool, if any
 
     def __init__(self, program: Program, pool_size: int = 2, max_runs: int | None = None):

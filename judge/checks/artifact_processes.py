@@ -13,10 +13,16 @@ and compiles nothing; then
 Neither has compiled anything before (a fork made before any compile is as fresh, and saves importing torch twice).
 Each has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before any kernel)
 and the FX-graph and AOTAutograd caches on. `report_form` is the verifier's check of what comes back.
+
+With `serve=None` the fresh process only builds, and the bytes come back to the verifier, which has them loaded
+outside the runner: `load_artifact` (the verifier's side) sends them to the trusted side, which loads them in a
+sandboxed run of its own where no learner file is imported (judge/parent/loading.py, judge/loader_side/loader.py)
+and calls the loaded function on the verifier's inputs (aot-compile-artifact).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -29,6 +35,7 @@ import torch
 from judge.reports.i18n import T
 
 TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
+MAX_ARTIFACT_BYTES = 2 * 1024 * 1024  # what `load_artifact` sends to be loaded (an aot_eager artifact is ~20 KB)
 
 ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1",
        "OMP_NUM_THREADS": "1"}
@@ -113,7 +120,7 @@ try:
     os.killpg(pid, signal.SIGKILL)  # whatever the learner's code left running in the build's group
 except ProcessLookupError:
     pass
-serving = bool(built.get("size")) and not built.get("changed")  # a build that changed settings is FORBIDDEN
+serving = SERVES and bool(built.get("size")) and not built.get("changed")  # a build that changed settings: FORBIDDEN
 report({"build": built, "serving": serving})  # what stays known should serving kill this process
 if not serving:
     os._exit(0)
@@ -139,14 +146,14 @@ def seed_isa_probes(cache_dir: Path) -> None:
             shutil.copyfile(found, target)
 
 
-def build_and_serve(learner_fn, x: torch.Tensor, *, entry: str, grader_fn: str, serve: str,
+def build_and_serve(learner_fn, x: torch.Tensor | None, *, entry: str, grader_fn: str, serve: str | None,
                     with_bytes: bool = False) -> dict:
     """{"build": {type, size, changed | error}, "serve": what `serve` returned, with "output" once the function
     ran}; "serve" only after bytes from a build that left no global setting changed. `learner_fn`: the learner's
     entry point, named `entry` in its file (the build process imports that file and calls it); `grader_fn`: the
-    source of the module defining `fn` and `example`; `serve`: the source of `serve(data, x_path, out_path)`;
-    `with_bytes`: the bytes come back too, as `build["artifacts"]` (a uint8 tensor), for the verifier to read as
-    data."""
+    source of the module defining `fn` and `example`; `serve`: the source of `serve(data, x_path, out_path)`, or None
+    to build only (no `x`, no "serve"); `with_bytes`: the bytes come back too, as `build["artifacts"]` (a uint8
+    tensor), for the verifier to read as data."""
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
     from judge.compiler.locations import to_display_names
@@ -157,7 +164,8 @@ def build_and_serve(learner_fn, x: torch.Tensor, *, entry: str, grader_fn: str, 
     root = Path(tempfile.mkdtemp(prefix="artifact-exercise-"))
     try:
         (root / "grader_fn.py").write_text(grader_fn, encoding="utf-8")
-        torch.save(x, root / "x.pt")
+        if x is not None:
+            torch.save(x, root / "x.pt")
         caches = {name: root / f"cache-{name}" for name in ("build", "serve")}
         for cache in caches.values():
             seed_isa_probes(cache)
@@ -165,7 +173,8 @@ def build_and_serve(learner_fn, x: torch.Tensor, *, entry: str, grader_fn: str, 
                 str(root / "out.pt"), str(root / "fresh.json"), judge_dir, str(caches["build"]), str(TIMEOUT_S)]
         serve_died = "the process died loading them"  # it reported serving, then nothing more
         try:
-            found = run_python(PROLOGUE + serve + EPILOGUE, args,
+            script = f"SERVES = {serve is not None}\n" + PROLOGUE + (serve + EPILOGUE if serve else "os._exit(0)\n")
+            found = run_python(script, args,
                                env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(caches["serve"])},
                                result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30, cwd=root)
         except CheckFailure as exc:  # it hung (what it reported before, if anything), or died before reporting
@@ -196,18 +205,29 @@ def _reported(path: Path) -> dict | None:
         return None
 
 
+def build_form(report) -> dict:
+    """The build of what `build_and_serve` returned through the runner (a "serve" there is not read), or Protocol
+    where it is not of its form (the verifier's side: the runner is not trusted)."""
+    from judge import remote
+
+    build = report.get("build") if isinstance(report, dict) else None
+    if not isinstance(build, dict):
+        raise remote.Protocol(T("the runner's report on the build and serve processes is malformed"))
+    changed = build.get("changed", [])
+    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
+        raise remote.Protocol(T("the build process's list of changed settings is malformed"))
+    return build
+
+
 def report_form(report) -> tuple[dict, dict]:
     """(build, serve) of what `build_and_serve` returned through the runner, or Protocol where it is not of its form
     (the verifier's side: the runner is not trusted)."""
     from judge import remote
 
-    build = report.get("build") if isinstance(report, dict) else None
-    serve = report.get("serve", {}) if isinstance(report, dict) else None
-    if not isinstance(build, dict) or not isinstance(serve, dict):
+    build = build_form(report)
+    serve = report.get("serve", {})
+    if not isinstance(serve, dict):
         raise remote.Protocol(T("the runner's report on the build and serve processes is malformed"))
-    changed = build.get("changed", [])
-    if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
-        raise remote.Protocol(T("the build process's list of changed settings is malformed"))
     if "counters" in serve and not (isinstance(serve["counters"], dict) and all(
             isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in serve["counters"].values())):
         raise remote.Protocol(T("the serve process's counters are malformed"))
@@ -233,3 +253,81 @@ def assert_built_bytes(build: dict, *, entry: str, scoped: str, returns: T) -> N
     if build.get("type") not in ("bytes", "bytearray"):
         raise WrongAnswer(T("`{entry}` must return `bytes` ({what}); it returned `{type}`", entry=entry, what=returns,
                             type=str(build.get("type"))))
+
+
+def artifact_bytes(build: dict) -> bytes:
+    """The bytes that came back from the build (`build["artifacts"]`, a uint8 tensor), checked for their form and
+    size (the verifier's side: the runner is not trusted)."""
+    from judge import remote
+    from judge.checks.failures import WrongAnswer
+
+    shipped = build.get("artifacts")
+    if not isinstance(shipped, torch.Tensor) or shipped.dtype != torch.uint8 or shipped.dim() != 1:
+        raise remote.Protocol(T("the bytes of the build did not come back from your code's process"))
+    if shipped.numel() > MAX_ARTIFACT_BYTES:
+        raise WrongAnswer(T("the bytes you returned are larger than the judge loads ({size} > {limit} bytes)",
+                            size=shipped.numel(), limit=MAX_ARTIFACT_BYTES))
+    return shipped.contiguous().numpy().tobytes()
+
+
+def load_artifact(data: bytes, inputs: list[torch.Tensor], *, grader_fn: str) -> dict:
+    """Have the trusted side load `data` with `torch.compiler.load_compiled_function` in a sandboxed run of its own
+    (no learner file there; `grader_fn` importable as `grader_fn`, the module the artifact's `fn` lives in) and call
+    the loaded function on each of `inputs`: {"load_error"} or {"outputs": [tensor, ...], "counters": {"frames",
+    "stats"}, "changed": [...], and "call_error" where a call failed}. A loader that ended without a report fails
+    the check (TIME_LIMIT, MEMORY_LIMIT, or WRONG_ANSWER: your artifact's code ended that process)."""
+    from judge import remote
+    from judge.checks.failures import CheckFailure
+    from judge.reports.report import Verdict
+    from judge.shared import wire
+    from judge.shared.protocol import RunnerEnd
+
+    answer = remote.current().runner.load_artifact(base64.b64encode(data).decode("ascii"),
+                                                   [wire.encode_tensor(x) for x in inputs], {"grader_fn": grader_fn})
+    report = answer.get("report")
+    if report is None:
+        end = answer.get("end") if isinstance(answer.get("end"), dict) else {}
+        cause = RunnerEnd.of(end.get("cause"))
+        reason = T.same(str(end.get("reason", ""))[:300])
+        if cause is RunnerEnd.TIME or cause is RunnerEnd.SILENT:
+            raise CheckFailure(T("loading your artifact in a fresh process ran out of time ({reason})",
+                                 reason=reason), verdict=Verdict.TIME_LIMIT)
+        if cause is RunnerEnd.MEMORY:
+            raise CheckFailure(T("loading your artifact in a fresh process ran out of memory ({reason})",
+                                 reason=reason), verdict=Verdict.MEMORY_LIMIT)
+        if cause is RunnerEnd.START or cause is RunnerEnd.PROTOCOL:
+            raise RuntimeError(f"the judge could not load the artifact: {end.get('reason')}")  # the judge's failure
+        raise CheckFailure(T("the fresh process loading your artifact ended before it reported anything ({reason})",
+                             reason=reason))
+    return loaded_form(report, len(inputs))
+
+
+def loaded_form(report, count: int) -> dict:
+    """The loader's report (judge/loader_side/loader.py) with its outputs decoded, or Protocol where it is not of its
+    form: the artifact's own code ran in that process, so nothing in it is trusted but its form."""
+    from judge import remote
+    from judge.shared import wire
+
+    if not isinstance(report, dict):
+        raise remote.Protocol(T("the report of the process loading your artifact is malformed"))
+    for key in ("load_error", "call_error"):
+        if key in report and not isinstance(report[key], str):
+            raise remote.Protocol(T("the report of the process loading your artifact is malformed"))
+    if "load_error" in report:
+        return {"load_error": report["load_error"]}
+    counters, changed, outputs = report.get("counters"), report.get("changed"), report.get("outputs")
+    if not (isinstance(counters, dict) and all(isinstance(v, dict) and all(
+            isinstance(n, int) for n in v.values()) for v in counters.values())):
+        raise remote.Protocol(T("the serve process's counters are malformed"))
+    if not (isinstance(changed, list) and all(isinstance(c, str) for c in changed)):
+        raise remote.Protocol(T("the report of the process loading your artifact is malformed"))
+    if not isinstance(outputs, list) or len(outputs) > count or ("call_error" not in report and len(outputs) != count):
+        raise remote.Protocol(T("the serve process sent no output tensor"))
+    try:
+        decoded = [wire.decode_tensor(o) for o in outputs]
+    except wire.WireError:
+        raise remote.Protocol(T("the serve process sent no output tensor")) from None
+    found = {"counters": counters, "changed": changed[:10], "outputs": decoded}
+    if "call_error" in report:
+        found["call_error"] = report["call_error"]
+    return found

@@ -15,12 +15,13 @@ from judge.child import PROGRAM
 from judge.parent import vec_isa
 from judge.parent.exercise import Exercise
 from judge.parent.job import make_jobs, source_too_large, verifier_limits
+from judge.parent.loading import Loads, ended
 from judge.parent.outcome import build_report, parse_check
 from judge.reports.i18n import T
 from judge.reports.report import ErrorDiagnostic, ProgressEvent, Report, Verdict
 from judge.shared import draw, protocol, tiers
 from judge.shared.installed import torch_version, version_warning
-from judge.shared.protocol import RunnerEnd, RunnerSays, TrustedSays, VerifierSays
+from judge.shared.protocol import RunnerSays, TrustedSays, VerifierSays
 from sandbox.backends import UNISOLATED, get_sandbox
 from sandbox.base import Inbox, RunOutcome, Sandbox, SandboxError
 
@@ -170,6 +171,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
     it."""
     debt = RunnerDebt()
     to_runner, to_verifier = Inbox(owes=debt.owes), Inbox()
+    loads = Loads(sandbox, limits, to_verifier)  # artifacts the verifier asks to load, each in a run of its own
 
     def from_runner(message: dict) -> None:
         # Only answers and load status are passed on; the verifier checks their form itself.
@@ -185,6 +187,8 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
         if kind is VerifierSays.RUNNER_REQUEST and isinstance(message.get("request"), dict):
             debt.relayed(message["request"])
             to_runner.send(message["request"])
+        elif kind is VerifierSays.LOAD_ARTIFACT:
+            loads.ask(message)
         elif kind is VerifierSays.COLLECTED and isinstance(message.get("names"), list):
             emit(ProgressEvent(type="running", total_checks=len(message["names"])))
         elif kind is VerifierSays.CHECK:
@@ -208,7 +212,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
             result["runner_error"] = exc
         finally:
             to_verifier.send(protocol.message(TrustedSays.RUNNER_GONE, **_gone_message(result.get("runner"))))
-            to_verifier.close()
+            loads.runner_ended()  # its stdin closes once no load is in flight either
 
     thread = threading.Thread(target=run_runner, name="grading-runner", daemon=True)
     thread.start()
@@ -218,6 +222,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
     finally:
         to_runner.close()
         thread.join()
+        loads.join()
     if "runner_error" in result:
         raise result["runner_error"]
     return result["runner"], (verifier_job, verifier_outcome)
@@ -226,19 +231,7 @@ def run_jobs(runner_job, verifier_job, limits, sandbox: Sandbox, emit: OnEvent) 
 def _gone_message(outcome: RunOutcome | None) -> dict:
     """The fields of `runner_gone`: why the runner ended, as a `RunnerEnd` cause the verifier words
     (judge.remote.failures.gone_reason), and in English."""
-    if outcome is None:
-        return {"cause": RunnerEnd.START.value, "reason": "your code's process could not start"}
-    if outcome.timed_out or outcome.cpu_exceeded:
-        return {"cause": RunnerEnd.TIME.value, "reason": "your code ran out of time"}
-    if outcome.memory_exceeded:
-        return {"cause": RunnerEnd.MEMORY.value, "reason": "your code ran out of memory"}
-    if outcome.output_exceeded:
-        return {"cause": RunnerEnd.OUTPUT.value, "reason": "your code printed too much"}
-    if outcome.signal:
-        return {"cause": RunnerEnd.SIGNAL.value, "signal": outcome.signal,
-                "reason": f"your code's process was killed by signal {outcome.signal}"}
-    return {"cause": RunnerEnd.EXIT.value, "exit_code": outcome.exit_code,
-            "reason": f"your code's process ended (exit code {outcome.exit_code})"}
+    return ended(outcome)
 
 
 def _rejected(exercise: Exercise, message: T) -> Report:

@@ -37,6 +37,7 @@ MAX_NOTES = 256  # notes one request's answer may carry (judge.runner_side.runne
 MAX_SHARED_GRAPHS = 6
 SHARED = "shared"  # how a shared session's name starts (the others are "s1", "s2", ...: GradingContext.new_session)
 NEUTRAL = (Request.RESET.value, Request.TAMPER.value)  # requests that leave the compiler state as it was
+LOAD_WAIT_S = 300.0  # how long a load may take past the runner's deadline (the loader has the runner's limits)
 
 
 class SharedSession:
@@ -178,6 +179,29 @@ class RunnerClient:
                                      "fresh compiler state (does it keep state between calls?); it must compile the "
                                      "same way each time"))
 
+    def load_artifact(self, artifact: str, inputs: list[dict], modules: dict[str, str]) -> dict:
+        """Ask the trusted side to load `artifact` (base64 bytes) in a sandboxed run of its own and call what it holds
+        on `inputs` (wire tensors), with `modules` ({name: source}) importable there (judge/parent/loading.py): its
+        `artifact_loaded` message, {"report": the loader's report (untrusted) or None, "end": how it ended then}.
+        The runner is neither asked nor waited for; its end is noted on the way."""
+        self._next += 1
+        ident = self._next
+        self._send(VerifierSays.LOAD_ARTIFACT, id=ident, artifact=artifact, inputs=inputs, modules=modules)
+        deadline = max(self.deadline, time.monotonic() + LOAD_WAIT_S)
+        with phases.span("verifier.waits_for_loader"):
+            while True:
+                message = self._next_message(deadline)
+                if message is None:
+                    return {"report": None, "end": {"cause": RunnerEnd.SILENT.value,
+                                                    "reason": "the process loading the artifact did not answer"}}
+                kind = message.get("type")
+                if kind == TrustedSays.ARTIFACT_LOADED and message.get("id") == ident:
+                    return message
+                if kind == TrustedSays.RUNNER_GONE and not self.gone:
+                    self.gone, self.gone_end = gone_reason(message), gone_end(message)
+                elif kind in (RunnerSays.LOADED, RunnerSays.LOAD_ERROR):
+                    self.loaded = message
+
     def _request(self, op: Request | str, **fields) -> dict:
         self.sent_since_reset = True
         if self.gone:
@@ -213,11 +237,18 @@ class RunnerClient:
 
     def _read(self) -> dict:
         """The next message on stdin, split and decoded by the project's one JSON-lines reader."""
+        message = self._next_message(self.deadline)
+        if message is None:
+            self.gone, self.gone_end = T("your code did not answer in time"), RunnerEnd.SILENT
+            raise RunnerGone(self.gone, self.gone_end, verdict=Verdict.TIME_LIMIT)
+        return message
+
+    def _next_message(self, deadline: float) -> dict | None:
+        """The next message on stdin, or None once `deadline` (time.monotonic) has passed."""
         while not self._ready:
-            left = self.deadline - time.monotonic()
+            left = deadline - time.monotonic()
             if left <= 0:
-                self.gone, self.gone_end = T("your code did not answer in time"), RunnerEnd.SILENT
-                raise RunnerGone(self.gone, self.gone_end, verdict=Verdict.TIME_LIMIT)
+                return None
             ready, _, _ = select.select([self._fd], [], [], min(left, 1.0))
             if not ready:
                 continue

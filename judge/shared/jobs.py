@@ -1,8 +1,9 @@
-"""The two jobs of a grading, as the sandboxed processes read them: the runner's and the verifier's.
+"""The jobs of a grading, as the sandboxed processes read them: the runner's, the verifier's, and a loader's.
 
-The parent makes them (judge/parent/job.py: `make_jobs`); the program in the sandbox (judge/child.py) reads its
-own. The runner's job carries the learner's source and the exercise's public file only; the verifier's carries the
-hidden tests, the reference and the starter as text, never the learner's source.
+The parent makes them (judge/parent/job.py: `make_jobs`; a loader's when the verifier asks, judge/parent/loading.py);
+the program in the sandbox (judge/child.py) reads its own. The runner's job carries the learner's source and the
+exercise's public file only; the verifier's carries the hidden tests, the reference and the starter as text, never
+the learner's source; a loader's carries an artifact's bytes, never the learner's source.
 """
 
 from __future__ import annotations
@@ -56,3 +57,15 @@ class VerifierJob(BaseModel):
                                                    "compile sessions in the runner; False: every test compiles "
                                                    "from a fresh state (judge/remote/transport.py).")
     nonce: str = Field(default_factory=lambda: secrets.token_hex(16))
+
+
+class LoaderJob(BaseModel):
+    """An artifact's bytes to load in a sandboxed run of their own (judge/loader_side/loader.py), made by the trusted
+    side when the verifier asks (`VerifierSays.LOAD_ARTIFACT`). It carries no learner file: the bytes, the grader's
+    inputs and the grader's own modules only."""
+
+    role: Literal["loader"] = "loader"
+    artifact: str = Field(description="The bytes to load with torch.compiler.load_compiled_function, base64.")
+    inputs: list[dict] = Field(description="Tensors (judge/shared/wire.py) to call the loaded function on, one each.")
+    modules: dict[str, str] = Field({}, description="{module name: source} importable before loading: the "
+                                                    "grader's own modules the artifact may name (its `fn`).")

@@ -5,7 +5,10 @@ Three parties exchange JSON lines (docs/architecture.md, "Messages"):
 - the **verifier** (hidden tests) writes `VerifierSays` on its result channel, each stamped with its nonce;
 - the **runner** (learner's code, untrusted) writes `RunnerSays` on its result channel and answers `Request`s;
 - the **trusted side** (`judge.parent.grading`) relays `Request`s to the runner, `RELAYED` runner messages to the
-  verifier, and tells the verifier `TrustedSays.RUNNER_GONE` with a `RunnerEnd` when the runner ends.
+  verifier, and tells the verifier `TrustedSays.RUNNER_GONE` with a `RunnerEnd` when the runner ends;
+- a **loader** (an artifact's bytes loaded in a sandboxed run of their own, asked for by the verifier with
+  `VerifierSays.LOAD_ARTIFACT`) writes one `LoaderSays.REPORT`, which the trusted side hands the verifier as
+  `TrustedSays.ARTIFACT_LOADED`.
 
 Each kind is a `str` (it is what travels in `"type"` or `"op"`) that carries the names of its fields;
 `message(kind, **fields)` builds one and refuses a field the declaration lacks. Why the runner ended, and
@@ -44,6 +47,9 @@ class VerifierSays(Kind):
     COST = "cost", ("section",)  # the report's cost section (judge.costs.section), display only
     RUNNER_RELEASED = "runner_released"  # the verifier needs no more answers: the runner may end
     DOCTOR = "doctor", ("findings",)  # a playground run's findings (judge/verifier_side/playground.py), display only
+    # artifact bytes (base64) for the trusted side to load in a sandboxed run of their own (judge/parent/loading.py):
+    # `inputs`, wire tensors the loaded function is called on; `modules`, {name: source} of the grader's own modules
+    LOAD_ARTIFACT = "load_artifact", ("id", "artifact", "inputs", "modules")
     INTERNAL_ERROR = "internal_error", ("message", "traceback")
     DONE = "done"
 
@@ -67,6 +73,16 @@ class TrustedSays(Kind):
     """Trusted side -> verifier's stdin (besides the relayed runner messages)."""
 
     RUNNER_GONE = "runner_gone", ("cause", "reason", "signal", "exit_code")  # cause: a RunnerEnd
+    # the answer to LOAD_ARTIFACT `id`: the loader's `report` (its LoaderSays.REPORT fields, untrusted: the artifact
+    # ran there), or None with `end`, how the loader's run ended without one (a RunnerEnd and words)
+    ARTIFACT_LOADED = "artifact_loaded", ("id", "report", "end")
+
+
+class LoaderSays(Kind):
+    """Loader -> trusted side, on fd 3: a sandboxed run that loads an artifact's bytes and calls what they hold
+    (judge/loader_side/loader.py); no learner file is imported there, but the artifact's own code runs."""
+
+    REPORT = "loader_report", ("load_error", "call_error", "outputs", "counters", "changed")
 
 
 class Request(Kind):
@@ -138,5 +154,5 @@ def kind_of(raw, kinds: type[Kind]) -> Kind | None:
         return None
 
 
-__all__ = ["ErrorKind", "Kind", "RELAYED", "Request", "RunnerEnd", "RunnerSays", "TrustedSays", "VerifierSays",
-           "kind_of", "message"]
+__all__ = ["ErrorKind", "Kind", "LoaderSays", "RELAYED", "Request", "RunnerEnd", "RunnerSays", "TrustedSays",
+           "VerifierSays", "kind_of", "message"]

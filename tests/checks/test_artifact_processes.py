@@ -1,15 +1,22 @@
-"""judge.checks.artifact_processes on the verifier's side: the runner's report on the build and serve processes is
-checked for its form, and the build's own failures come in order (the processes themselves are proven by the two
-exercises that use them, in tests/test_exercises.py)."""
+"""judge.checks.artifact_processes on the verifier's side: the runner's report on the build and serve processes, the
+bytes that come back and a loader's report are checked for their form, and the build's own failures come in order
+(the processes themselves are proven by the two exercises that use them, in tests/test_exercises.py)."""
 
 import pytest
 import torch
 
 from judge.checks import Forbidden, WrongAnswer
-from judge.checks.artifact_processes import assert_built_bytes, report_form
+from judge.checks.artifact_processes import (
+    MAX_ARTIFACT_BYTES,
+    artifact_bytes,
+    assert_built_bytes,
+    loaded_form,
+    report_form,
+)
 from judge.checks.fresh_process import LearnerError
 from judge.remote import Protocol
 from judge.reports.i18n import T
+from judge.shared import wire
 
 GOOD = {"build": {"type": "bytes", "size": 3, "changed": []},
         "serve": {"counters": {"frames": {"total": 0}}, "output": torch.zeros(2)}}
@@ -54,3 +61,33 @@ def test_the_builds_failures_come_in_order(build, failure, words):
 
 def test_bytes_pass():
     assert_built_bytes({"type": "bytes", "size": 1}, entry="build_artifact", scoped="x", returns=RETURNS)
+
+
+def test_the_bytes_come_back_as_a_uint8_tensor_no_larger_than_the_judge_loads():
+    assert artifact_bytes({"artifacts": torch.tensor([1, 2, 3], dtype=torch.uint8)}) == b"\x01\x02\x03"
+    for build in ({}, {"artifacts": b"abc"}, {"artifacts": torch.zeros(3)}, {"artifacts": torch.zeros(1, 3).byte()}):
+        with pytest.raises(Protocol):
+            artifact_bytes(build)
+    with pytest.raises(WrongAnswer, match="larger than the judge loads"):
+        artifact_bytes({"artifacts": torch.zeros(MAX_ARTIFACT_BYTES + 1, dtype=torch.uint8)})
+
+
+LOADED = {"outputs": [wire.encode_tensor(torch.ones(2))], "counters": {"frames": {}, "stats": {}}, "changed": []}
+
+
+def test_a_loaders_report_of_the_form_gives_its_outputs():
+    found = loaded_form(LOADED, 1)
+    assert torch.equal(found["outputs"][0], torch.ones(2)) and found["counters"] == LOADED["counters"]
+    assert loaded_form({"load_error": "UnpicklingError"}, 1) == {"load_error": "UnpicklingError"}
+    assert loaded_form({**LOADED, "outputs": [], "call_error": "guard failed"}, 1)["call_error"] == "guard failed"
+
+
+@pytest.mark.parametrize("report", [
+    None, [], {"load_error": 1}, {**LOADED, "counters": {"frames": {"total": "0"}}},   # a forged count
+    {**LOADED, "changed": "grad mode"}, {**LOADED, "outputs": []},                      # an output short, no error
+    {**LOADED, "outputs": [{"dtype": "float32", "shape": [2], "data": ""}]},             # bytes that do not fit
+    {**LOADED, "outputs": LOADED["outputs"] * 2},                                          # more outputs than inputs
+], ids=repr)
+def test_a_loaders_report_not_of_the_form_is_a_protocol_error(report):
+    with pytest.raises(Protocol):
+        loaded_form(report, 1)

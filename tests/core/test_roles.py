@@ -16,7 +16,8 @@ LEVELS: list[tuple[str, ...]] = [
     ("reports",),  # the report and its words: every process
     ("compiler",),  # compiler facts both sandboxed processes need; nothing of the checks
     ("shared",),  # the protocol, the wire, what more than one process runs
-    ("runner", "verifier"),  # the learner's process; the hidden tests' process (checks library, remote API)
+    ("runner", "verifier", "loader"),  # the learner's process; the hidden tests' process (checks library, remote
+    # API); a process loading an artifact's bytes for the trusted side (judge/loader_side/)
     ("program",),  # judge.child: the program the sandbox runs, which becomes one or the other
     ("parent",),  # the trusted parent: exercises, jobs, grading, outcome
     ("facade",),  # judge/__init__.py: what the front-ends import
@@ -31,6 +32,7 @@ ROLES = {
     "judge.verifier_side": "verifier",
     "judge.checks": "verifier",
     "judge.remote": "verifier",
+    "judge.loader_side": "loader",
     "judge.child": "program",
     "judge.parent": "parent",
     # the cost feature in one package, each module in the process that runs it
@@ -43,6 +45,7 @@ ROLES = {
     "judge.costs.memo": "parent",
 }
 RUNNER_ENTRY = "judge.runner_side.runner"
+LOADER_ENTRY = "judge.loader_side.loader"
 VERIFIER_ROLE = "verifier"
 
 
@@ -129,6 +132,16 @@ def test_the_runner_process_imports_no_module_of_the_verifier():
     found = verifier_modules_in_runner(graph, runner_start())
     assert not found, f"the runner's imports reach the verifier's modules: {found}"
     assert "judge.compiler.breaks" in closure(graph, runner_start()), "the closure is computed"
+
+
+def test_the_loader_process_imports_no_module_of_the_verifier_or_the_runner():
+    """A loader runs an artifact's own code: like the runner, it must hold nothing of the checks (nor the runner's
+    request handling, which it does not need)."""
+    graph = judge_graph()
+    start = {LOADER_ENTRY} | module_imports(ROOT / "judge" / "child.py", set(graph), ROOT, module_level=True)
+    found = sorted(m for m in closure(graph, start) if m in graph and role_of(m) in (VERIFIER_ROLE, "runner"))
+    assert not found, f"the loader's imports reach the verifier's or the runner's modules: {found}"
+    assert "judge.shared.tamper" in closure(graph, start), "the closure is computed"
 
 
 def test_no_module_imports_a_role_above_or_beside_its_own():

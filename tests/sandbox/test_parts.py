@@ -220,7 +220,7 @@ def test_a_replaced_worker_never_takes_its_successors_cgroup_with_it(add_one, mo
     from sandbox.settings import SandboxSettings
 
     monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 700))
-    successor_made = {slot: threading.Event() for slot in range(3 * 64)}
+    successor_made = {slot: threading.Event() for slot in range(4 * 64)}  # every slot of every pool
 
     class SlowToClose(bwrap_backend.BwrapWorker):
         """Closes only once its successor in the slot exists (what a busy machine does by chance)."""

@@ -1,13 +1,12 @@
 """Hidden tests for aot-compile-artifact: a fresh process loads the learner's precompiled function and runs it.
 
-Self-checked (exercise.toml: trust_reason). The bytes build_artifact returns are pickles that
-torch.compiler.load_compiled_function unpickles, so they are loaded only beside the learner's code: the runner
-runs public.build_and_serve, whose two processes (a fresh one that compiled nothing, and a fork of it) are
-1. "build" (the fork): imports the learner's file and calls build_artifact(fn, example) on the grader's function;
-2. "serve": load_compiled_function(bytes), calls the loaded function on this grader's input, reports Dynamo's
-   counters (frames traced, graphs compiled) and the output.
-What they report decides the first three checks (counts, never seconds); the served output is compared here
-with fn on that input.
+Self-checked (exercise.toml: trust_reason), but the learner's file decides only the bytes:
+1. "build", in the runner (public.build_and_serve): a fresh process that compiled nothing imports the learner's
+   file and calls build_artifact(fn, example); the bytes come back here as data;
+2. "serve", on the trusted side (judge.checks.artifact_processes.load_artifact): the trusted parent loads the bytes
+   with load_compiled_function in a sandboxed run of its own where no learner file is imported, calls the loaded
+   function on inputs drawn here for this grading, and reports Dynamo's counters (frames traced, graphs compiled)
+   and the outputs, which are compared here with fn on those inputs. Only the artifact's own code runs there.
 """
 
 import re
@@ -15,27 +14,25 @@ import re
 import torch
 
 from judge import remote
-from judge.checks import WrongAnswer, assert_same, describe_tensor, once
-from judge.checks.artifact_processes import assert_built_bytes, report_form
+from judge.checks import Forbidden, WrongAnswer, assert_same, describe_tensor, once
+from judge.checks.artifact_processes import artifact_bytes, assert_built_bytes, build_form, load_artifact
 from judge.reports.i18n import T
 
-_RUNS: dict = {}
+_BUILT: dict = {}
+_SERVED: dict = {}
 
 
 def runs(entry, public) -> dict:
-    """Build and serve in the runner (public.build_and_serve); done once, shared by the checks (~8 s)."""
+    """Build in the runner (public.build_and_serve); done once, shared by the checks (~5 s)."""
     def run():
-        example = public.example()
-        x = torch.randn(example.shape, dtype=example.dtype)  # what the service is called with: same shape, new values
-        report = remote.call(remote.public("build_and_serve"), entry, x, what=T.same("`build_artifact(fn, example)`"))
-        report_form(report)
-        return {**report, "x": x}
+        report = remote.call(remote.public("build_and_serve"), entry, what=T.same("`build_artifact(fn, example)`"))
+        return build_form(report)  # only the build is read: what a "serve" in it says is not asked
 
-    return once(_RUNS, run)
+    return once(_BUILT, run)
 
 
 def built(entry, public) -> dict:
-    build = runs(entry, public)["build"]
+    build = runs(entry, public)
     assert_built_bytes(build, entry="build_artifact", scoped="`torch.no_grad()`",
                        returns=T("what `load_compiled_function` reads from a file",
                                  zh="`load_compiled_function` 从文件里读的内容"))
@@ -45,10 +42,22 @@ def built(entry, public) -> dict:
     return build
 
 
-def served(entry, public) -> dict:
-    """The serve process's report, once the bytes loaded and the loaded function ran."""
+def loaded(entry, public) -> dict:
+    """The trusted side's load of the bytes (done once): its report, and the inputs drawn here for it."""
+    def run():
+        data = artifact_bytes(built(entry, public))
+        example = public.example()
+        # what the service is called with: the same shape and dtype, new values drawn for this grading
+        xs = [torch.randn(example.shape, dtype=example.dtype), 4.0 * torch.randn(example.shape, dtype=example.dtype)]
+        return {**load_artifact(data, xs, grader_fn=public.GRADER_FN), "xs": xs}
+
     built(entry, public)
-    serve = runs(entry, public)["serve"]
+    return once(_SERVED, run)
+
+
+def served(entry, public) -> dict:
+    """The loader's report, once the bytes loaded and the loaded function ran on every input."""
+    serve = loaded(entry, public)
     if "load_error" in serve:
         raise WrongAnswer(T("`torch.compiler.load_compiled_function` could not read the bytes you returned "
                             "({error}): return what `save_compiled_function` writes, as is.",
@@ -70,6 +79,11 @@ def served(entry, public) -> dict:
                             "no gradient): {error}",
                             zh="加载出的函数在服务的输入（形状、dtype 与 `example` 相同，不需要梯度）上失败了：{error}",
                             error=T.same(f"`{error}`")))
+    if serve["changed"]:
+        raise Forbidden(T("loading and running your artifact left global settings changed in the fresh process: "
+                          "{changes}. An artifact must not change the process that loads it.",
+                          zh="加载并运行你的产物后，新进程里的全局设置被改动了：{changes}。产物不能改动加载它的进程。",
+                          changes=T.same(", ".join(f"`{c}`" for c in serve["changed"][:5]))))
     return serve
 
 
@@ -107,7 +121,8 @@ def test_served_result(entry, public):
     """The loaded function gives the original function's result on a new input
     zh: 加载出的函数在新输入上给出与原函数相同的结果
     """
-    serve, x = served(entry, public), runs(entry, public)["x"]
-    assert_same(serve["output"], public.fn(x), case=T("`fn` served from your artifact, {x}",
-                                                    zh="用你的产物服务的 `fn`，{x}", x=describe_tensor("x", x)),
-                rtol=1e-4, atol=1e-4)
+    serve = served(entry, public)
+    for x, output in zip(serve["xs"], serve["outputs"], strict=True):
+        assert_same(output, public.fn(x.clone()), case=T("`fn` served from your artifact, {x}",
+                                                         zh="用你的产物服务的 `fn`，{x}", x=describe_tensor("x", x)),
+                    rtol=1e-4, atol=1e-4)

@@ -1,8 +1,8 @@
 """A check resting on the learner's process: the fresh processes' report written without starting them.
 
-Kind: a check that rests on the learner's process (5). aot-compile-artifact's verdict comes from what
-`public.build_and_serve` reports from the runner: the build's type and size, Dynamo's counters in the serve
-process, the served output. This file compiles nothing and ships no artifact: at import it replaces
+Kind: a check that rests on the learner's process (5). aot-compile-artifact's verdict came from what
+`public.build_and_serve` reported from the runner: the build's type and size, Dynamo's counters in the serve
+process, the served output (now the bytes come back and a loader of the trusted side serves them). This file compiles nothing and ships no artifact: at import it replaces
 `build_and_serve`, in the runner, by a function that computes the grader's `fn` eagerly and reports what a real
 artifact's fresh process would (bytes of some size, no frame traced, no graph compiled, the right output).
 """

@@ -1,0 +1,83 @@
+"""The loader: loads an artifact's bytes in a sandboxed run of their own and calls the function they hold.
+
+aot-compile-artifact's subject is the bytes of an `aot_compile` artifact, a pickle: loading it runs what it holds.
+The verifier may not load it (that code would run in the verifier's process), and a report of loading it from the
+runner is the learner's to write. So the verifier sends the bytes to the trusted side (`VerifierSays.LOAD_ARTIFACT`),
+which starts this run (judge/parent/loading.py): the judge's program on the runner's backend and limits, a scratch
+folder of its own, and no learner file anywhere: the job holds the bytes, the verifier's inputs and the grader's own
+modules (the `fn` the artifact may name). Here the judge's tamper snapshot is taken and Dynamo and its counters are
+reset before the bytes are loaded with `torch.compiler.load_compiled_function`; the loaded function is called on each
+input, and one `LoaderSays.REPORT` says what happened: a load or call error, the outputs (wire tensors), Dynamo's
+counters (frames traced, graphs compiled) and what the artifact left changed in the process's global settings.
+
+What the report says is still written by a process where the artifact's own code ran (a pickle can run anything):
+the verifier compares the outputs with values it computes itself, and nothing else of the learner's reaches here.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import json
+import os
+import sys
+from pathlib import Path
+
+from judge.shared.jobs import LoaderJob
+from judge.shared.protocol import LoaderSays, message
+
+MAX_ERROR = 800
+MAX_CHANGES = 10
+COUNTED = ("frames", "stats")  # Dynamo's counters: frames traced ("frames"), graphs compiled ("stats")
+
+
+def run(job: LoaderJob, result_fd: int, scratch: Path) -> None:
+    """Load `job.artifact`, call it on `job.inputs`, and write the one report on `result_fd`."""
+    found = load_and_call(job, scratch)
+    data = (json.dumps(message(LoaderSays.REPORT, **found)) + "\n").encode()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(result_fd, view):]
+
+
+def load_and_call(job: LoaderJob, scratch: Path) -> dict:
+    """The report's fields: {"load_error"} or {"outputs", "counters", "changed", and "call_error" if a call failed}."""
+    import torch
+    from torch._dynamo.utils import counters
+
+    from judge.shared import wire
+    from judge.shared.tamper import Snapshot
+
+    modules = scratch / "grader_modules"
+    modules.mkdir(parents=True, exist_ok=True)
+    for name, source in job.modules.items():
+        if name.isidentifier():
+            (modules / f"{name}.py").write_text(source, encoding="utf-8")
+    sys.path.insert(0, str(modules))
+    inputs = [wire.decode_tensor(obj) for obj in job.inputs]
+    try:
+        data = base64.b64decode(job.artifact, validate=True)
+    except binascii.Error:
+        return {"load_error": "the bytes did not arrive as base64"}
+    torch.compiler.set_stance("default")
+    torch._dynamo.reset()
+    counters.clear()  # what a warm worker's own preparation counted
+    snapshot = Snapshot()  # the judge's own, taken before any of the artifact's code runs
+    try:
+        loaded = torch.compiler.load_compiled_function(io.BytesIO(data))
+    except BaseException as exc:  # noqa: BLE001 - whatever the bytes do is the report's
+        return {"load_error": f"{type(exc).__name__}: {exc}"[:MAX_ERROR]}
+    found: dict = {"outputs": []}
+    for x in inputs:
+        try:
+            out = loaded(x)
+            if not isinstance(out, torch.Tensor):
+                raise TypeError(f"the loaded function returned {type(out).__name__}, not a tensor")
+            found["outputs"].append(wire.encode_tensor(out.detach().clone()))
+        except BaseException as exc:  # noqa: BLE001
+            found["call_error"] = f"{type(exc).__name__}: {exc}"[:MAX_ERROR]
+            break
+    found["counters"] = {kind: {name: int(value) for name, value in counters[kind].items()} for kind in COUNTED}
+    found["changed"] = [change.split(" (process-wide state")[0] for change in snapshot.changes()[:MAX_CHANGES]]
+    return found
