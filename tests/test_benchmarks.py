@@ -60,9 +60,9 @@ def _env(args: list[str], request) -> dict[str, str]:
     env = dict(os.environ)
     from sandbox.settings import SandboxSettings
 
-    # Past this test process's sandbox uids (3 pools x 64 slots), before the +500 and +700 other tests use: the soak
+    # Past this test process's sandbox uids (4 pools x 64 slots), before the +512 and +768 other tests use: the soak
     # counts every process of its uids as left behind.
-    env["PRACTICE_UID_BASE"] = str(SandboxSettings().uid_base + 300)
+    env["PRACTICE_UID_BASE"] = str(SandboxSettings().uid_base + 256)
     if args[0] == "throughput.py":
         from tests.databases import PostgresDatabases, postgres_server
 

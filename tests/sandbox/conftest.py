@@ -26,12 +26,12 @@ WATCHED = ("judge", "sandbox", "exercises", "tests/fake_course")
 
 # Parallel test processes (pytest-xdist) each get their own sandbox uids, so that the "no process of
 # a sandbox uid is left" checks of one process never see another's submissions: worker n takes the n-th block of
-# 1000 uids from 62000 on (3 pools x 64 slots, and the +300/+500/+700 of other tests) that holds no prestarted
+# 1024 uids from 62000 on (4 pools x 64 slots, and the +256/+512/+768 of other tests, 256 each) that holds no prestarted
 # process's uid (their own "no process left" check) and not nobody's.
 _xdist = os.environ.get("PYTEST_XDIST_WORKER", "")
 if _xdist.startswith("gw") and _xdist[2:].isdigit():
     _reserved = set(SandboxSettings().prestarted_uid_range()) | {65534}
-    _blocks = (b for b in range(62000, 2**31, 1000) if _reserved.isdisjoint(range(b, b + 1000)))
+    _blocks = (b for b in range(62000, 2**31, 1024) if _reserved.isdisjoint(range(b, b + 1024)))
     os.environ["PRACTICE_UID_BASE"] = str(next(b for n, b in enumerate(_blocks) if n == int(_xdist[2:])))
 
 

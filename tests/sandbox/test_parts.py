@@ -219,7 +219,7 @@ def test_a_replaced_worker_never_takes_its_successors_cgroup_with_it(add_one, mo
     from judge.reports.report import Verdict
     from sandbox.settings import SandboxSettings
 
-    monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 700))
+    monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 768))
     successor_made = {slot: threading.Event() for slot in range(4 * 64)}  # every slot of every pool
 
     class SlowToClose(bwrap_backend.BwrapWorker):

@@ -44,7 +44,7 @@ def test_default_sandbox_is_bwrap_and_accepts_the_reference(tmp_path, monkeypatc
     from sandbox.settings import SandboxSettings
 
     # This app's pool must not share uids (and so slot cgroups) with another pool alive in this process.
-    monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 500))  # past 3 pools x 64 slots
+    monkeypatch.setenv("PRACTICE_UID_BASE", str(SandboxSettings().uid_base + 512))  # past 4 pools x 64 slots
     monkeypatch.setenv("PRACTICE_POOL_SIZE", "1")  # it grades once: a second warm worker per pool would only cost
 
     reason = unavailable("bwrap")
