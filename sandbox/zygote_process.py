@@ -28,6 +28,7 @@ import signal
 import socket
 import sys
 import tempfile
+import threading
 import traceback
 
 from sandbox import channel, confine
@@ -149,6 +150,20 @@ def state() -> dict:
             "hazard": fork_hazard(), "threads": len(os.listdir("/proc/self/task"))}
 
 
+def other_threads() -> list[str]:
+    """The names of this process's threads other than the calling one (seen on an H200 with a CUDA build of torch
+    2.11: importing Inductor's benchmarking module starts the CUDA driver's thread "cuda0000...")."""
+    names = []
+    for task in os.listdir("/proc/self/task"):
+        if int(task) != threading.get_native_id():
+            try:
+                with open(f"/proc/self/task/{task}/comm") as fh:
+                    names.append(fh.read().strip())
+            except OSError:  # it ended meanwhile
+                pass
+    return names
+
+
 def _report_exits(ctl: socket.socket) -> None:
     while True:
         try:
@@ -174,6 +189,10 @@ def main(argv: list[str] | None = None) -> None:
         hazard = fork_hazard()
         if hazard is not None:
             raise RuntimeError(f"preparing the zygote started CUDA: {hazard}")
+        others = other_threads()
+        if others:  # a fork copies their locks as they are, held or not, into every child
+            raise RuntimeError(f"preparing the zygote started {len(others)} thread(s) of its own "
+                               f"({', '.join(others[:4])}): a child forked from it could find one's lock held")
     except BaseException as exc:
         channel.send(ctl, {"op": "failed", "error": f"{type(exc).__name__}: {exc}"[:2000]})
         raise

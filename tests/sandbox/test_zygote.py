@@ -155,6 +155,19 @@ def test_a_zygote_that_started_cuda_while_preparing_is_never_forked_from(add_one
     assert {how for _, how, _ in sandbox.prepare_times} == {"fresh"}
 
 
+def test_a_zygote_whose_preparation_left_a_thread_running_is_never_forked_from(add_one):
+    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_THREAD": "1"}), pool_size=1,
+                                zygote=True)
+    try:
+        sandbox.warm_up(pools=("runner", "verifier"))
+        report = grade(add_one, add_one.read(add_one.reference), sandbox=sandbox)
+    finally:
+        sandbox.close()
+    assert "preparing the zygote started 1 thread(s) of its own" in sandbox.zygote_off
+    assert report.verdict is Verdict.ACCEPTED, report.summary  # on fresh processes instead
+    assert {how for _, how, _ in sandbox.prepare_times} == {"fresh"}
+
+
 def test_the_zygote_refuses_to_fork_once_it_has_started_cuda():
     zygote = Zygote(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "after-ready"}))
     result_r, result_w = os.pipe()

@@ -4,7 +4,8 @@ would, so that the CUDA rule's guards can be seen to hold on a machine without C
 `ZYGOTE_TEST_CUDA` (the program's environment) says when `torch.cuda.is_initialized()` turns true in the zygote:
 "at-start" (while it prepares) or "after-ready" (once it said ready, before its first fork); unset, never.
 "available": a machine where CUDA is available and asking for its state starts it (as Dynamo's compile does by
-saving the CUDA RNG state): the zygote's preparation must never ask.
+saving the CUDA RNG state): the zygote's preparation must never ask. `ZYGOTE_TEST_THREAD`: the preparation leaves
+a thread running.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def prepare_zygote() -> None:
         torch.cuda.get_rng_state = get_rng_state
         torch.cuda.is_initialized = lambda: bool(started)
     prepare_judge_zygote()
+    if os.environ.get("ZYGOTE_TEST_THREAD"):  # a thread the preparation leaves running, as a driver's would
+        import threading
+
+        threading.Thread(target=threading.Event().wait, name="cuda-like", daemon=True).start()
     if when == "at-start":
         torch.cuda.is_initialized = lambda: True
     elif when == "after-ready":
