@@ -204,7 +204,9 @@ def kill_test(base: str, engine, pair: list[Proc], course: Path, exercise_id: st
             return conn.scalar(text("SELECT graded_by FROM submissions WHERE id = :i AND status = 'running'"),
                                {"i": job.id})
 
-    name = wait_for(grader, 300, "the kill test's submission running", procs)
+    # a GPU exercise with a CPU tier is graded by the cpu worker first: wait for one of the pair
+    name = wait_for(lambda: (found := grader()) in {p.name for p in pair} and found, 300,
+                    "the kill test's submission running on a worker of the pair", procs)
     victim = next(p for p in pair if p.name == name)
     survivor = next(p for p in pair if p is not victim)
     time.sleep(0.5)  # into its grading: its runner and verifier are at work

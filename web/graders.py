@@ -86,7 +86,8 @@ class Grading(NamedTuple):
     pools: WarmPools
 
 
-def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_POOL_SIZE) -> Grading:
+def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_POOL_SIZE,
+                  use_gpu: bool = True) -> Grading:
     """A grade function for the queue (one sandbox per worker thread; the exercises that need CUDA share one pool of
     prestarted GPU processes where this machine has a CUDA device, `gpu_pool_size` gradings of them at once), a
     warm-up, and a close function."""
@@ -105,7 +106,8 @@ def make_grade_fn(course: Course, sandbox_name: str, gpu_pool_size: int = GPU_PO
     gpu_exercises = [e for e in course.all() if needs_cuda(e)]
     cache = cache_layers.for_backend(sandbox_name, cpu_exercises)
     layers = {"cpu": cache_layers.LayerProgress(state="building" if cache else "off", layer=None)}
-    serves_gpu = bool(gpu_exercises) and cuda_missing() is None
+    # use_gpu=False: a `practice worker` of the cpu queue alone, whose GPU (if it has one) is the gpu queue's to use
+    serves_gpu = use_gpu and bool(gpu_exercises) and cuda_missing() is None
     gpu: dict = {}
     gpu_slots = threading.BoundedSemaphore(max(1, gpu_pool_size))  # more would wait for a successor to prepare
     if serves_gpu:

@@ -93,7 +93,8 @@ class Worker:
             from web.graders import make_grade_fn
 
             course = Course(settings.exercises_dir, reload=settings.reload_exercises)
-            grading = make_grade_fn(course, sandbox, gpu_pool_size=gpu_graders(settings, course))
+            grading = make_grade_fn(course, sandbox, gpu_pool_size=gpu_graders(settings, course),
+                                    use_gpu="gpu" in settings.worker_queues)
             grade, self._close_grader = grading.grade, grading.close
             grading.warm()  # before the queue engine's threads exist; the warm pool lives as long as this worker
         self.sandbox = sandbox or "none"

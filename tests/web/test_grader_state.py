@@ -149,3 +149,21 @@ def test_healthz_says_failing_with_503_while_the_warm_graders_cannot_start(tmp_p
         pools.graded(Verdict.WRONG_ANSWER)
         health = client.get("/healthz")
         assert health.status_code == 200 and health.json()["status"] == "ok" and health.json()["pools"] == "ready"
+
+
+def test_a_cpu_queue_worker_leaves_the_gpu_to_the_gpu_queue(monkeypatch):
+    """On a machine with CUDA, `practice worker --queue cpu` graded every GPU submission in full (their CPU tier enters
+    the cpu queue first), past the gpu queue and its GPU slots: seen on the H200."""
+    from judge.parent import requirements
+    from judge.shared.paths import EXERCISES_DIR
+    from web.course import Course
+    from web.graders import make_grade_fn
+
+    monkeypatch.setattr(requirements, "cuda_missing", lambda: None)  # as on a machine with a CUDA device
+    course = Course(EXERCISES_DIR)  # the course has GPU exercises
+    grading = make_grade_fn(course, "none", use_gpu=False)
+    try:
+        assert grading.serves_gpu is False and "gpu" not in grading.layers
+    finally:
+        grading.close()
+        course.close()
