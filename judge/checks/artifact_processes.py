@@ -17,7 +17,9 @@ and the FX-graph and AOTAutograd caches on. `report_form` is the verifier's chec
 With `serve=None` the fresh process only builds, and the bytes come back to the verifier, which has them loaded
 outside the runner: `load_artifact` (the verifier's side) sends them to the trusted side, which loads them in a
 sandboxed run of its own where no learner file is imported (judge/parent/loading.py, judge/loader_side/loader.py)
-and calls the loaded function on the verifier's inputs (aot-compile-artifact).
+and calls the loaded function on the verifier's inputs (aot-compile-artifact: `kind="aot"`), or loads them as
+compile-cache artifacts into an empty Inductor cache and compiles and calls the grader's `fn` (compile-cache-artifacts:
+`kind="cache"`). Both exercises build only now; the runner's serve step (`serve`, `report_form`) is used by neither.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ import torch
 from judge.reports.i18n import T
 
 TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
-MAX_ARTIFACT_BYTES = 2 * 1024 * 1024  # what `load_artifact` sends to be loaded (an aot_eager artifact is ~20 KB)
+MAX_ARTIFACT_BYTES = 2 * 1024 * 1024  # what `load_artifact` sends to be loaded (an aot_eager artifact is ~20 KB,
+# compile-cache-artifacts' reference bytes ~160 KB)
 
 ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1",
        "OMP_NUM_THREADS": "1"}
@@ -270,12 +273,14 @@ def artifact_bytes(build: dict) -> bytes:
     return shipped.contiguous().numpy().tobytes()
 
 
-def load_artifact(data: bytes, inputs: list[torch.Tensor], *, grader_fn: str) -> dict:
-    """Have the trusted side load `data` with `torch.compiler.load_compiled_function` in a sandboxed run of its own
-    (no learner file there; `grader_fn` importable as `grader_fn`, the module the artifact's `fn` lives in) and call
-    the loaded function on each of `inputs`: {"load_error"} or {"outputs": [tensor, ...], "counters": {"frames",
-    "stats"}, "changed": [...], and "call_error" where a call failed}. A loader that ended without a report fails
-    the check (TIME_LIMIT, MEMORY_LIMIT, or WRONG_ANSWER: your artifact's code ended that process)."""
+def load_artifact(data: bytes, inputs: list[torch.Tensor], *, grader_fn: str, kind: str = "aot") -> dict:
+    """Have the trusted side load `data` in a sandboxed run of its own (no learner file there; `grader_fn` importable
+    as `grader_fn`, the module the artifact's `fn` lives in) and call the function on each of `inputs`. `kind`
+    (judge.shared.jobs.LoaderJob): "aot", `torch.compiler.load_compiled_function` and the loaded function; "cache",
+    `torch.compiler.load_cache_artifacts` into an empty Inductor cache, then `torch.compile(fn)`. {"load_error"} or
+    {"outputs": [tensor, ...], "counters": {"frames", "stats"} ("aot") or {"inductor", "aot_autograd"} ("cache"),
+    "changed": [...], and "call_error" where a call failed}. A loader that ended without a report fails the check
+    (TIME_LIMIT, MEMORY_LIMIT, or WRONG_ANSWER: your artifact's code ended that process)."""
     from judge import remote
     from judge.checks.failures import CheckFailure
     from judge.reports.report import Verdict
@@ -283,7 +288,8 @@ def load_artifact(data: bytes, inputs: list[torch.Tensor], *, grader_fn: str) ->
     from judge.shared.protocol import RunnerEnd
 
     answer = remote.current().runner.load_artifact(base64.b64encode(data).decode("ascii"),
-                                                   [wire.encode_tensor(x) for x in inputs], {"grader_fn": grader_fn})
+                                                   [wire.encode_tensor(x) for x in inputs], {"grader_fn": grader_fn},
+                                                   kind=kind)
     report = answer.get("report")
     if report is None:
         end = answer.get("end") if isinstance(answer.get("end"), dict) else {}

@@ -22,6 +22,7 @@ from sandbox.limits import Limits
 MAX_LOADS = 4  # loader runs one grading may ask for
 MAX_INPUTS = 8
 POOL = "loader"
+KINDS = ("aot", "cache")  # LoaderJob.kind
 
 
 def ended(outcome: RunOutcome | None, whose: str = "your code's process") -> dict:
@@ -44,11 +45,12 @@ def ended(outcome: RunOutcome | None, whose: str = "your code's process") -> dic
 def job_of(request: dict) -> LoaderJob | None:
     """The loader's job for a verifier's `load_artifact` message, or None where it is not of that form."""
     artifact, inputs, modules = request.get("artifact"), request.get("inputs"), request.get("modules") or {}
+    kind = request.get("artifact_kind") or "aot"
     if not (isinstance(artifact, str) and isinstance(inputs, list) and len(inputs) <= MAX_INPUTS
             and all(isinstance(x, dict) for x in inputs) and isinstance(modules, dict)
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in modules.items())):
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in modules.items()) and kind in KINDS):
         return None
-    return LoaderJob(artifact=artifact, inputs=inputs, modules=modules)
+    return LoaderJob(kind=kind, artifact=artifact, inputs=inputs, modules=modules)
 
 
 class Loads:

@@ -179,14 +179,16 @@ class RunnerClient:
                                      "fresh compiler state (does it keep state between calls?); it must compile the "
                                      "same way each time"))
 
-    def load_artifact(self, artifact: str, inputs: list[dict], modules: dict[str, str]) -> dict:
-        """Ask the trusted side to load `artifact` (base64 bytes) in a sandboxed run of its own and call what it holds
-        on `inputs` (wire tensors), with `modules` ({name: source}) importable there (judge/parent/loading.py): its
-        `artifact_loaded` message, {"report": the loader's report (untrusted) or None, "end": how it ended then}.
+    def load_artifact(self, artifact: str, inputs: list[dict], modules: dict[str, str], kind: str = "aot") -> dict:
+        """Ask the trusted side to load `artifact` (base64 bytes; `kind`, what they are: judge.shared.jobs.LoaderJob)
+        in a sandboxed run of its own and call what it holds on `inputs` (wire tensors), with `modules`
+        ({name: source}) importable there (judge/parent/loading.py): its `artifact_loaded` message, {"report": the
+        loader's report (untrusted) or None, "end": how it ended then}.
         The runner is neither asked nor waited for; its end is noted on the way."""
         self._next += 1
         ident = self._next
-        self._send(VerifierSays.LOAD_ARTIFACT, id=ident, artifact=artifact, inputs=inputs, modules=modules)
+        self._send(VerifierSays.LOAD_ARTIFACT, id=ident, artifact=artifact, inputs=inputs, modules=modules,
+                   artifact_kind=kind)
         deadline = max(self.deadline, time.monotonic() + LOAD_WAIT_S)
         with phases.span("verifier.waits_for_loader"):
             while True:

@@ -65,7 +65,13 @@ class LoaderJob(BaseModel):
     inputs and the grader's own modules only."""
 
     role: Literal["loader"] = "loader"
-    artifact: str = Field(description="The bytes to load with torch.compiler.load_compiled_function, base64.")
+    kind: Literal["aot", "cache"] = Field("aot", description="What the bytes are: 'aot', a function saved by "
+                                          "`aot_compile` (loaded with torch.compiler.load_compiled_function and "
+                                          "called); 'cache', compile-cache artifacts (loaded with "
+                                          "torch.compiler.load_cache_artifacts into an empty Inductor cache, then "
+                                          "the grader's `fn` is compiled and called).")
+    artifact: str = Field(description="The bytes to load, base64.")
     inputs: list[dict] = Field(description="Tensors (judge/shared/wire.py) to call the loaded function on, one each.")
     modules: dict[str, str] = Field({}, description="{module name: source} importable before loading: the "
-                                                    "grader's own modules the artifact may name (its `fn`).")
+                                                    "grader's own modules the artifact may name (its `fn`), "
+                                                    "and for 'cache' the module `grader_fn` whose `fn` is compiled.")

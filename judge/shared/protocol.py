@@ -48,8 +48,9 @@ class VerifierSays(Kind):
     RUNNER_RELEASED = "runner_released"  # the verifier needs no more answers: the runner may end
     DOCTOR = "doctor", ("findings",)  # a playground run's findings (judge/verifier_side/playground.py), display only
     # artifact bytes (base64) for the trusted side to load in a sandboxed run of their own (judge/parent/loading.py):
-    # `inputs`, wire tensors the loaded function is called on; `modules`, {name: source} of the grader's own modules
-    LOAD_ARTIFACT = "load_artifact", ("id", "artifact", "inputs", "modules")
+    # `inputs`, wire tensors the loaded function is called on; `modules`, {name: source} of the grader's own modules;
+    # `artifact_kind`, what the bytes are (judge.shared.jobs.LoaderJob.kind: "aot" or "cache")
+    LOAD_ARTIFACT = "load_artifact", ("id", "artifact", "inputs", "modules", "artifact_kind")
     INTERNAL_ERROR = "internal_error", ("message", "traceback")
     DONE = "done"
 
