@@ -1,19 +1,21 @@
-"""Handed to the runner for compile-cache-artifacts: the grader's fn, and the fresh processes.
+"""Handed to the runner for compile-cache-artifacts: the grader's fn, and the build process.
 
-This exercise is self-checked (see trust_reason in exercise.toml): the bytes the learner returns are pickles
-that `torch.compiler.load_cache_artifacts` unpickles, so only a process that already runs the learner's code
-may load them. `build_and_serve` runs in the runner, beside the learner's code, with the processes of
-judge/checks/artifact_processes.py: a fresh process that imports torch and compiles nothing, a "build" process
-forked from it that calls build_artifacts(fn, example()), then the fresh process serving with SERVE below: it loads
-the bytes, compiles fn and calls it on the grader's input, reporting Dynamo's counters and the output tensor, which
-the grader compares with fn on that input itself.
-The runner's report carries the bytes themselves (`build["artifacts"]`, a uint8 tensor). The verifier reads them as
-data (judge/checks/cache_artifacts.py: the kind and key of each entry, no content unpickled) and compares them with
-the entries it gets from `own_entries`, a fresh process of its own that compiles only this grader's fn: which cache
-entry a fresh process looks up is then decided on the trusted side.
-Each process has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before
-any kernel) and the FX-graph and AOTAutograd caches on (the grading processes run with them off, so nothing
-depends on an earlier submission's cache).
+`build_and_serve` runs in the runner, beside the learner's code, with the processes of
+judge/checks/artifact_processes.py: a fresh process that imports torch and compiles nothing, and a "build" process
+forked from it that calls build_artifacts(fn, example()). It only builds (the name is the shared form's): the bytes
+come back to the verifier as data (`build["artifacts"]`, a uint8 tensor).
+The verifier reads them as data (judge/checks/cache_artifacts.py: the kind and key of each entry, no content
+unpickled) and compares them with the entries it gets from `own_entries`, a fresh process of its own that compiles
+only this grader's fn: which cache entry a fresh process looks up is then decided on the trusted side.
+The serving is the trusted side's too: the verifier sends the bytes to the trusted parent, which loads them with
+load_cache_artifacts in a sandboxed run of its own where no learner file is imported (judge/parent/loading.py,
+judge/loader_side/loader.py, kind "cache"), into an Inductor cache folder empty for that run, compiles fn, calls it
+on the verifier's inputs, and hands back the FX-graph and AOTAutograd cache counters and the outputs, which the
+verifier compares with fn on those inputs itself. The entries are pickles, so their own code runs in that process:
+the exercise stays self-checked (trust_reason).
+The build process and `own_entries` have each their own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature
+probes Inductor compiles before any kernel) and the FX-graph and AOTAutograd caches on (the grading processes run
+with them off, so nothing depends on an earlier submission's cache).
 """
 
 import hashlib
@@ -41,26 +43,11 @@ def example():
 '''
 exec(compile(GRADER_FN, "<grader_fn>", "exec"))  # fn and example, here and in every fresh process
 
-SERVE = '''
-def serve(data, x_path, out_path):
-    from torch._dynamo.utils import counters
-    try:
-        info = torch.compiler.load_cache_artifacts(data)   # None when it could not read them (it only warns)
-        if info is None or not any(info.artifacts.values()):
-            return {"load_error": "it found no cache entries in them"}
-    except BaseException as exc:
-        return {"load_error": f"{type(exc).__name__}: {exc}"[:500]}
-    x = torch.load(x_path, weights_only=True)
-    torch.save(torch.compile(fn)(x).detach().clone(), out_path)
-    return {"counters": {k: dict(counters[k]) for k in ("inductor", "aot_autograd")}}
-'''
 
-
-def build_and_serve(build_artifacts, x: torch.Tensor) -> dict:
-    """{"build": {type, size, artifacts, changed | error}, "serve": {load_error | counters, output}}; "serve" only
-    after bytes from a build that left no global setting changed."""
-    return artifact_processes.build_and_serve(build_artifacts, x, entry="build_artifacts", grader_fn=GRADER_FN,
-                                              serve=SERVE, with_bytes=True)
+def build_and_serve(build_artifacts) -> dict:
+    """{"build": {type, size, artifacts, changed | error}}: the build only; the bytes are loaded on the trusted side."""
+    return artifact_processes.build_and_serve(build_artifacts, None, entry="build_artifacts", grader_fn=GRADER_FN,
+                                              serve=None, with_bytes=True)
 
 
 OWN = '''

@@ -4,6 +4,9 @@ report (or how it ended without one) goes back to the verifier; the verifier's s
 
 import base64
 import json
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -16,7 +19,7 @@ from judge.parent.loading import MAX_LOADS, POOL, Loads
 from judge.reports.report import Verdict
 from judge.shared import protocol, wire
 from judge.shared.jobs import LoaderJob
-from judge.shared.paths import EXERCISES_DIR
+from judge.shared.paths import EXERCISES_DIR, PROJECT_ROOT
 from judge.shared.protocol import LoaderSays, RunnerEnd, TrustedSays, VerifierSays
 from sandbox.base import Inbox, RunOutcome, Sandbox
 from sandbox.limits import Limits
@@ -106,6 +109,108 @@ def test_the_verifiers_stdin_stays_open_until_the_load_that_outlived_the_runner_
     assert inbox.closed.is_set() and inbox.sent[0]["report"] == REPORT
 
 
+def test_the_kind_of_the_bytes_travels_into_the_job_and_an_unknown_kind_is_refused():
+    sandbox, inbox = LoaderSandbox(said=[protocol.message(LoaderSays.REPORT, **REPORT)]), Recorder()
+    loads = Loads(sandbox, Limits(), inbox)
+    loads.ask(load_request(1, artifact_kind="cache"))
+    loads.ask(load_request(2))  # none said: the aot_compile kind, as before there were two
+    loads.ask(load_request(3, artifact_kind="pickle"))
+    loads.join()
+    assert sorted(job["kind"] for job, _ in sandbox.runs) == ["aot", "cache"]
+    [refused] = [a for a in inbox.sent if a["report"] is None]
+    assert refused["id"] == 3 and RunnerEnd.of(refused["end"]["cause"]) is RunnerEnd.PROTOCOL
+
+
+# A loader as a warm worker's forked run has it (the sandbox's environment, the judge's preparation), in a process of
+# its own: the "cache" kind changes the process's Inductor cache folder and flags.
+LOADER = """
+import json, os, sys
+from pathlib import Path
+from judge import child
+child.prepare_worker(warm_compile=False)
+child.configure_compile_caches()
+from judge.loader_side import loader
+from judge.shared.jobs import LoaderJob
+job = LoaderJob.model_validate_json(Path(sys.argv[1]).read_text())
+found = loader.load_and_call(job, Path(sys.argv[2]))
+Path(sys.argv[3]).write_text(json.dumps(found))
+os._exit(0)
+"""
+
+BUILD = """
+import os, sys, torch
+exec(open(sys.argv[1]).read())
+shape = [int(n) for n in sys.argv[3].split(",")]
+torch.compile(fn)(torch.randn(*shape))
+open(sys.argv[2], "wb").write(torch.compiler.save_cache_artifacts()[0])
+os._exit(0)
+"""
+
+
+def run_loader(job: LoaderJob, tmp_path, cache_dir) -> dict:
+    from sandbox.limits import BASE_ENV
+
+    (tmp_path / "job.json").write_text(job.model_dump_json())
+    (tmp_path / "scratch").mkdir(exist_ok=True)
+    env = {**os.environ, **BASE_ENV, "PYTHONPATH": str(PROJECT_ROOT), "TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
+    subprocess.run([sys.executable, "-c", LOADER, str(tmp_path / "job.json"), str(tmp_path / "scratch"),
+                    str(tmp_path / "found.json")], env=env, check=True, timeout=300, capture_output=True)
+    return json.loads((tmp_path / "found.json").read_text())
+
+
+def build_cache_artifacts(tmp_path, grader_fn: str, shape: str, cache_dir) -> bytes:
+    """save_cache_artifacts() of a fresh process, as the runner's build process is set up, that compiled fn on a
+    tensor of `shape`; `cache_dir` keeps its Inductor cache."""
+    from judge.checks.artifact_processes import ENV
+
+    (tmp_path / "grader_fn.py").write_text(grader_fn)
+    env = {**os.environ, **ENV, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
+    subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / "grader_fn.py"), str(tmp_path / "art.bin"), shape],
+                   env=env, check=True, timeout=300, capture_output=True)
+    return (tmp_path / "art.bin").read_bytes()
+
+
+def test_bytes_that_are_no_cache_artifacts_load_no_entry(tmp_path):
+    job = LoaderJob(kind="cache", artifact=base64.b64encode(b"\x80\x04no artifacts at all.").decode(),
+                    inputs=[wire.encode_tensor(torch.ones(4))], modules={"grader_fn": "def fn(x):\n    return x\n"})
+    found = run_loader(job, tmp_path, tmp_path / "run-cache")
+    assert set(found) == {"load_error"}
+
+
+@pytest.mark.slow
+def test_cache_artifacts_hit_in_a_cache_of_their_own_and_only_from_the_bytes(tmp_path):
+    """The "cache" kind: the FX-graph entry the build process saved is a hit in the loader (the keys agree between
+    a fresh process and a warm worker's run), and the loader's Inductor cache is empty but for the bytes: bytes of
+    another shape miss, though the run's own cache folder holds the very entry fn's compile looks up."""
+    grader_fn = exercise_public("compile-cache-artifacts").GRADER_FN
+    run_cache = tmp_path / "run-cache"
+    data = build_cache_artifacts(tmp_path, grader_fn, "16,32", run_cache)  # the run's cache now holds fn's entry
+    other = build_cache_artifacts(tmp_path, grader_fn, "8,32", tmp_path / "other-cache")
+    xs = [torch.randn(16, 32), torch.randn(16, 32)]
+    job = LoaderJob(kind="cache", artifact=base64.b64encode(data).decode(), inputs=[wire.encode_tensor(x) for x in xs],
+                    modules={"grader_fn": grader_fn})
+    found = run_loader(job, tmp_path, run_cache)
+    assert found["counters"]["inductor"].get("fxgraph_cache_hit") == 1, found["counters"]
+    assert not found["counters"]["inductor"].get("fxgraph_cache_miss") and found["changed"] == []
+    namespace: dict = {}
+    exec(grader_fn, namespace)
+    for x, out in zip(xs, found["outputs"], strict=True):
+        torch.testing.assert_close(wire.decode_tensor(out), namespace["fn"](x), rtol=1e-4, atol=1e-4)
+    found = run_loader(job.model_copy(update={"artifact": base64.b64encode(other).decode()}), tmp_path, run_cache)
+    assert found["counters"]["inductor"].get("fxgraph_cache_miss") == 1, found["counters"]
+    assert not found["counters"]["inductor"].get("fxgraph_cache_hit")
+
+
+def exercise_public(name: str):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"public_{name.replace('-', '_')}",
+                                                  EXERCISES_DIR / name / "public.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_bytes_that_are_no_artifact_do_not_load(tmp_path):
     job = LoaderJob(artifact=base64.b64encode(b"\x80\x04no artifact at all.").decode(),
                     inputs=[wire.encode_tensor(torch.ones(16, 32))])
@@ -122,3 +227,12 @@ def test_a_forged_report_with_the_tamper_check_blinded_is_not_accepted():
     report = grade(exercise, exercise.read("wrong/forged_and_blind.py"), stop_after_first_failure=True)
     assert report.verdict is Verdict.WRONG_ANSWER, report.summary
     assert [c.name for c in report.checks if not c.passed][:1] == ["test_fresh_process_runs_it"]
+
+
+@pytest.mark.slow
+def test_a_forged_serve_report_of_cache_artifacts_is_not_accepted():
+    """compile-cache-artifacts' file that replaces build_and_serve in the runner with a report of a cache hit and fn's
+    result: FORBIDDEN (the public module's functions are watched); the serve is the trusted side's now."""
+    exercise = find_exercise(EXERCISES_DIR, "compile-cache-artifacts")
+    report = grade(exercise, exercise.read("wrong/forged_serve_report.py"), stop_after_first_failure=True)
+    assert report.verdict is Verdict.FORBIDDEN, report.summary

@@ -1,16 +1,19 @@
 """Hidden tests for compile-cache-artifacts: a fresh process with an empty cache loads the learner's artifacts.
 
-Self-checked in part (exercise.toml: trust_reason). The bytes build_artifacts returns are pickles that
-torch.compiler.load_cache_artifacts unpickles, so they are loaded only beside the learner's code: the runner
-runs public.build_and_serve, whose two processes (a fresh one that compiled nothing, and a fork of it; each
-with an empty TORCHINDUCTOR_CACHE_DIR and the FX-graph and AOTAutograd caches on) are
-1. "build" (the fork): imports the learner's file and calls build_artifacts(fn, example) on the grader's function;
-2. "serve": load_cache_artifacts(data), compiles fn, calls it on this grader's input, reports Dynamo's counters.
-The bytes themselves come back too, and are read here as data (judge/checks/cache_artifacts.py: the kind and key
-of each entry, no content unpickled): the second check passes only if they hold the FX-graph entry that a fresh
-process of the verifier's own (public.own_entries: the grader's fn alone, no learner code) makes for fn, so that
-which entry is looked up is decided here. That the entry's content loads, and what the function served from it
-returns, only the runner's serve process can say (each check that rests on it is marked).
+Self-checked in part (exercise.toml: trust_reason), but the learner's file decides only the bytes:
+1. "build", in the runner (public.build_and_serve): a fresh process that compiled nothing (its own empty
+   TORCHINDUCTOR_CACHE_DIR, the FX-graph and AOTAutograd caches on) imports the learner's file and calls
+   build_artifacts(fn, example); the bytes come back here as data;
+2. the bytes are read here as data (judge/checks/cache_artifacts.py: the kind and key of each entry, no content
+   unpickled): the second check passes only if they hold the FX-graph entry that a fresh process of the verifier's
+   own (public.own_entries: the grader's fn alone, no learner code) makes for fn, so that which entry is looked up
+   is decided here;
+3. "serve", on the trusted side (judge.checks.artifact_processes.load_artifact, kind "cache"): the trusted parent
+   loads the bytes with load_cache_artifacts in a sandboxed run of its own where no learner file is imported, into
+   an Inductor cache folder empty for that run, compiles fn there and calls it on inputs drawn here for this
+   grading; it reports the FX-graph and AOTAutograd cache counters and the outputs, which are compared here with fn
+   on those inputs. Loading an entry unpickles it, so the entries' own code runs there: the counters still come
+   from a process where the learner's bytes ran (the check that rests on them is marked).
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -18,36 +21,26 @@ from concurrent.futures import ThreadPoolExecutor
 import torch
 
 from judge import remote
-from judge.checks import CheckFailure, WrongAnswer, assert_same, describe_tensor, once
-from judge.checks.artifact_processes import assert_built_bytes, report_form
+from judge.checks import CheckFailure, Forbidden, WrongAnswer, assert_same, describe_tensor, once
+from judge.checks.artifact_processes import artifact_bytes, assert_built_bytes, build_form, load_artifact
 from judge.checks.cache_artifacts import NotArtifacts, cache_entries
 from judge.checks.trust import rests_on_learner_process
 from judge.reports.i18n import T
 from judge.reports.report import Verdict
 
 _RUNS: dict = {}
-
-
-def _form(report) -> dict:
-    """The runner's report, or Protocol when it is not of the form public.build_and_serve returns."""
-    build, _ = report_form(report)
-    artifacts = build.get("artifacts")
-    if artifacts is not None and not (isinstance(artifacts, torch.Tensor) and artifacts.dtype == torch.uint8
-                                      and artifacts.dim() == 1):
-        raise remote.Protocol(T("the build process's bytes are malformed", zh="构建进程传回的 bytes 格式有误"))
-    return report
+_SERVED: dict = {}
 
 
 def runs(entry, public) -> dict:
-    """Build and serve in the runner (public.build_and_serve); done once, shared by the checks (~10 s)."""
+    """Build in the runner (public.build_and_serve) while the verifier's own fresh process makes its entries; done
+    once, shared by the checks (~6 s)."""
     def run():
-        example = public.example()
-        x = torch.randn(example.shape, dtype=example.dtype)  # what the service is called with: same shape, new values
-        with ThreadPoolExecutor(1) as pool:  # the verifier's own fresh process, while the runner's two run
+        with ThreadPoolExecutor(1) as pool:  # the verifier's own fresh process, while the runner's build runs
             own = pool.submit(public.own_entries)
-            report = remote.call(remote.public("build_and_serve"), entry, x,
+            report = remote.call(remote.public("build_and_serve"), entry,
                                  what=T.same("`build_artifacts(fn, example)`"))
-            return {**_form(report), "x": x, "own": own.result()}
+            return {"build": build_form(report), "own": own.result()}  # a "serve" in the report is not read
 
     return once(_RUNS, run)
 
@@ -58,7 +51,7 @@ def built(entry, public) -> dict:
                        returns=T("the first element of what `torch.compiler.save_cache_artifacts()` returns",
                                  zh="`torch.compiler.save_cache_artifacts()` 返回值的第一个元素"))
     data = build.get("artifacts")
-    if data is None or not data.numel():  # the bytes themselves, here: a size the runner states is not enough
+    if data is None or not isinstance(data, torch.Tensor) or not data.numel():  # the bytes themselves, here
         raise WrongAnswer(T("`build_artifacts` returned empty bytes: `torch.compiler.save_cache_artifacts()` found "
                             "nothing Inductor compiled in that process. `torch.compile` is lazy: it compiles on the "
                             "first call, with the real input, and only Inductor's output is cached.",
@@ -71,9 +64,45 @@ def built(entry, public) -> dict:
 def load_error(serve) -> T:
     """Why the serve process could not load the bytes: its own words, or the exception torch raised (as code)."""
     error = str(serve["load_error"])
-    if error == "it found no cache entries in them":  # public.py's SERVE says so when load_cache_artifacts found none
+    if error == "it found no cache entries in them":  # the loader says so when load_cache_artifacts found none
         return T("it found no cache entries in them", zh="在其中没有找到任何缓存条目")
     return T.same(f"`{error}`")
+
+
+def loaded(entry, public) -> dict:
+    """The trusted side's serve (done once): the loader's report (judge/loader_side/loader.py, kind "cache"), and the
+    inputs drawn here for it."""
+    def run():
+        data = artifact_bytes(built(entry, public))  # its form and size, checked here
+        example = public.example()
+        # what the service is called with: the same shape and dtype, new values drawn for this grading
+        xs = [torch.randn(example.shape, dtype=example.dtype), 4.0 * torch.randn(example.shape, dtype=example.dtype)]
+        return {**load_artifact(data, xs, grader_fn=public.GRADER_FN, kind="cache"), "xs": xs}
+
+    built(entry, public)
+    return once(_SERVED, run)
+
+
+def served(entry, public, *, failed: T) -> dict:
+    """The loader's report, once the bytes loaded and fn, compiled there, ran on every input; `failed` starts the
+    words of a load error."""
+    serve = loaded(entry, public)
+    if "load_error" in serve:
+        raise WrongAnswer(T("{failed} ({error}); return the bytes element of `save_cache_artifacts()`, as is.",
+                            zh="{failed}（{error}）；把 `save_cache_artifacts()` 返回的 bytes 元素原样返回。",
+                            failed=failed, error=load_error(serve)))
+    if "call_error" in serve:
+        raise WrongAnswer(T("`fn`, compiled after loading your artifacts, failed on the served input (same shape and "
+                            "dtype as `example`): {error}",
+                            zh="加载你的缓存产物后编译的 `fn` 在服务的输入（形状、dtype 与 `example` 相同）上失败了：{error}",
+                            error=T.same(f"`{serve['call_error']}`")))
+    if serve["changed"]:
+        raise Forbidden(T("loading your artifacts and compiling `fn` from them left global settings changed in the "
+                          "fresh process: {changes}. Cache artifacts must not change the process that loads them.",
+                          zh="加载你的缓存产物并用它们编译 `fn` 后，新进程里的全局设置被改动了：{changes}。"
+                             "缓存产物不能改动加载它们的进程。",
+                          changes=T.same(", ".join(f"`{c}`" for c in serve["changed"][:5]))))
+    return serve
 
 
 def test_returns_artifacts(entry, public):
@@ -113,24 +142,20 @@ def assert_holds_own_entry(found, public) -> None:
 
 
 @rests_on_learner_process(T(
-    "whether the entry your bytes hold for `fn` loads in a fresh process (Dynamo's counters there): loading it "
-    "unpickles it, so only a process beside your code may; which entry a fresh process looks up, and that your "
-    "bytes hold it, the judge checks itself",
-    zh="你的 bytes 中 `fn` 的缓存条目能否在新进程里加载（那里 Dynamo 的计数器）：加载要反序列化它，只能在你的代码"
-       "旁边进行；新进程要查哪个条目、你的 bytes 里有没有它，由判题程序自己检查"))
+    "whether the entry your bytes hold for `fn` loads in a fresh process (the FX-graph cache counters there): the "
+    "judge's own sandboxed process loads your bytes, with none of your files and an empty cache, but loading an "
+    "entry unpickles it, so your bytes' own code runs there and could write those counters; which entry a fresh "
+    "process looks up, that your bytes hold it, and what `fn` served from them returns, the judge checks itself",
+    zh="你的 bytes 中 `fn` 的缓存条目能否在新进程里加载（那里 FX 图缓存的计数器）：加载你的 bytes 的是判题程序自己的"
+       "沙箱进程，那里没有你的文件、缓存为空，但加载条目要反序列化它，你的 bytes 自己的代码会在那里运行，也就能改写"
+       "这些计数器；新进程要查哪个条目、你的 bytes 里有没有它、从中服务的 `fn` 算出什么，由判题程序自己检查"))
 def test_fresh_process_hits_cache(entry, public):
     """A fresh process with an empty cache loads the bytes and compiles fn with an FX-graph cache hit, no miss
     zh: 缓存为空的新进程加载这些 bytes 后编译 fn，FX 图缓存命中，没有未命中
     """
-    built(entry, public)
-    found = runs(entry, public)
-    serve = found["serve"]
-    if "load_error" in serve:
-        raise WrongAnswer(T("`torch.compiler.load_cache_artifacts` could not use the bytes you returned "
-                            "({error}); return the bytes element of `save_cache_artifacts()`, as is.",
-                            zh="`torch.compiler.load_cache_artifacts` 用不了你返回的 bytes（{error}）；"
-                               "把 `save_cache_artifacts()` 返回的 bytes 元素原样返回。", error=load_error(serve)))
-    assert_holds_own_entry(found, public)
+    serve = served(entry, public, failed=T("`torch.compiler.load_cache_artifacts` could not use the bytes you "
+                                           "returned", zh="`torch.compiler.load_cache_artifacts` 用不了你返回的 bytes"))
+    assert_holds_own_entry(runs(entry, public), public)
     inductor = serve["counters"].get("inductor", {})
     hits, misses = inductor.get("fxgraph_cache_hit", 0), inductor.get("fxgraph_cache_miss", 0)
     if hits < 1 or misses:
@@ -143,21 +168,13 @@ def test_fresh_process_hits_cache(entry, public):
                "（同样的输入形状、dtype 和编译选项）。", hits=hits, misses=misses))
 
 
-@rests_on_learner_process(T(
-    "the result of `fn` served from your artifacts, computed in a fresh process beside your code (loading the "
-    "artifacts unpickles them); the judge compares it with `fn` on its own input",
-    zh="从你的缓存产物服务的 `fn` 的结果，在你的代码旁边的新进程里算出（加载缓存产物要反序列化）；"
-       "判题程序拿它与自己输入上的 `fn` 比较"))
 def test_served_result(entry, public):
     """The function compiled from the loaded cache gives the original function's result on a new input
     zh: 从加载的缓存编译出的函数在新输入上给出与原函数相同的结果
     """
-    built(entry, public)
-    found = runs(entry, public)
-    serve, x = found["serve"], found["x"]
-    if "load_error" in serve:
-        raise WrongAnswer(T("`torch.compiler.load_cache_artifacts` failed: {error}",
-                            zh="`torch.compiler.load_cache_artifacts` 失败：{error}", error=load_error(serve)))
-    assert_same(serve["output"], public.fn(x), case=T("`fn` served from your artifacts, {x}",
-                                                    zh="用你的缓存产物服务的 `fn`，{x}", x=describe_tensor("x", x)),
-                rtol=1e-4, atol=1e-4)
+    serve = served(entry, public, failed=T("`torch.compiler.load_cache_artifacts` failed",
+                                           zh="`torch.compiler.load_cache_artifacts` 失败"))
+    for x, output in zip(serve["xs"], serve["outputs"], strict=True):
+        assert_same(output, public.fn(x.clone()), case=T("`fn` served from your artifacts, {x}",
+                                                         zh="用你的缓存产物服务的 `fn`，{x}", x=describe_tensor("x", x)),
+                    rtol=1e-4, atol=1e-4)
