@@ -230,9 +230,10 @@ def test_a_forged_report_with_the_tamper_check_blinded_is_not_accepted():
 
 
 @pytest.mark.slow
-def test_a_forged_serve_report_of_cache_artifacts_is_not_accepted():
-    """compile-cache-artifacts' file that replaces build_and_serve in the runner with a report of a cache hit and fn's
-    result: FORBIDDEN (the public module's functions are watched); the serve is the trusted side's now."""
+def test_cache_artifacts_with_junk_contents_and_a_forged_report_are_not_accepted():
+    """compile-cache-artifacts' file that keeps fn's keys with junk contents, forges the serve report in the runner and
+    blinds the runner's tamper check was ACCEPTED while the runner's serve report decided; now a loader serves."""
     exercise = find_exercise(EXERCISES_DIR, "compile-cache-artifacts")
-    report = grade(exercise, exercise.read("wrong/forged_serve_report.py"), stop_after_first_failure=True)
-    assert report.verdict is Verdict.FORBIDDEN, report.summary
+    report = grade(exercise, exercise.read("wrong/forged_and_blind.py"), stop_after_first_failure=True)
+    assert report.verdict is Verdict.WRONG_ANSWER, report.summary
+    assert [c.name for c in report.checks if not c.passed][:1] == ["test_fresh_process_hits_cache"]
