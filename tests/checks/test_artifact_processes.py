@@ -80,6 +80,8 @@ def test_a_loaders_report_of_the_form_gives_its_outputs():
     assert torch.equal(found["outputs"][0], torch.ones(2)) and found["counters"] == LOADED["counters"]
     assert loaded_form({"load_error": "UnpicklingError"}, 1) == {"load_error": "UnpicklingError"}
     assert loaded_form({**LOADED, "outputs": [], "call_error": "guard failed"}, 1)["call_error"] == "guard failed"
+    cache = {"inductor": {"fxgraph_cache_hit": 1}, "aot_autograd": {"autograd_cache_hit": 1}}  # a "cache" loader's
+    assert loaded_form({**LOADED, "counters": cache}, 1)["counters"] == cache
 
 
 @pytest.mark.parametrize("report", [
