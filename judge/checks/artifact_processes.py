@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -35,6 +34,7 @@ from pathlib import Path
 import torch
 
 from judge.reports.i18n import T
+from judge.shared.isa_probes import seed_isa_probes
 
 TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
 MAX_ARTIFACT_BYTES = 2 * 1024 * 1024  # what `load_artifact` sends to be loaded (an aot_eager artifact is ~20 KB,
@@ -135,18 +135,6 @@ with open(art_path, "rb") as f:
 report({"build": built, "serving": True, "serve": serve(data, x_path, out_path)})
 os._exit(0)
 '''
-
-
-def seed_isa_probes(cache_dir: Path) -> None:
-    """Copy into a fresh process's empty cache the vector-ISA probe libraries known to load from this process's
-    (PRACTICE_VEC_ISA_LOADED): Inductor checks the CPU's features by compiling them (~1.8 s a process). They
-    hold no compiled graph or kernel of any function, so the cache is still empty of what the exercise is about."""
-    source = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    for rel in filter(None, os.environ.get("PRACTICE_VEC_ISA_LOADED", "").split(",")):
-        found, target = Path(source or "/nonexistent") / rel, cache_dir / rel
-        if rel.endswith(".so") and ".." not in Path(rel).parts and found.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(found, target)
 
 
 def build_and_serve(learner_fn, x: torch.Tensor | None, *, entry: str, grader_fn: str, serve: str | None,

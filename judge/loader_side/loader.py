@@ -113,8 +113,8 @@ def _fresh_cache(folder: Path):
     import torch._inductor.config as inductor_config
     from torch._inductor.utils import clear_caches
 
-    from judge.checks.artifact_processes import seed_isa_probes
     from judge.shared import torch_patches
+    from judge.shared.isa_probes import seed_isa_probes
 
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
