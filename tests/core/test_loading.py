@@ -158,16 +158,22 @@ def run_loader(job: LoaderJob, tmp_path, cache_dir) -> dict:
     return json.loads((tmp_path / "found.json").read_text())
 
 
-def build_cache_artifacts(tmp_path, grader_fn: str, shape: str, cache_dir) -> bytes:
-    """save_cache_artifacts() of a fresh process, as the runner's build process is set up, that compiled fn on a
-    tensor of `shape`; `cache_dir` keeps its Inductor cache."""
+def build_cache_artifacts(tmp_path, grader_fn: str, builds: list[tuple[str, object]]) -> list[bytes]:
+    """save_cache_artifacts() of fresh processes, as the runner's build process is set up, each compiling fn on a
+    tensor of its `shape` with its own Inductor cache folder (kept): [(shape, cache_dir)], run at once."""
     from judge.checks.artifact_processes import ENV
 
     (tmp_path / "grader_fn.py").write_text(grader_fn)
-    env = {**os.environ, **ENV, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
-    subprocess.run([sys.executable, "-c", BUILD, str(tmp_path / "grader_fn.py"), str(tmp_path / "art.bin"), shape],
-                   env=env, check=True, timeout=300, capture_output=True)
-    return (tmp_path / "art.bin").read_bytes()
+    procs = []
+    for n, (shape, cache_dir) in enumerate(builds):
+        env = {**os.environ, **ENV, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
+        procs.append(subprocess.Popen([sys.executable, "-c", BUILD, str(tmp_path / "grader_fn.py"),
+                                       str(tmp_path / f"art-{n}.bin"), shape], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err.decode()[-2000:]
+    return [(tmp_path / f"art-{n}.bin").read_bytes() for n in range(len(builds))]
 
 
 def test_bytes_that_are_no_cache_artifacts_load_no_entry(tmp_path):
@@ -184,8 +190,8 @@ def test_cache_artifacts_hit_in_a_cache_of_their_own_and_only_from_the_bytes(tmp
     another shape miss, though the run's own cache folder holds the very entry fn's compile looks up."""
     grader_fn = exercise_public("compile-cache-artifacts").GRADER_FN
     run_cache = tmp_path / "run-cache"
-    data = build_cache_artifacts(tmp_path, grader_fn, "16,32", run_cache)  # the run's cache now holds fn's entry
-    other = build_cache_artifacts(tmp_path, grader_fn, "8,32", tmp_path / "other-cache")
+    # the run's cache now holds fn's entry for [16, 32]; the other bytes hold one for [8, 32]
+    data, other = build_cache_artifacts(tmp_path, grader_fn, [("16,32", run_cache), ("8,32", tmp_path / "other-cache")])
     xs = [torch.randn(16, 32), torch.randn(16, 32)]
     job = LoaderJob(kind="cache", artifact=base64.b64encode(data).decode(), inputs=[wire.encode_tensor(x) for x in xs],
                     modules={"grader_fn": grader_fn})
