@@ -132,8 +132,11 @@ def test_a_loaded_machine_never_turns_a_verdict_into_time_limit(sandbox, add_one
         loaded_wall, cpu = runs["runner"].duration_s, runs["runner"].cpu_s
         seconds = loaded_wall / WALL_PER_LIMIT  # a limit the loaded runner's wall time is well past
         assert cpu < seconds, (cpu, loaded_wall)  # ... but not its CPU time: the load is heavy enough
-        report = grade(exercise_with(add_one, seconds), source, sandbox=sandbox)
-    assert report.verdict is verdict, (report.verdict, report.summary, seconds, runs["runner"])
+        for _ in range(3):  # each run's wall time is the load's to decide: graded again until one ran past the limit
+            report = grade(exercise_with(add_one, seconds), source, sandbox=sandbox)
+            assert report.verdict is verdict, (report.verdict, report.summary, seconds, runs["runner"])
+            if runs["runner"].duration_s > seconds:
+                break
     assert runs["runner"].duration_s > seconds, (seconds, runs["runner"])
 
 
