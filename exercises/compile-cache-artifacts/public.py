@@ -46,8 +46,8 @@ exec(compile(GRADER_FN, "<grader_fn>", "exec"))  # fn and example, here and in e
 
 def build_and_serve(build_artifacts) -> dict:
     """{"build": {type, size, artifacts, changed | error}}: the build only; the bytes are loaded on the trusted side."""
-    return artifact_processes.build_and_serve(build_artifacts, None, entry="build_artifacts", grader_fn=GRADER_FN,
-                                              serve=None, with_bytes=True)
+    return artifact_processes.build_and_serve(build_artifacts, entry="build_artifacts", grader_fn=GRADER_FN,
+                                              with_bytes=True)
 
 
 OWN = '''

@@ -1,25 +1,19 @@
-"""The build and serve processes of the exercises on compile artifacts (compile-cache-artifacts,
-aot-compile-artifact): a learner's function builds bytes in one fresh process, and another fresh process loads
-them and serves the grader's function, with Dynamo's counters read there.
+"""The build process of the exercises on compile artifacts (compile-cache-artifacts, aot-compile-artifact): a
+learner's function builds bytes in a fresh process, and the bytes are loaded on the trusted side.
 
-`build_and_serve` runs in the runner, beside the learner's code (the bytes are pickles that only a process already
-running that code may load: the exercises are self-checked). It starts one fresh Python process, which imports torch
-and compiles nothing; then
-1. a "build" process, forked from it, imports the learner's file and calls `<entry>(fn, example())`, keeping the
-   bytes and noting any global setting (compiler config, grad mode, threads, ...) left changed (judge/shared/tamper.py);
-2. the fresh process itself then serves: the exercise's `serve(data, x_path, out_path)` (its own source, run
-   there) loads the bytes, calls the function on the grader's input saved at `x_path`, saves the output to
-   `out_path` and returns what it found (`load_error`, `call_error`, `counters`).
-Neither has compiled anything before (a fork made before any compile is as fresh, and saves importing torch twice).
-Each has its own empty TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before any kernel)
-and the FX-graph and AOTAutograd caches on. `report_form` is the verifier's check of what comes back.
+`build_and_serve` (the name the exercises' public modules keep) runs in the runner, beside the learner's code. It
+starts one fresh Python process, which imports torch and compiles nothing, and forks from it a "build" process that
+imports the learner's file and calls `<entry>(fn, example())`, keeping the bytes and noting any global setting
+(compiler config, grad mode, threads, ...) left changed (judge/shared/tamper.py); the fresh process watches it (its
+time, its death, what it left running). A fork made before any compile is as fresh; the build has its own empty
+TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before any kernel) and the FX-graph and
+AOTAutograd caches on. `build_form` is the verifier's check of what comes back.
 
-With `serve=None` the fresh process only builds, and the bytes come back to the verifier, which has them loaded
-outside the runner: `load_artifact` (the verifier's side) sends them to the trusted side, which loads them in a
-sandboxed run of its own where no learner file is imported (judge/parent/loading.py, judge/loader_side/loader.py)
-and calls the loaded function on the verifier's inputs (aot-compile-artifact: `kind="aot"`), or loads them as
-compile-cache artifacts into an empty Inductor cache and compiles and calls the grader's `fn` (compile-cache-artifacts:
-`kind="cache"`). Both exercises build only now; the runner's serve step (`serve`, `report_form`) is used by neither.
+The bytes come back to the verifier, which has them loaded outside the runner: `load_artifact` sends them to the
+trusted side, which loads them in a sandboxed run of its own where no learner file is imported
+(judge/parent/loading.py, judge/loader_side/loader.py) and calls the loaded function on the verifier's inputs
+(aot-compile-artifact: `kind="aot"`), or loads them as compile-cache artifacts into an empty Inductor cache and
+compiles and calls the grader's `fn` (compile-cache-artifacts: `kind="cache"`).
 """
 
 from __future__ import annotations
@@ -43,13 +37,13 @@ MAX_ARTIFACT_BYTES = 2 * 1024 * 1024  # what `load_artifact` sends to be loaded 
 ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1",
        "OMP_NUM_THREADS": "1"}
 
-# The fresh process: the build (forked), then the exercise's `serve` source, then EPILOGUE.
-PROLOGUE = '''
+# The fresh process, and the build forked from it.
+SCRIPT = '''
 import importlib.util, json, os, select, signal, sys, traceback
-learner, entry, fn_dir, art_path, x_path, out_path, result_path, judge_dir, build_cache, timeout = sys.argv[1:11]
+learner, entry, fn_dir, art_path, result_path, judge_dir, build_cache, timeout = sys.argv[1:9]
 sys.path.insert(0, fn_dir)
 import torch
-import torch._dynamo, torch._inductor.compile_fx  # imported once for both processes; nothing is compiled here
+import torch._dynamo, torch._inductor.compile_fx  # imported before the fork, once; nothing is compiled here
 from grader_fn import example, fn
 try:
     sys.path.append(judge_dir)
@@ -123,28 +117,16 @@ try:
     os.killpg(pid, signal.SIGKILL)  # whatever the learner's code left running in the build's group
 except ProcessLookupError:
     pass
-serving = SERVES and bool(built.get("size")) and not built.get("changed")  # a build that changed settings: FORBIDDEN
-report({"build": built, "serving": serving})  # what stays known should serving kill this process
-if not serving:
-    os._exit(0)
-'''
-
-EPILOGUE = '''
-with open(art_path, "rb") as f:
-    data = f.read()
-report({"build": built, "serving": True, "serve": serve(data, x_path, out_path)})
+report({"build": built})
 os._exit(0)
 '''
 
 
-def build_and_serve(learner_fn, x: torch.Tensor | None, *, entry: str, grader_fn: str, serve: str | None,
-                    with_bytes: bool = False) -> dict:
-    """{"build": {type, size, changed | error}, "serve": what `serve` returned, with "output" once the function
-    ran}; "serve" only after bytes from a build that left no global setting changed. `learner_fn`: the learner's
-    entry point, named `entry` in its file (the build process imports that file and calls it); `grader_fn`: the
-    source of the module defining `fn` and `example`; `serve`: the source of `serve(data, x_path, out_path)`, or None
-    to build only (no `x`, no "serve"); `with_bytes`: the bytes come back too, as `build["artifacts"]` (a uint8
-    tensor), for the verifier to read as data."""
+def build_and_serve(learner_fn, *, entry: str, grader_fn: str, with_bytes: bool = False) -> dict:
+    """{"build": {type, size, changed | error}}. `learner_fn`: the learner's entry point, named `entry` in its file
+    (the build process imports that file and calls it); `grader_fn`: the source of the module defining `fn` and
+    `example`; `with_bytes`: the bytes come back too, as `build["artifacts"]` (a uint8 tensor), for the verifier to
+    read as data."""
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
     from judge.compiler.locations import to_display_names
@@ -155,35 +137,21 @@ def build_and_serve(learner_fn, x: torch.Tensor | None, *, entry: str, grader_fn
     root = Path(tempfile.mkdtemp(prefix="artifact-exercise-"))
     try:
         (root / "grader_fn.py").write_text(grader_fn, encoding="utf-8")
-        if x is not None:
-            torch.save(x, root / "x.pt")
-        caches = {name: root / f"cache-{name}" for name in ("build", "serve")}
-        for cache in caches.values():
-            seed_isa_probes(cache)
-        args = [learner, entry, str(root), str(root / "artifact.bin"), str(root / "x.pt"),
-                str(root / "out.pt"), str(root / "fresh.json"), judge_dir, str(caches["build"]), str(TIMEOUT_S)]
-        serve_died = "the process died loading them"  # it reported serving, then nothing more
-        try:
-            script = f"SERVES = {serve is not None}\n" + PROLOGUE + (serve + EPILOGUE if serve else "os._exit(0)\n")
-            found = run_python(script, args,
-                               env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(caches["serve"])},
+        seed_isa_probes(root / "cache-build")
+        args = [learner, entry, str(root), str(root / "artifact.bin"), str(root / "fresh.json"), judge_dir,
+                str(root / "cache-build"), str(TIMEOUT_S)]
+        try:  # the fresh process has an empty cache of its own too (it compiles nothing)
+            found = run_python(SCRIPT, args, env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(root / "cache-fresh")},
                                result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30, cwd=root)
         except CheckFailure as exc:  # it hung (what it reported before, if anything), or died before reporting
             detail = "\n".join(d.message for d in exc.diagnostics if getattr(d, "message", ""))
             found = _reported(root / "fresh.json") or {"build": {"error": f"{detail}\n{exc}".strip()}}
-            serve_died = str(exc)
         build = found["build"]
         if "error" in build:  # the learner's traceback, naming their file as they know it
             build["error"] = to_display_names(str(build["error"]))
         if with_bytes and build.get("size") and (root / "artifact.bin").is_file():
             build["artifacts"] = torch.frombuffer(bytearray((root / "artifact.bin").read_bytes()), dtype=torch.uint8)
-        report = {"build": build}
-        if found.get("serving"):
-            served = found.get("serve", {"load_error": serve_died})
-            if "load_error" not in served and "call_error" not in served:
-                served["output"] = torch.load(root / "out.pt", weights_only=True)
-            report["serve"] = served
-        return report
+        return {"build": build}
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -197,34 +165,17 @@ def _reported(path: Path) -> dict | None:
 
 
 def build_form(report) -> dict:
-    """The build of what `build_and_serve` returned through the runner (a "serve" there is not read), or Protocol
-    where it is not of its form (the verifier's side: the runner is not trusted)."""
+    """The build of what `build_and_serve` returned through the runner (anything else there is not read), or
+    Protocol where it is not of its form (the verifier's side: the runner is not trusted)."""
     from judge import remote
 
     build = report.get("build") if isinstance(report, dict) else None
     if not isinstance(build, dict):
-        raise remote.Protocol(T("the runner's report on the build and serve processes is malformed"))
+        raise remote.Protocol(T("the runner's report on the build process is malformed"))
     changed = build.get("changed", [])
     if not isinstance(changed, list) or not all(isinstance(c, str) for c in changed):
         raise remote.Protocol(T("the build process's list of changed settings is malformed"))
     return build
-
-
-def report_form(report) -> tuple[dict, dict]:
-    """(build, serve) of what `build_and_serve` returned through the runner, or Protocol where it is not of its form
-    (the verifier's side: the runner is not trusted)."""
-    from judge import remote
-
-    build = build_form(report)
-    serve = report.get("serve", {})
-    if not isinstance(serve, dict):
-        raise remote.Protocol(T("the runner's report on the build and serve processes is malformed"))
-    if "counters" in serve and not (isinstance(serve["counters"], dict) and all(
-            isinstance(v, dict) and all(isinstance(n, int) for n in v.values()) for v in serve["counters"].values())):
-        raise remote.Protocol(T("the serve process's counters are malformed"))
-    if "counters" in serve and "call_error" not in serve and not isinstance(serve.get("output"), torch.Tensor):
-        raise remote.Protocol(T("the serve process sent no output tensor"))
-    return build, serve
 
 
 def assert_built_bytes(build: dict, *, entry: str, scoped: str, returns: T) -> None:
