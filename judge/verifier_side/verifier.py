@@ -130,6 +130,10 @@ def run(job, result_fd: int, scratch: Path, stdin) -> None:
         "-p", "judge.verifier_side.fixtures", "-W", "ignore",
         # these two run gc.collect() five times at the end (~0.6 s with torch's heap): nothing here reads them
         "-p", "no:unraisableexception", "-p", "no:threadexception",
+        # pytest's log capture attaches its handler to every non-propagating logger (torch has ~90) around each
+        # phase of each check; no hidden test reads captured logs (the judge takes torch's logs itself:
+        # judge/compiler/logs.py), and the other three are never used here
+        "-p", "no:logging", "-p", "no:doctest", "-p", "no:pastebin", "-p", "no:stepwise",
     ] + (["--maxfail=1"] if job.stop_after_first_failure else [])
     sys.path.insert(0, str(hidden / "tests"))
     # the byte estimate on for every compile here, not only the cost section's: an FX-graph cache entry written
