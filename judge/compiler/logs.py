@@ -51,12 +51,12 @@ def _set_logs_clearing_once(**artifacts) -> None:
     """`torch._logging.set_logs`, with the level caches of all loggers cleared once at the end rather than once per
     logger it sets (each `Logger.setLevel` clears every logger's cache: ~100 loggers set x ~1300 cleared, ~13 ms)."""
     manager = logging.Logger.manager
-    manager._clear_cache = lambda: None  # an instance attribute over the method: removed below
+    manager._clear_cache = lambda: None  # type: ignore[attr-defined]  # over the method: removed below
     try:
         torch._logging.set_logs(**artifacts)
     finally:
-        del manager._clear_cache
-        manager._clear_cache()
+        del manager._clear_cache  # type: ignore[attr-defined]
+        manager._clear_cache()  # type: ignore[attr-defined]
 
 
 _CAPTURE = _Capture()
