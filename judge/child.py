@@ -86,16 +86,29 @@ def prepare_worker(interpreted: bool = True, warm_compile: bool = True) -> None:
 def prepare_zygote() -> None:
     """The zygote's preparation (`sandbox.zygote_process`): what a prestarted process prepares before its device,
     and the modules of Inductor's GPU code generation, imported only. CUDA is never touched here: the processes
-    forked from the zygote start it (`sandbox.cuda_fork`)."""
-    prepare_worker(interpreted=False, warm_compile=False)  # the children's own first compile is on their device
+    forked from the zygote start it (`sandbox.cuda_fork`). Meanwhile `torch.cuda.is_available()` is answered from
+    the device files: modules ask it at import (torch 2.11's Inductor benchmarking, `torch.utils.cpp_extension`),
+    and under the zygote's NVML check it calls `nvmlInit`, which starts a driver thread that every fork would copy
+    half-done (measured on an H200: the zygote then refused to say ready)."""
     import importlib
 
-    for name in ("torch._inductor.codegen.triton", "torch._inductor.runtime.triton_heuristics",
-                 "torch._inductor.codegen.cuda_combined_scheduling", "torch._inductor.runtime.triton_helpers"):
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            pass
+    os.environ.update(PROGRAM.environment())
+    import torch
+
+    from sandbox.fresh_process import cuda_possible
+
+    asked = torch.cuda.is_available
+    torch.cuda.is_available = lambda: cuda_possible(os.environ)
+    try:
+        prepare_worker(interpreted=False, warm_compile=False)  # the children's own first compile is on their device
+        for name in ("torch._inductor.codegen.triton", "torch._inductor.runtime.triton_heuristics",
+                     "torch._inductor.codegen.cuda_combined_scheduling", "torch._inductor.runtime.triton_helpers"):
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
+    finally:
+        torch.cuda.is_available = asked
 
 
 def prepare_fresh() -> None:
