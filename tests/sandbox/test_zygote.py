@@ -86,12 +86,14 @@ def test_a_process_forked_from_the_zygote_grades_and_is_set_up_as_a_fresh_one(fo
     facts = _facts(report)
     assert facts["ppid"] == forked._zygote.pid  # it is the zygote's child
     assert {how for _, how, _ in forked.prepare_times} == {"zygote"}
-    # The zygote's control socket is closed before anything else runs: its sockets are a fresh process's (none
-    # here; on a CUDA machine, the one the driver opens when the process starts its device: measured on an H200)
-    assert facts["sockets"] == alone["sockets"]
-    assert facts["session_leader"] and facts["cpu_limited"] and not facts["cuda_initialized"]
+    # The zygote's control socket is closed before anything else runs: it has as many sockets as a fresh process
+    # (none here; on a CUDA machine, the one the driver opens when the process starts its device, whose number
+    # differed by one on an H200)
+    assert len(facts["sockets"]) == len(alone["sockets"])
+    assert facts["session_leader"] and facts["cpu_limited"]
+    assert facts["cuda_initialized"] == alone["cuda_initialized"]  # a prestarted process starts its device, if any
     assert facts["home_is_scratch"] and facts["tmp"] and facts["inductor_cache_in_scratch"]
-    for same in ("ppid", "cpu_limited"):
+    for same in ("ppid", "cpu_limited", "sockets"):
         alone.pop(same)
         facts.pop(same)
     assert facts == alone  # uid, groups, priority, rlimits, environment, open files: as a fresh process has them
