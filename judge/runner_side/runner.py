@@ -291,11 +291,13 @@ class Runner:
         """A fresh compiler state before each hidden test (as torch's own tests reset Dynamo)."""
         import torch
 
+        from judge.shared.torch_seed import seed_torch
+
         self.sessions.clear()
         torch.compiler.set_stance("default")
         torch._dynamo.reset()
         torch._dynamo.utils.counters.clear()
-        torch.manual_seed(0)
+        seed_torch(0)
         return {}
 
     def op_tamper(self, request: dict) -> dict:

@@ -23,6 +23,7 @@ import torch
 
 from judge import remote
 from judge.shared import draw
+from judge.shared.torch_seed import seed_torch
 
 
 @pytest.fixture
@@ -60,7 +61,7 @@ def _fresh_compiler_state(request):
     torch._dynamo.reset()
     torch._dynamo.utils.counters.clear()
     grading = remote.grading()
-    torch.manual_seed(draw.stream(grading.seed, f"{request.node.path.name}::{request.node.name}"))
+    seed_torch(draw.stream(grading.seed, f"{request.node.path.name}::{request.node.name}"))
     grading.reset_runner()
     if grading.view is not None:  # the compiler's view's timeline names the test of each call
         grading.view.start_test(request.node.name)
