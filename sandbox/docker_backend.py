@@ -212,11 +212,12 @@ class DockerSandbox(WarmSandbox):
 
 
 def _remove_stale(client) -> None:
-    """Remove worker containers left by servers that are gone."""
-    for container in client.containers.list(all=True, filters={"label": LABEL}):
-        owner = container.labels.get(LABEL, "")
+    """Remove worker containers left by servers that are gone. Listed as summaries, not inspected one by one: a
+    container another sandbox removes meanwhile (its worker replaced or closed) is then no error here."""
+    for summary in client.api.containers(all=True, filters={"label": LABEL}):
+        owner = (summary.get("Labels") or {}).get(LABEL, "")
         if not (owner.isdigit() and os.path.exists(f"/proc/{owner}")):
             try:
-                container.remove(force=True)
-            except Exception:  # noqa: BLE001
+                client.api.remove_container(summary["Id"], force=True)
+            except Exception:  # noqa: BLE001 - gone already, or going
                 pass

@@ -272,3 +272,35 @@ def inherited_address_space_limit() -> int:
     import resource
 
     return resource.getrlimit(resource.RLIMIT_AS)[0]  # this process's own limit: what a child inherits
+
+
+def test_stale_docker_workers_are_removed_even_while_other_sandboxes_remove_theirs():
+    # Another sandbox's worker container can vanish between a listing and a look at it (the suite's Docker tests
+    # run next to each other): the clean-up at start reads summaries only, and a container gone meanwhile is no error.
+    from sandbox.docker_backend import LABEL, _remove_stale
+
+    class Api:
+        def __init__(self):
+            self.removed = []
+
+        def containers(self, all, filters):
+            assert all and filters == {"label": LABEL}
+            return [{"Id": "gone-owner", "Labels": {LABEL: "999999999"}},
+                    {"Id": "live-owner", "Labels": {LABEL: str(os.getpid())}},
+                    {"Id": "vanished", "Labels": {LABEL: "not-a-pid"}}]
+
+        def remove_container(self, ident, force):
+            if ident == "vanished":
+                raise RuntimeError("404 No such container")
+            self.removed.append(ident)
+
+    class Client:
+        api = Api()
+
+        class containers:  # the high-level listing inspects each container: a vanished one raised NotFound here
+            @staticmethod
+            def list(**kwargs):
+                raise AssertionError("listed through the high-level API")
+
+    _remove_stale(Client)
+    assert Client.api.removed == ["gone-owner"]
