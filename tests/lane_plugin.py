@@ -11,12 +11,17 @@ CPU-seconds budget (tests/lane_budgets.toml).
   `user_properties`, so the controller sums them per lane.
 - At the end the run prints each lane's tests, CPU-s and budget, its heaviest tests, and a line per lane to paste into
   tests/lane_budgets.toml; a lane over its budget fails the run (exit status 1) with a message naming it.
+- Budgets are CPU-seconds of the machine that set them. The reporting process times a fixed piece of Python work
+  (`calibrate`) at the start and at the end of the run; where it ran slower than the `[machine] calibration_s` kept
+  beside the budgets, every budget grows by that ratio (never shrinks), and the summary says so.
   `--lane-report FILE` also writes every test's lane and CPU-s as JSON.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
+import json.decoder
 import os
 import resource
 import time
@@ -30,6 +35,7 @@ from tests.lanes import GROUPS, LANES, NoLane, expand, lane_of
 
 BUDGETS = Path(__file__).with_name("lane_budgets.toml")
 HEADROOM = 1.5  # a budget suggested from a run: its CPU-s times this, rounded up to 10
+CALIBRATION_RUNS = 5  # the fastest of these is the machine's figure: slower ones met other work
 _LANE = pytest.StashKey[str]()
 _CPU = pytest.StashKey[float]()
 _TICK = os.sysconf("SC_CLK_TCK")
@@ -195,6 +201,25 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     return report
 
 
+def _calibration_work() -> int:
+    """A fixed piece of what the suite does most: compiling Python source and running plain Python over dicts."""
+    source = inspect.getsource(json.decoder)
+    for _ in range(8):
+        compile(source, "calibration", "exec")
+    table = {str(i): (i * 7) % 13 for i in range(150_000)}
+    return len(sorted(table.items(), key=lambda kv: (kv[1], kv[0])))
+
+
+def calibrate(runs: int = CALIBRATION_RUNS) -> float:
+    """This machine's CPU-seconds for `_calibration_work`: the fastest of `runs`."""
+    best = float("inf")
+    for _ in range(runs):
+        start = time.process_time()
+        _calibration_work()
+        best = min(best, time.process_time() - start)
+    return best
+
+
 class LaneTotals:
     """The reporting process's sums: each lane's tests and CPU-s, checked against the budgets at the end."""
 
@@ -206,6 +231,8 @@ class LaneTotals:
         self.lane_of_test: dict[str, str] = {}
         self.over: list[str] = []
         self.started = time.monotonic()
+        self.scale = 1.0
+        self.calibrations = [calibrate()] if self.reference() else []  # none to compare with: not worth the time
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(p for p in report.user_properties if isinstance(p, tuple) and len(p) == 2)
@@ -218,14 +245,29 @@ class LaneTotals:
         self.lane_of_test[report.nodeid] = lane
 
     def budgets(self) -> tuple[str, dict[str, float]]:
+        """Where the budgets are kept and each lane's budget, grown by `scale`."""
         where = self.config.getoption("lane_budgets")
         if where == "off":
             return where, {}
         with open(where, "rb") as fh:
-            return where, {k: float(v) for k, v in tomllib.load(fh).items()}
+            kept = tomllib.load(fh)
+        return where, {k: float(v) * self.scale for k, v in kept.items() if not isinstance(v, dict)}
+
+    def reference(self) -> float | None:
+        """The calibration of the machine that set the budgets (`[machine] calibration_s`), if the file has one."""
+        where = self.config.getoption("lane_budgets")
+        if where == "off" or not Path(where).is_file():
+            return None
+        with open(where, "rb") as fh:
+            seconds = tomllib.load(fh).get("machine", {}).get("calibration_s")
+        return None if seconds is None else float(seconds)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        reference = self.reference()
+        if reference:
+            self.calibrations.append(calibrate())
+            self.scale = max(1.0, max(self.calibrations) / reference)
         where, budgets = self.budgets()
         for lane in (name for name in LANES if name in self.cpu):
             budget = budgets.get(lane)
@@ -233,15 +275,18 @@ class LaneTotals:
                 self.over.append(f"lane {lane} has no budget in {where}: add `{lane} = SECONDS` "
                                  f"(it used {self.cpu[lane]:.1f} CPU-s)")
             elif budget is not None and self.cpu[lane] > budget:
-                self.over.append(f"lane {lane} used {self.cpu[lane]:.1f} CPU-s, over its budget of {budget:g} CPU-s "
-                                 f"({where}): move its heaviest tests to a heavier lane in tests/lanes.py, or raise "
-                                 "the budget, saying why, in that file")
+                self.over.append(f"lane {lane} used {self.cpu[lane]:.1f} CPU-s, over its budget of {budget:.4g} CPU-s "
+                                 f"({where}{self._scaled()}): move its heaviest tests to a heavier lane in "
+                                 "tests/lanes.py, or raise the budget, saying why, in that file")
         if self.over and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         report = self.config.getoption("lane_report")
         if report:
             Path(report).write_text(json.dumps({n: {"lane": self.lane_of_test[n], "cpu_s": round(s, 3)}
                                                for n, s in self.per_test.items()}, indent=1), encoding="utf-8")
+
+    def _scaled(self) -> str:
+        return f", x {self.scale:.2f} for this machine's speed" if self.scale > 1 else ""
 
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if not self.cpu:
@@ -253,17 +298,24 @@ class LaneTotals:
             budget = budgets.get(lane)
             state = "no budget" if budget is None else ("OVER" if self.cpu[lane] > budget else "ok")
             tr.write_line(f"{lane:<10} {len(self.tests[lane]):>5} tests {self.cpu[lane]:>9.1f} CPU-s   budget "
-                          f"{'-' if budget is None else format(budget, 'g'):>6}   {state}")
+                          f"{'-' if budget is None else format(budget, '.4g'):>6}   {state}")
             heavy = sorted((s, n) for n, s in self.per_test.items() if self.lane_of_test[n] == lane)[-3:]
             for seconds, nodeid in reversed(heavy):
                 tr.write_line(f"{'':<12}{seconds:>7.1f}  {nodeid}")
         tr.write_line(f"(wall {time.monotonic() - self.started:.0f} s; collection and start-up are in no lane)")
+        if self.calibrations:
+            scaled = f"budgets x {self.scale:.2f}" if self.scale > 1 else "budgets as kept"
+            tr.write_line(f"machine: calibration {max(self.calibrations):.4f} CPU-s (start and end: "
+                          f"{', '.join(f'{c:.4f}' for c in self.calibrations)}) against {self.reference():.4f} when "
+                          f"the budgets were set: {scaled}")
         tr.write_line(f"to refresh {where}, paste (measured x {HEADROOM}, rounded up to 10):")
         for lane in (name for name in LANES if name in self.cpu):
             seconds = self.cpu[lane]
             suggested = max(10, int(-(-seconds * HEADROOM // 10) * 10))
             tr.write_line(f"{lane} = {suggested}  # measured {seconds:.0f} CPU-s, {len(self.tests[lane])} tests, "
                           f"{date.today().isoformat()}, {os.cpu_count()} cores")
+        if self.calibrations:
+            tr.write_line(f"[machine]\ncalibration_s = {max(self.calibrations):.4f}  # this run's")
         for line in self.over:
             tr.write_line(f"LANE OVER BUDGET: {line}", red=True, bold=True)
 

@@ -104,12 +104,12 @@ SPIN = ("import time\n\n\ndef test_spin():\n    end = time.process_time() + 0.3\
         "    while time.process_time() < end:\n        pass\n")
 
 
-def run_spin(pytester, budget: str):
-    """The spinning test run with the lane plugin and `inprocess = budget`."""
+def run_spin(pytester, budget: str, machine: str = ""):
+    """The spinning test run with the lane plugin and `inprocess = budget` (then `machine`, a TOML table)."""
     pytester.makeini("[pytest]\n")
     pytester.makepyfile(**{"tests/core/test_spin": SPIN})
     budgets = pytester.path / "budgets.toml"
-    budgets.write_text(f"inprocess = {budget}\n", encoding="utf-8")
+    budgets.write_text(f"inprocess = {budget}\n{machine}", encoding="utf-8")
     return pytester.runpytest("-p", "tests.lane_plugin", "--lane-budgets", str(budgets))
 
 
@@ -129,11 +129,30 @@ def test_a_lane_within_its_budget_passes_and_says_so(pytester):
     assert "1 tests" in line and "budget     30   ok" in line
 
 
-def test_the_suite_has_a_budget_for_every_lane():
+def test_a_slower_machine_than_the_budgets_grows_them_by_its_calibration(pytester):
+    """Budgets set where the calibration took 1 ms: here it takes far longer, so 0.1 CPU-s grows past the spin's 0.3."""
+    result = run_spin(pytester, "0.1", "[machine]\ncalibration_s = 0.001\n")
+    assert result.ret == pytest.ExitCode.OK
+    machine = next(line for line in result.outlines if line.startswith("machine: calibration"))
+    assert "against 0.0010 when the budgets were set: budgets x " in machine
+    assert any(line.startswith("calibration_s = ") for line in result.outlines)  # to paste
+
+
+def test_a_faster_machine_than_the_budgets_keeps_them(pytester):
+    result = run_spin(pytester, "0.1", "[machine]\ncalibration_s = 1000\n")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    over = next(line for line in result.outlines if line.startswith("LANE OVER BUDGET"))
+    assert "over its budget of 0.1 CPU-s" in over and "machine's speed" not in over
+    assert any(line.endswith("when the budgets were set: budgets as kept") for line in result.outlines)
+
+
+def test_the_suite_has_a_budget_for_every_lane_and_the_machine_that_set_them():
     import tomllib
 
-    budgets = tomllib.loads((ROOT / "tests" / "lane_budgets.toml").read_text(encoding="utf-8"))
-    assert sorted(budgets) == sorted(LANES) and all(seconds > 0 for seconds in budgets.values())
+    kept = tomllib.loads((ROOT / "tests" / "lane_budgets.toml").read_text(encoding="utf-8"))
+    machine = kept.pop("machine")
+    assert sorted(kept) == sorted(LANES) and all(seconds > 0 for seconds in kept.values())
+    assert machine["calibration_s"] > 0
 
 
 def test_every_test_of_the_real_suite_has_exactly_one_lane(pytester):
