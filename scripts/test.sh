@@ -46,6 +46,8 @@ export PRACTICE_INDUCTOR_CACHE="${PRACTICE_INDUCTOR_CACHE:-/tmp/torch-practice-i
 export PRACTICE_COMPILE_CACHE="${PRACTICE_COMPILE_CACHE:-0}"
 lane_args=()
 for lane in ${lanes[@]+"${lanes[@]}"}; do lane_args+=(--lane "$lane"); done
+# Every test's lane and CPU-s, kept for the next look at where the suite's time goes (unless asked elsewhere).
+[[ " ${pytest_args[*]-} " == *" --lane-report"* ]] || { mkdir -p test-artifacts; lane_args+=(--lane-report test-artifacts/lanes.json); }
 started=$(date +%s)
 # not exec: the EXIT trap stops the PostgreSQL server
 status=0

@@ -13,10 +13,7 @@ import pytest
 import torch
 
 from judge.loader_side import loader
-from judge.parent.exercise import find_exercise
-from judge.parent.grading import grade
 from judge.parent.loading import MAX_LOADS, POOL, Loads
-from judge.reports.report import Verdict
 from judge.shared import protocol, wire
 from judge.shared.jobs import LoaderJob
 from judge.shared.paths import EXERCISES_DIR, PROJECT_ROOT
@@ -224,22 +221,5 @@ def test_bytes_that_are_no_artifact_do_not_load(tmp_path):
     assert set(found) == {"load_error"} and "Unpickling" in found["load_error"]
 
 
-@pytest.mark.slow
-def test_a_forged_report_with_the_tamper_check_blinded_is_not_accepted():
-    """aot-compile-artifact's file that replaces build_and_serve in the runner and blinds the runner's tamper check
-    (Snapshot.changed) was ACCEPTED while the runner's report of its fresh processes decided; now its bytes are
-    loaded on the trusted side."""
-    exercise = find_exercise(EXERCISES_DIR, "aot-compile-artifact")
-    report = grade(exercise, exercise.read("wrong/forged_and_blind.py"), stop_after_first_failure=True)
-    assert report.verdict is Verdict.WRONG_ANSWER, report.summary
-    assert [c.name for c in report.checks if not c.passed][:1] == ["test_fresh_process_runs_it"]
-
-
-@pytest.mark.slow
-def test_cache_artifacts_with_junk_contents_and_a_forged_report_are_not_accepted():
-    """compile-cache-artifacts' file that keeps fn's keys with junk contents, forges the serve report in the runner and
-    blinds the runner's tamper check was ACCEPTED while the runner's serve report decided; now a loader serves."""
-    exercise = find_exercise(EXERCISES_DIR, "compile-cache-artifacts")
-    report = grade(exercise, exercise.read("wrong/forged_and_blind.py"), stop_after_first_failure=True)
-    assert report.verdict is Verdict.WRONG_ANSWER, report.summary
-    assert [c.name for c in report.checks if not c.passed][:1] == ["test_fresh_process_hits_cache"]
+# The two forged files that were ACCEPTED while the runner's report decided (both exercises' wrong/forged_and_blind.py)
+# are pinned wrong solutions: tests/test_exercises.py proves their verdict and failing check on every run.
