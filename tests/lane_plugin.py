@@ -12,8 +12,9 @@ CPU-seconds budget (tests/lane_budgets.toml).
 - At the end the run prints each lane's tests, CPU-s and budget, its heaviest tests, and a line per lane to paste into
   tests/lane_budgets.toml; a lane over its budget fails the run (exit status 1) with a message naming it.
 - Budgets are CPU-seconds of the machine that set them. The reporting process times a fixed piece of Python work
-  (`calibrate`) at the start and at the end of the run; where it ran slower than the `[machine] calibration_s` kept
-  beside the budgets, every budget grows by that ratio (never shrinks), and the summary says so.
+  (`calibrate`) at the start and at the end of the run; where even the faster of the two (the other may have met a
+  burst of other work) is slower than the `[machine] calibration_s` kept beside the budgets, every budget grows by
+  that ratio (never shrinks), and the summary says so.
   `--lane-report FILE` also writes every test's lane and CPU-s as JSON.
 """
 
@@ -267,7 +268,7 @@ class LaneTotals:
         reference = self.reference()
         if reference:
             self.calibrations.append(calibrate())
-            self.scale = max(1.0, max(self.calibrations) / reference)
+            self.scale = max(1.0, min(self.calibrations) / reference)
         where, budgets = self.budgets()
         for lane in (name for name in LANES if name in self.cpu):
             budget = budgets.get(lane)
@@ -305,7 +306,7 @@ class LaneTotals:
         tr.write_line(f"(wall {time.monotonic() - self.started:.0f} s; collection and start-up are in no lane)")
         if self.calibrations:
             scaled = f"budgets x {self.scale:.2f}" if self.scale > 1 else "budgets as kept"
-            tr.write_line(f"machine: calibration {max(self.calibrations):.4f} CPU-s (start and end: "
+            tr.write_line(f"machine: calibration {min(self.calibrations):.4f} CPU-s (start and end: "
                           f"{', '.join(f'{c:.4f}' for c in self.calibrations)}) against {self.reference():.4f} when "
                           f"the budgets were set: {scaled}")
         tr.write_line(f"to refresh {where}, paste (measured x {HEADROOM}, rounded up to 10):")
@@ -315,7 +316,7 @@ class LaneTotals:
             tr.write_line(f"{lane} = {suggested}  # measured {seconds:.0f} CPU-s, {len(self.tests[lane])} tests, "
                           f"{date.today().isoformat()}, {os.cpu_count()} cores")
         if self.calibrations:
-            tr.write_line(f"[machine]\ncalibration_s = {max(self.calibrations):.4f}  # this run's")
+            tr.write_line(f"[machine]\ncalibration_s = {min(self.calibrations):.4f}  # this run's")
         for line in self.over:
             tr.write_line(f"LANE OVER BUDGET: {line}", red=True, bold=True)
 

@@ -29,5 +29,4 @@ exec(compile(GRADER_FN, "<grader_fn>", "exec"))  # fn and example, here and in e
 
 def build_and_serve(build_artifact) -> dict:
     """{"build": {type, size, artifacts, changed | error}}: the build only; the bytes are loaded on the trusted side."""
-    return artifact_processes.build_and_serve(build_artifact, entry="build_artifact", grader_fn=GRADER_FN,
-                                              with_bytes=True)
+    return artifact_processes.build_and_serve(build_artifact, entry="build_artifact", grader_fn=GRADER_FN)

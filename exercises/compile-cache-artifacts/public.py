@@ -46,8 +46,7 @@ exec(compile(GRADER_FN, "<grader_fn>", "exec"))  # fn and example, here and in e
 
 def build_and_serve(build_artifacts) -> dict:
     """{"build": {type, size, artifacts, changed | error}}: the build only; the bytes are loaded on the trusted side."""
-    return artifact_processes.build_and_serve(build_artifacts, entry="build_artifacts", grader_fn=GRADER_FN,
-                                              with_bytes=True)
+    return artifact_processes.build_and_serve(build_artifacts, entry="build_artifacts", grader_fn=GRADER_FN)
 
 
 OWN = '''
@@ -88,12 +87,26 @@ def own_entries(*, fresh: bool = False) -> dict[str, list[str]]:
         found = run_python(OWN, [str(root), str(root / "own.json")], env={**ENV, "TORCHINDUCTOR_CACHE_DIR": cache},
                            result_file=root / "own.json", timeout=TIMEOUT_S, cwd=root)
         if kept is not None and found.get("inductor"):
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            (root / "kept.json").write_text(json.dumps(found), encoding="utf-8")
-            os.replace(root / "kept.json", kept)
+            _keep(kept, found)
         return found
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _keep(kept: Path, found: dict) -> None:
+    """Write the answer beside the entries, whole or not at all (written next to it, then renamed: a sandbox's cache
+    is often another file system than its temporary folder). A cache that cannot be written only costs the next
+    grading its fresh process."""
+    new = kept.with_name(f"{kept.name}.{os.getpid()}.new")
+    try:
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        new.write_text(json.dumps(found), encoding="utf-8")
+        os.replace(new, kept)
+    except OSError:
+        try:
+            new.unlink()
+        except OSError:
+            pass
 
 
 def _kept_path() -> Path | None:

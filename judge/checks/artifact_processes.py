@@ -7,7 +7,8 @@ imports the learner's file and calls `<entry>(fn, example())`, keeping the bytes
 (compiler config, grad mode, threads, ...) left changed (judge/shared/tamper.py); the fresh process watches it (its
 time, its death, what it left running). A fork made before any compile is as fresh; the build has its own empty
 TORCHINDUCTOR_CACHE_DIR (but for the CPU-feature probes Inductor compiles before any kernel) and the FX-graph and
-AOTAutograd caches on. `build_form` is the verifier's check of what comes back.
+AOTAutograd caches on; it finds the runner's precompiled headers, which torch keeps outside any cache folder.
+`build_form` is the verifier's check of what comes back.
 
 The bytes come back to the verifier, which has them loaded outside the runner: `load_artifact` sends them to the
 trusted side, which loads them in a sandboxed run of its own where no learner file is imported
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -28,22 +30,24 @@ from pathlib import Path
 import torch
 
 from judge.reports.i18n import T
-from judge.shared.isa_probes import seed_isa_probes
+from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
 
 TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
 MAX_ARTIFACT_BYTES = 2 * 1024 * 1024  # what `load_artifact` sends to be loaded (an aot_eager artifact is ~20 KB,
 # compile-cache-artifacts' reference bytes ~160 KB)
 
 ENV = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_COMPILE_THREADS": "1",
-       "OMP_NUM_THREADS": "1"}
+       "OMP_NUM_THREADS": "1", **ISA_UNDECIDED}
 
 # The fresh process, and the build forked from it.
 SCRIPT = '''
 import importlib.util, json, os, select, signal, sys, traceback
-learner, entry, fn_dir, art_path, result_path, judge_dir, build_cache, timeout = sys.argv[1:9]
+learner, entry, fn_dir, art_path, result_path, judge_dir, build_cache, timeout, headers = sys.argv[1:10]
 sys.path.insert(0, fn_dir)
 import torch
 import torch._dynamo, torch._inductor.compile_fx  # imported before the fork, once; nothing is compiled here
+from torch._inductor import codecache
+codecache._HEADER_DIR, codecache._HEADER_LOCK_DIR = headers, os.path.join(headers, "locks")
 from grader_fn import example, fn
 try:
     sys.path.append(judge_dir)
@@ -122,11 +126,10 @@ os._exit(0)
 '''
 
 
-def build_and_serve(learner_fn, *, entry: str, grader_fn: str, with_bytes: bool = False) -> dict:
-    """{"build": {type, size, changed | error}}. `learner_fn`: the learner's entry point, named `entry` in its file
-    (the build process imports that file and calls it); `grader_fn`: the source of the module defining `fn` and
-    `example`; `with_bytes`: the bytes come back too, as `build["artifacts"]` (a uint8 tensor), for the verifier to
-    read as data."""
+def build_and_serve(learner_fn, *, entry: str, grader_fn: str) -> dict:
+    """{"build": {type, size, artifacts, changed | error}}. `learner_fn`: the learner's entry point, named `entry` in
+    its file (the build process imports that file and calls it); `grader_fn`: the source of the module defining `fn`
+    and `example`. The bytes come back as `build["artifacts"]` (a uint8 tensor), for the verifier to read as data."""
     from judge.checks.failures import CheckFailure
     from judge.checks.fresh_process import run_python
     from judge.compiler.locations import to_display_names
@@ -138,8 +141,9 @@ def build_and_serve(learner_fn, *, entry: str, grader_fn: str, with_bytes: bool 
     try:
         (root / "grader_fn.py").write_text(grader_fn, encoding="utf-8")
         seed_isa_probes(root / "cache-build")
+        link_precompiled_headers(root / "headers")
         args = [learner, entry, str(root), str(root / "artifact.bin"), str(root / "fresh.json"), judge_dir,
-                str(root / "cache-build"), str(TIMEOUT_S)]
+                str(root / "cache-build"), str(TIMEOUT_S), str(root / "headers")]
         try:  # the fresh process has an empty cache of its own too (it compiles nothing)
             found = run_python(SCRIPT, args, env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(root / "cache-fresh")},
                                result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30, cwd=root)
@@ -149,11 +153,28 @@ def build_and_serve(learner_fn, *, entry: str, grader_fn: str, with_bytes: bool 
         build = found["build"]
         if "error" in build:  # the learner's traceback, naming their file as they know it
             build["error"] = to_display_names(str(build["error"]))
-        if with_bytes and build.get("size") and (root / "artifact.bin").is_file():
+        if build.get("size") and (root / "artifact.bin").is_file():
             build["artifacts"] = torch.frombuffer(bytearray((root / "artifact.bin").read_bytes()), dtype=torch.uint8)
         return {"build": build}
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def link_precompiled_headers(folder: Path) -> None:
+    """A folder of links to the precompiled headers this process's Inductor has (a trusted layer's, in a sandbox's
+    run), for the fresh process: torch keeps them outside any cache folder, as global and never part of a compiled
+    graph or its cache entries, and building one costs ~5 CPU-s of g++. A header the fresh process builds itself
+    lands in the folder, not among the ones linked."""
+    from torch._inductor import codecache
+
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        names = os.listdir(codecache._HEADER_DIR)
+    except OSError:
+        return
+    for name in names:
+        if name.endswith((".h", ".h.gch")):
+            os.symlink(os.path.join(codecache._HEADER_DIR, name), folder / name)
 
 
 def _reported(path: Path) -> dict | None:

@@ -114,13 +114,13 @@ def _fresh_cache(folder: Path):
     from torch._inductor.utils import clear_caches
 
     from judge.shared import torch_patches
-    from judge.shared.isa_probes import seed_isa_probes
+    from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
 
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     seed_isa_probes(folder)  # from the run's own cache, where the sandbox says they loaded
     os.environ.update({"TORCHINDUCTOR_CACHE_DIR": str(folder), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
-                       "TORCHINDUCTOR_AUTOGRAD_CACHE": "1"})
+                       "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", **ISA_UNDECIDED})
     clear_caches()  # what Inductor remembered of the folder it had
     # the flags as the environment now says, also where the environment torch was imported with forced them off
     torch_patches.follow_env(inductor_config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
@@ -129,4 +129,5 @@ def _fresh_cache(folder: Path):
     # None (outside fbcode, off all the same); as the build process has them, so that its keys are the ones looked up
     inductor_config.bundled_autotune_remote_cache = None
     functorch_config.enable_remote_autograd_cache = None
+    inductor_config.cpp.vec_isa_ok = None  # as a fresh process reads ISA_UNDECIDED (the warm worker read it earlier)
     return importlib.import_module("grader_fn").fn

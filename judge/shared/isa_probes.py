@@ -7,6 +7,11 @@ import os
 import shutil
 from pathlib import Path
 
+# A fresh process decides the vector ISA itself, whatever a sandbox's layer told the run (TORCHINDUCTOR_VEC_ISA_OK=1:
+# the ISA check skipped): torch reads the variable at import into `cpp.vec_isa_ok`, part of every FX-graph cache
+# key, so the build process, the verifier's own and the loader look up the same keys only if they agree on it.
+ISA_UNDECIDED = {"TORCHINDUCTOR_VEC_ISA_OK": ""}
+
 
 def seed_isa_probes(cache_dir: Path) -> None:
     """Copy into a fresh process's empty cache the vector-ISA probe libraries known to load from this process's

@@ -84,3 +84,22 @@ def test_a_loaders_report_of_the_form_gives_its_outputs():
 def test_a_loaders_report_not_of_the_form_is_a_protocol_error(report):
     with pytest.raises(Protocol):
         loaded_form(report, 1)
+
+
+def test_the_fresh_process_gets_links_to_the_runners_precompiled_headers_and_nothing_else(tmp_path, monkeypatch):
+    from torch._inductor import codecache
+
+    from judge.checks.artifact_processes import link_precompiled_headers
+
+    headers = tmp_path / "runner-headers"
+    (headers / "locks").mkdir(parents=True)
+    for name in ("abc.h", "abc.h.gch", "abc.h.lock", "notes.txt"):
+        (headers / name).write_text(name)
+    monkeypatch.setattr(codecache, "_HEADER_DIR", str(headers))
+    link_precompiled_headers(tmp_path / "fresh")
+    found = {p.name: p for p in (tmp_path / "fresh").iterdir()}
+    assert sorted(found) == ["abc.h", "abc.h.gch"]
+    assert all(p.is_symlink() and p.resolve() == headers / name for name, p in found.items())
+    monkeypatch.setattr(codecache, "_HEADER_DIR", str(tmp_path / "none"))  # a runner with no header yet
+    link_precompiled_headers(tmp_path / "empty")
+    assert list((tmp_path / "empty").iterdir()) == []

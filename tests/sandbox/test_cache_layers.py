@@ -397,3 +397,29 @@ def test_a_planted_cache_entry_is_never_loaded_by_the_next_submission(backend, a
         assert _snapshot(cache.path(cache.pools["runner"][0])) == before
     finally:
         sandbox.close()
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+@NEEDS_BWRAP
+def test_the_cache_artifacts_exercise_is_passed_on_a_run_over_the_layers(fake_course, private_layers_root):
+    """compile-cache-artifacts' reference on bwrap over the trusted layers, as a server grades by default. Two bugs
+    failed it there and only there: the verifier kept its answer in its cache by a rename from the temporary folder,
+    another file system in a sandbox (RUNTIME_ERROR), and the layer's TORCHINDUCTOR_VEC_ISA_OK=1 reached the build
+    process but not the loader, so the two looked up different keys (WRONG_ANSWER)."""
+    from judge.parent import cache_layers
+    from judge.parent.exercise import find_exercise, load_course
+    from judge.shared.paths import PROJECT_ROOT
+    from sandbox.settings import SandboxSettings
+
+    course = load_course(fake_course)
+    cache = cache_layers.for_backend("bwrap", course, SandboxSettings(compile_cache=True,
+                                                                      compile_cache_dir=private_layers_root))
+    cache_layers.build(cache, course)  # built once a run: the planted-entry test's layers
+    exercise = find_exercise(PROJECT_ROOT / "exercises", "compile-cache-artifacts")
+    sandbox = make_sandbox("bwrap", compile_cache=cache, pool_size=1)
+    try:
+        report = grade(exercise, exercise.read("solutions/reference.py"), sandbox=sandbox)
+        assert report.verdict is Verdict.ACCEPTED, [(c.name, c.message) for c in report.checks if not c.passed]
+    finally:
+        sandbox.close()
