@@ -114,7 +114,8 @@ def _kept_path() -> Path | None:
     cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     if not cache:
         return None
-    settings = sorted((k, v) for k, v in os.environ.items()
-                      if k.startswith(("TORCH", "OMP_")) and k != "TORCHINDUCTOR_CACHE_DIR")
+    # the settings the fresh process sees (ENV over this process's): a layer's build and a run over it then agree
+    settings = sorted((k, v) for k, v in {**os.environ, **ENV}.items()
+                      if k.startswith(("TORCH", "OMP_")) and k not in ("TORCHINDUCTOR_CACHE_DIR", "TORCH_LOGS"))
     key = json.dumps([GRADER_FN, OWN, ENV, settings, torch.__version__, torch.version.git_version, sys.executable])
     return Path(cache) / "own-entries" / f"{hashlib.sha256(key.encode()).hexdigest()}.json"

@@ -62,3 +62,18 @@ def test_a_cache_that_cannot_be_written_only_costs_the_next_grading_its_fresh_pr
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "cache"))
     assert public.own_entries() == {"inductor": ["fxgraph-key"]}
     assert public.own_entries() == {"inductor": ["fxgraph-key"]} and len(asked) == 2
+
+
+def test_the_kept_answer_is_keyed_by_what_the_fresh_process_sees(public, monkeypatch, tmp_path):
+    """A layer's build and a run over it differ in settings the fresh process's own environment replaces (the
+    layer's TORCHINDUCTOR_VEC_ISA_OK=1, the pickle caches' flags): the run finds the build's answer. A setting the
+    fresh process inherits still names another answer."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    for name in ("TORCHINDUCTOR_VEC_ISA_OK", "TORCHINDUCTOR_FX_GRAPH_CACHE", "TORCHINDUCTOR_MAX_AUTOTUNE"):
+        monkeypatch.delenv(name, raising=False)
+    built = public._kept_path()
+    monkeypatch.setenv("TORCHINDUCTOR_VEC_ISA_OK", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
+    assert public._kept_path() == built
+    monkeypatch.setenv("TORCHINDUCTOR_MAX_AUTOTUNE", "1")
+    assert public._kept_path() != built
