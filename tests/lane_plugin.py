@@ -11,11 +11,11 @@ CPU-seconds budget (tests/lane_budgets.toml).
   `user_properties`, so the controller sums them per lane.
 - At the end the run prints each lane's tests, CPU-s and budget, its heaviest tests, and a line per lane to paste into
   tests/lane_budgets.toml; a lane over its budget fails the run (exit status 1) with a message naming it.
+  `--lane-report FILE` also writes every test's lane and CPU-s as JSON.
 - Budgets are CPU-seconds of the machine that set them. The reporting process times a fixed piece of Python work
   (`calibrate`) at the start and at the end of the run; where even the faster of the two (the other may have met a
   burst of other work) is slower than the `[machine] calibration_s` kept beside the budgets, every budget grows by
   that ratio (never shrinks), and the summary says so.
-  `--lane-report FILE` also writes every test's lane and CPU-s as JSON.
 """
 
 from __future__ import annotations
@@ -245,22 +245,22 @@ class LaneTotals:
         self.per_test[report.nodeid] = self.per_test.get(report.nodeid, 0.0) + cpu
         self.lane_of_test[report.nodeid] = lane
 
-    def budgets(self) -> tuple[str, dict[str, float]]:
-        """Where the budgets are kept and each lane's budget, grown by `scale`."""
+    def _kept(self) -> tuple[str, dict]:
+        """Where the budgets are kept (or "off") and that file's tables as read."""
         where = self.config.getoption("lane_budgets")
-        if where == "off":
+        if where == "off" or not Path(where).is_file():  # a missing file: every lane is reported as having no budget
             return where, {}
         with open(where, "rb") as fh:
-            kept = tomllib.load(fh)
+            return where, tomllib.load(fh)
+
+    def budgets(self) -> tuple[str, dict[str, float]]:
+        """Where the budgets are kept and each lane's budget, grown by `scale`."""
+        where, kept = self._kept()
         return where, {k: float(v) * self.scale for k, v in kept.items() if not isinstance(v, dict)}
 
     def reference(self) -> float | None:
         """The calibration of the machine that set the budgets (`[machine] calibration_s`), if the file has one."""
-        where = self.config.getoption("lane_budgets")
-        if where == "off" or not Path(where).is_file():
-            return None
-        with open(where, "rb") as fh:
-            seconds = tomllib.load(fh).get("machine", {}).get("calibration_s")
+        seconds = self._kept()[1].get("machine", {}).get("calibration_s")
         return None if seconds is None else float(seconds)
 
     @pytest.hookimpl(tryfirst=True)

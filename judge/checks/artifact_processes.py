@@ -46,8 +46,8 @@ learner, entry, fn_dir, art_path, result_path, judge_dir, build_cache, timeout, 
 sys.path.insert(0, fn_dir)
 import torch
 import torch._dynamo, torch._inductor.compile_fx  # imported before the fork, once; nothing is compiled here
-from torch._inductor import codecache
-codecache._HEADER_DIR, codecache._HEADER_LOCK_DIR = headers, os.path.join(headers, "locks")
+from torch._inductor import codecache  # its headers where they are linked, as judge.shared.torch_patches.header_dir_in
+codecache._HEADER_DIR, codecache._HEADER_LOCK_DIR = headers, os.path.join(headers, "locks")  # (no judge needed here)
 from grader_fn import example, fn
 try:
     sys.path.append(judge_dir)
@@ -165,16 +165,17 @@ def link_precompiled_headers(folder: Path) -> None:
     run), for the fresh process: torch keeps them outside any cache folder, as global and never part of a compiled
     graph or its cache entries, and building one costs ~5 CPU-s of g++. A header the fresh process builds itself
     lands in the folder, not among the ones linked."""
-    from torch._inductor import codecache
+    from judge.shared import torch_patches
 
     folder.mkdir(parents=True, exist_ok=True)
+    headers = torch_patches.header_dir()
     try:
-        names = os.listdir(codecache._HEADER_DIR)
+        names = os.listdir(headers)
     except OSError:
         return
     for name in names:
         if name.endswith((".h", ".h.gch")):
-            os.symlink(os.path.join(codecache._HEADER_DIR, name), folder / name)
+            os.symlink(os.path.join(headers, name), folder / name)
 
 
 def _reported(path: Path) -> dict | None:

@@ -112,6 +112,7 @@ def _fresh_cache(folder: Path):
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
     from torch._inductor.utils import clear_caches
+    from torch.utils._config_module import get_tristate_env
 
     from judge.shared import torch_patches
     from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
@@ -129,5 +130,6 @@ def _fresh_cache(folder: Path):
     # None (outside fbcode, off all the same); as the build process has them, so that its keys are the ones looked up
     inductor_config.bundled_autotune_remote_cache = None
     functorch_config.enable_remote_autograd_cache = None
-    inductor_config.cpp.vec_isa_ok = None  # as a fresh process reads ISA_UNDECIDED (the warm worker read it earlier)
+    # read from the environment at import, as a fresh process does (the warm worker read it before this run's)
+    inductor_config.cpp.vec_isa_ok = get_tristate_env("TORCHINDUCTOR_VEC_ISA_OK")
     return importlib.import_module("grader_fn").fn
