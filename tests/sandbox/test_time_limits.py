@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from judge.parent.grading import grade
+from judge.parent.outcome import starved_text
 from judge.reports.report import Verdict
 from sandbox.limits import Limits
 
@@ -109,8 +110,12 @@ def test_a_busy_loop_ends_at_its_cpu_limit(sandbox, add_one):
                          ids=["loading", "asked"])
 def test_a_sleep_while_owing_an_answer_ends_at_the_owed_idle_limit_as_a_wait(sandbox, add_one, source):
     # The runner owes the grading its load status, then each answer: idle then, it is ended at 1 x its limit
-    # (sandbox.clock), not at the 3 x that also covers its waits for the verifier's next request.
-    report = grade(exercise_with(add_one, 1), source, sandbox=sandbox)
+    # (sandbox.clock), not at the 3 x that also covers its waits for the verifier's next request. On a loaded
+    # machine that 3 x backstop may end the run first (the judge's fault, INTERNAL_ERROR): graded again then.
+    for _ in range(3):
+        report = grade(exercise_with(add_one, 1), source, sandbox=sandbox)
+        if report.summary != starved_text(3 * 1).render("en"):
+            break
     assert report.verdict is Verdict.TIME_LIMIT and "waited for 1 s without computing" in report.summary, \
         report.summary
 
