@@ -98,7 +98,8 @@ RULES: tuple[Rule, ...] = (
          why="a grading in fresh processes (`--sandbox none`, the CLI's one grading, the notebook)"),
     Rule("cold", ("tests/cli/test_cli.py::test_new_scaffolds_*",  # `practice check` starts warm workers of its own
                   "tests/web/test_grader_state.py::test_a_gpu_submission_*",  # the web's real grader, its own pool
-                  "tests/core/test_vec_isa.py::test_the_probe_runs_*"),  # the probe's compiler in fresh processes
+                  "tests/core/test_vec_isa.py::test_the_probe_runs_*",  # the probe's compiler in fresh processes
+                  "tests/core/test_prepared_process.py::*"),  # a runner's stand-in and a new interpreter: torch twice
          why="its own grader pool or compiler processes: 6-12 CPU-s each (measured 2026-12-02)"),
     # Heavy in a quick lane's clothes: real exercises, Inductor's C++ compiles.
     Rule("proofs", ("tests/core/test_cost.py::test_one_fused_kernel_*",

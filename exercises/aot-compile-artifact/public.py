@@ -1,8 +1,9 @@
 """Handed to the runner for aot-compile-artifact: the grader's fn, and the build process.
 
 `build_and_serve` runs in the runner, beside the learner's code, with the processes of
-judge/checks/artifact_processes.py: a fresh process that imports torch and compiles nothing, and a "build" process
-forked from it that calls build_artifact(fn, example()). It only builds (the name is the shared form's, as in
+judge/checks/artifact_processes.py: a process that has imported torch and compiled nothing (forked by the runner
+before the learner's file is imported: `build_process` in exercise.toml), and a "build" process forked from it that
+calls build_artifact(fn, example()). It only builds (the name is the shared form's, as in
 compile-cache-artifacts): the bytes come back to the verifier as data (`build["artifacts"]`, a uint8 tensor). The
 serving is the trusted side's: the verifier sends the bytes to the trusted parent, which loads them with
 load_compiled_function in a sandboxed run of its own where no learner file is imported (judge/parent/loading.py,

@@ -1,8 +1,9 @@
 """Handed to the runner for compile-cache-artifacts: the grader's fn, and the build process.
 
 `build_and_serve` runs in the runner, beside the learner's code, with the processes of
-judge/checks/artifact_processes.py: a fresh process that imports torch and compiles nothing, and a "build" process
-forked from it that calls build_artifacts(fn, example()). It only builds (the name is the shared form's): the bytes
+judge/checks/artifact_processes.py: a process that has imported torch and compiled nothing (forked by the runner
+before the learner's file is imported: `build_process` in exercise.toml), and a "build" process forked from it that
+calls build_artifacts(fn, example()). It only builds (the name is the shared form's): the bytes
 come back to the verifier as data (`build["artifacts"]`, a uint8 tensor).
 The verifier reads them as data (judge/checks/cache_artifacts.py: the kind and key of each entry, no content
 unpickled) and compares them with the entries it gets from `own_entries`, a fresh process of its own that compiles

@@ -2,7 +2,9 @@
 learner's function builds bytes in a fresh process, and the bytes are loaded on the trusted side.
 
 `build_and_serve` (the name the exercises' public modules keep) runs in the runner, beside the learner's code. It
-starts one fresh Python process, which imports torch and compiles nothing, and forks from it a "build" process that
+runs SCRIPT in a process that has imported torch and compiled nothing: the one the runner forked before the
+learner's file was imported where the exercise sets `build_process` (judge/shared/prepared_process.py, without the
+~3 CPU-s of a new interpreter's imports), else a new interpreter. That "fresh process" forks a "build" process that
 imports the learner's file and calls `<entry>(fn, example())`, keeping the bytes and noting any global setting
 (compiler config, grad mode, threads, ...) left changed (judge/shared/tamper.py); the fresh process watches it (its
 time, its death, what it left running). A fork made before any compile is as fresh; the build has its own empty
@@ -30,6 +32,7 @@ from pathlib import Path
 import torch
 
 from judge.reports.i18n import T
+from judge.shared import prepared_process
 from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
 
 TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
@@ -144,9 +147,13 @@ def build_and_serve(learner_fn, *, entry: str, grader_fn: str) -> dict:
         link_precompiled_headers(root / "headers")
         args = [learner, entry, str(root), str(root / "artifact.bin"), str(root / "fresh.json"), judge_dir,
                 str(root / "cache-build"), str(TIMEOUT_S), str(root / "headers")]
+        env = {**ENV, "TORCHINDUCTOR_CACHE_DIR": str(root / "cache-fresh")}
         try:  # the fresh process has an empty cache of its own too (it compiles nothing)
-            found = run_python(SCRIPT, args, env={**ENV, "TORCHINDUCTOR_CACHE_DIR": str(root / "cache-fresh")},
-                               result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30, cwd=root)
+            prepared = prepared_process.take()  # forked by the runner before the learner's file was imported
+            found = _run_prepared(prepared, args, env, root) if prepared is not None else None
+            if found is None:
+                found = run_python(SCRIPT, args, env=env, result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30,
+                                   cwd=root)
         except CheckFailure as exc:  # it hung (what it reported before, if anything), or died before reporting
             detail = "\n".join(d.message for d in exc.diagnostics if getattr(d, "message", ""))
             found = _reported(root / "fresh.json") or {"build": {"error": f"{detail}\n{exc}".strip()}}
@@ -158,6 +165,19 @@ def build_and_serve(learner_fn, *, entry: str, grader_fn: str) -> dict:
         return {"build": build}
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _run_prepared(prepared, args: list[str], env: dict[str, str], root: Path) -> dict | None:
+    """SCRIPT in the runner's prepared process, as `run_python` runs it in a new interpreter; None where that process
+    is gone."""
+    from judge.checks.fresh_process import did_not_finish, reported
+
+    timeout = 2 * TIMEOUT_S + 30
+    try:
+        ran = prepared_process.run(prepared, SCRIPT, args, env, root, timeout)
+    except TimeoutError:
+        raise did_not_finish(timeout) from None
+    return None if ran is None else reported(root / "fresh.json", *ran)
 
 
 def link_precompiled_headers(folder: Path) -> None:

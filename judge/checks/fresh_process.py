@@ -38,17 +38,26 @@ def run_python(script: str, args: list[str], *, env: dict[str, str], result_file
         proc = subprocess.run([sys.executable, "-c", script, *args], env=full_env, cwd=cwd, timeout=timeout,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace")
     except subprocess.TimeoutExpired:
-        seconds = round(timeout)
-        raise LearnerError(T("a fresh Python process running your code did not finish in {seconds} s",
-                             seconds=seconds)) from None
+        raise did_not_finish(timeout) from None
+    return reported(result_file, proc.returncode, proc.stderr)
+
+
+def did_not_finish(timeout: float) -> LearnerError:
+    return LearnerError(T("a fresh Python process running your code did not finish in {seconds} s",
+                          seconds=round(timeout)))
+
+
+def reported(result_file: Path, exit_code: int, stderr: str) -> dict:
+    """The JSON object a finished process wrote to `result_file`; CheckFailure with the end of its stderr where it
+    died before writing one."""
     if result_file.is_file():
         try:
             return json.loads(result_file.read_text(encoding="utf-8"))
         except json.JSONDecodeError:
             pass
-    tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
+    tail = "\n".join(stderr.strip().splitlines()[-15:])
     raise LearnerError(T("a fresh Python process running your code died (exit code {code}) before reporting a "
-                         "result", code=proc.returncode),
+                         "result", code=exit_code),
                        [ErrorDiagnostic(exc_type="ProcessDied", message=tail[-2000:])])
 
 

@@ -109,12 +109,7 @@ def _fresh_cache(folder: Path):
     the sandbox have them off, or on over a trusted layer whose entries could answer a lookup); the grader's `fn`."""
     import importlib
 
-    import torch._functorch.config as functorch_config
-    import torch._inductor.config as inductor_config
-    from torch._inductor.utils import clear_caches
-    from torch.utils._config_module import get_tristate_env
-
-    from judge.shared import torch_patches
+    from judge.shared.fresh_settings import settings_of_a_fresh_process
     from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
 
     shutil.rmtree(folder, ignore_errors=True)
@@ -122,14 +117,5 @@ def _fresh_cache(folder: Path):
     seed_isa_probes(folder)  # from the run's own cache, where the sandbox says they loaded
     os.environ.update({"TORCHINDUCTOR_CACHE_DIR": str(folder), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
                        "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", **ISA_UNDECIDED})
-    clear_caches()  # what Inductor remembered of the folder it had
-    # the flags as the environment now says, also where the environment torch was imported with forced them off
-    torch_patches.follow_env(inductor_config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
-    torch_patches.follow_env(functorch_config, "enable_autograd_cache", "TORCHINDUCTOR_AUTOGRAD_CACHE")
-    # Two remote-cache flags are part of the cache keys: the sandbox sets them False, a fresh process leaves them at
-    # None (outside fbcode, off all the same); as the build process has them, so that its keys are the ones looked up
-    inductor_config.bundled_autotune_remote_cache = None
-    functorch_config.enable_remote_autograd_cache = None
-    # read from the environment at import, as a fresh process does (the warm worker read it before this run's)
-    inductor_config.cpp.vec_isa_ok = get_tristate_env("TORCHINDUCTOR_VEC_ISA_OK")
+    settings_of_a_fresh_process()  # read from the environment at import, as a fresh process does
     return importlib.import_module("grader_fn").fn

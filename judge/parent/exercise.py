@@ -203,6 +203,9 @@ class Exercise(_Strict):
     wrong: list[PinnedSolution] = Field(default_factory=list, description="Known-wrong solutions.")
     public: str | None = Field(None, description="File given to the runner too (imported as module "
                                "`exercise_public`): functions and operators the learner's code receives.")
+    build_process: bool = Field(False, description="The learner's entry point is called in a build process "
+                                "(judge/checks/artifact_processes.py): the runner forks the process it is forked "
+                                "from before the learner's file is imported.")
     op_namespaces: list[str] = Field(default_factory=list, description="Operator namespaces (besides aten and "
                                      "prims) a graph from the runner may call, e.g. ['practice'].")
     trust: str = Field("verified", pattern=r"^(verified|self-checked)$", description="'verified': the verdict "

@@ -38,7 +38,7 @@ def make_jobs(exercise: Exercise, source: str, filename: str = "solution.py", st
     # Helper modules beside the tests (tests/_*.py) travel to the verifier too.
     rels |= {p.relative_to(exercise.root).as_posix() for p in (exercise.root / "tests").glob("*.py")}
     runner = RunnerJob(entry_point=exercise.entry_point, source=source, filename=filename, public=public,
-                       op_namespaces=exercise.op_namespaces, tier=tier)
+                       op_namespaces=exercise.op_namespaces, build_process=exercise.build_process, tier=tier)
     verifier = VerifierJob(exercise_id=exercise.id, entry_point=exercise.entry_point, filename=filename,
                            files={rel: exercise.read(rel) for rel in sorted(rels)}, tests=exercise.test_files(),
                            reference=exercise.reference, starter=exercise.starter, public=public,

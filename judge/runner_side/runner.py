@@ -87,6 +87,10 @@ class Runner:
         path = self.scratch / "submission.py"
         path.write_text(source, encoding="utf-8")
         register_learner_file(str(path), filename)
+        if self.job.get("build_process"):  # forked before anything of the exercise's or the learner's is imported
+            from judge.shared import prepared_process
+
+            prepared_process.prepare()
         if self.job.get("public"):
             self.public = load_source(tamper.PUBLIC_MODULE, self.job["public"])
         snapshot = tamper.Snapshot(watch={"judge.runner_side.runner.Runner": self})

@@ -21,6 +21,8 @@ class RunnerJob(BaseModel):
     filename: str = Field("solution.py", description="How the learner's file is named in messages.")
     public: str | None = Field(None, description="Text of the exercise's public module, if it has one.")
     op_namespaces: list[str] = []
+    build_process: bool = Field(False, description="Fork, before the learner's file is imported, the process the "
+                                "artifact exercises' build process is forked from (judge/shared/prepared_process.py).")
     tier: str | None = Field(None, description="The tier graded (judge/shared/tiers.py): 'cpu' hides CUDA and turns on "
                                                "Triton's interpreter in this process too.")
 
