@@ -16,7 +16,7 @@ imported torch (sandbox/zygote.py), from the shared preparation) gets a server o
 Prints, per path, one line per solution (warm median against its target, beside the cold median), the burst's
 median and 95th-percentile wait, and beside it the prepare time of one prestarted process (alone, and as many at
 once as the burst, measured before that server starts). `--small` (the suite's mode, on a machine without CUDA)
-prints each path's prepare times of one process, and of two at once, and stops.
+prints each path's prepare time of one process alone, and stops.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ PATHS = {"before": (False, False), "fresh": (False, True), "zygote": (True, True
 def prepare_figures(path: str, at_once: int) -> dict:
     """Seconds for prestarted processes to prepare, outside any server: the start (the zygote, if any, and the
     shared preparation: once), one process alone, and `at_once` processes started together (as a burst's
-    successors are), half of them runners."""
+    successors are), half of them runners (none where `at_once` is 0)."""
     from judge.child import PROGRAM
     from sandbox.prestarted import PrestartedSandbox
 
@@ -171,6 +171,8 @@ def prepare_figures(path: str, at_once: int) -> dict:
         figures["alone"] = alone.prepare_times[0][2]
     finally:
         alone.close()
+    if not at_once:
+        return figures
     together = PrestartedSandbox(PROGRAM, pool_size=max(1, at_once // 2), zygote=zygote, share_preparation=shared)
     try:
         together.start()
@@ -191,8 +193,8 @@ def prepare_line(path: str, f: dict) -> str:
     what = " and ".join(name for name, on in zip(("zygote", "shared preparation"), PATHS[path]) if on)
     zygote = f" ({what} started in {f['start']:.2f} s)" if what else ""
     off = f"; zygote OFF: {f['off']}" if f.get("off") else ""
-    return (f"prepare per successor, {path:<6}: alone {f['alone']:.2f} s, {f['at_once']} at once median "
-            f"{f['median']:.2f} s max {f['max']:.2f} s{zygote}{off}")
+    together = f", {f['at_once']} at once median {f['median']:.2f} s max {f['max']:.2f} s" if "at_once" in f else ""
+    return f"prepare per successor, {path:<6}: alone {f['alone']:.2f} s{together}{zygote}{off}"
 
 
 def main() -> int:
@@ -223,8 +225,8 @@ def main() -> int:
         print("no CUDA device: the GPU benchmark runs on a GPU machine (docs/deploy.md)")
         if not args.small:
             return 1
-        for path in paths:
-            print(prepare_line(path, prepare_figures(path, 2)), flush=True)
+        for path in paths:  # one process alone: the code of the burst's figure is the same with a larger pool
+            print(prepare_line(path, prepare_figures(path, 0)), flush=True)
         return 0
     from judge import load_exercise
 

@@ -22,7 +22,12 @@ _prepared: list[tuple[int, int]] = []  # (pid, write end of its command pipe)
 
 
 def prepare() -> None:
-    """Fork the process (in the runner, before anything of the exercise's or the learner's is imported)."""
+    """Fork the process (in the runner, before anything of the exercise's or the learner's is imported); not where
+    this process has started CUDA, which a fork could not use (sandbox/cuda_fork.py): a new interpreter then."""
+    import torch
+
+    if torch.cuda.is_initialized():
+        return
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:

@@ -22,7 +22,7 @@ with open(sys.argv[1], "w") as f:
                "autograd_cache": functorch_config.enable_autograd_cache, "vec_isa_ok": inductor_config.cpp.vec_isa_ok,
                "bundled_autotune_remote_cache": inductor_config.bundled_autotune_remote_cache,
                "enable_remote_autograd_cache": functorch_config.enable_remote_autograd_cache,
-               "threads": torch.get_num_threads(), "mark": os.environ.get("PRACTICE_MARK"),
+               "threads": torch.get_num_threads(), "mark": os.environ.get("MARKED_FOR_THE_TEST"),
                "logs": os.environ.get("TORCH_LOGS"), "cache": os.environ["TORCHINDUCTOR_CACHE_DIR"],
                "in_its_folder": os.getcwd() == os.path.dirname(sys.argv[1]), "fds": len(fds)}, f)
 """
@@ -47,7 +47,7 @@ for name in ("prepared", "new"):
     where = folder / name
     where.mkdir()
     env = {"TORCHINDUCTOR_FX_GRAPH_CACHE": "1", "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", "TORCHINDUCTOR_VEC_ISA_OK": "",
-           "OMP_NUM_THREADS": "1", "PRACTICE_MARK": "here", "TORCHINDUCTOR_CACHE_DIR": str(where / "cache")}
+           "OMP_NUM_THREADS": "1", "MARKED_FOR_THE_TEST": "here", "TORCHINDUCTOR_CACHE_DIR": str(where / "cache")}
     if name == "prepared":
         prepared_process.prepare()
         found["status"] = prepared_process.run(prepared_process.take(), SEEN, [str(where / "seen.json")], env, where,
