@@ -50,9 +50,10 @@ def run(prepared: tuple[int, int], script: str, args: list[str], env: dict[str, 
     """Run `script` with `args` there; (its exit code, its stderr), or None where the process was gone before it
     took the command (the learner's code may end it). TimeoutError (the process killed) past `timeout`."""
     pid, write_end = prepared
+    command = json.dumps({"script": script, "args": args, "env": env, "cwd": str(cwd)}).encode()
     try:
         with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(json.dumps({"script": script, "args": args, "env": env, "cwd": str(cwd)}).encode())
+            pipe.write(len(command).to_bytes(8, "big") + command)
     except BrokenPipeError:
         os.waitpid(pid, 0)
         return None
@@ -72,19 +73,28 @@ def run(prepared: tuple[int, int], script: str, args: list[str], env: dict[str, 
     return status, stderr
 
 
+def _read(fd: int, size: int) -> bytes:
+    """`size` bytes, or fewer at the end of file."""
+    chunks, left = [], size
+    while left and (chunk := os.read(fd, min(left, 1 << 16))):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def _serve(read_end: int) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.closerange(3, read_end)
     os.closerange(read_end + 1, 1 << 20)  # the runner's channels among them
-    chunks = []
-    while chunk := os.read(read_end, 1 << 16):
-        chunks.append(chunk)
-    if not chunks:
+    # its length first: a child the learner's code forked holds a copy of the write end, so no end of file comes
+    size = int.from_bytes(_read(read_end, 8), "big")
+    data = _read(read_end, size)
+    if not size or len(data) < size:  # the runner ended without a command
         os._exit(0)
     os.close(read_end)
-    command = json.loads(b"".join(chunks))
+    command = json.loads(data)
     os.chdir(command["cwd"])
     err = os.open(os.path.join(command["cwd"], ERR_NAME), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(err, 2)

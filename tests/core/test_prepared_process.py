@@ -1,9 +1,10 @@
 """The process the runner forks before the learner's file is imported (judge/shared/prepared_process.py), for the
 artifact exercises' build process: a script there sees what it would see in a new interpreter with the same
 environment (Inductor's settings, the environment, its folder, no descriptor of the runner's), dies and hangs as
-there, a process killed before its command is told apart (the caller starts a new interpreter instead), and it
-ends when the runner closes its pipe without a command. All in one subprocess, which plays
-the runner: a fork of the test process itself would copy the test runner's threads."""
+there (also while a child the learner's code forked holds its pipe open), a process killed before its command is
+told apart (the caller starts a new interpreter instead), and it ends when the runner closes its pipe without a
+command. All in one subprocess, which plays the runner: a fork of the test process itself would copy the test
+runner's threads."""
 
 from __future__ import annotations
 
@@ -57,14 +58,21 @@ for name in ("prepared", "new"):
         found[name] = run_python(SEEN, [str(where / "seen.json")], env=env, result_file=where / "seen.json",
                                  timeout=300, cwd=where)
         found[name]["cache"] = found[name]["cache"].replace("new", "prepared")
+holders = []
 for name, script in (("exits", "import sys\\nsys.exit(3)"), ("raises", "raise ValueError('from the script')"),
                      ("hangs", "import time\\ntime.sleep(60)")):
     (folder / name).mkdir()
     prepared_process.prepare()
+    holders.append(os.fork())  # as a learner's import may: a child with a copy of the write end, never closed
+    if holders[-1] == 0:
+        time.sleep(600)
+        os._exit(0)
     try:
         found[name] = prepared_process.run(prepared_process.take(), script, [], {}, folder / name, 2)
     except TimeoutError as exc:
         found[name] = str(exc)
+for holder in holders:
+    os.kill(holder, 9)
 found["second_take"] = prepared_process.take()
 prepared_process.prepare()
 prepared = prepared_process.take()
