@@ -36,6 +36,7 @@ from judge.shared import prepared_process
 from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
 
 TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
+FRESH_TIMEOUT_S = 2 * TIMEOUT_S + 30  # the fresh process: its own start and the build it watches
 MAX_ARTIFACT_BYTES = 2 * 1024 * 1024  # what `load_artifact` sends to be loaded (an aot_eager artifact is ~20 KB,
 # compile-cache-artifacts' reference bytes ~160 KB)
 
@@ -152,7 +153,7 @@ def build_and_serve(learner_fn, *, entry: str, grader_fn: str) -> dict:
             prepared = prepared_process.take()  # forked by the runner before the learner's file was imported
             found = _run_prepared(prepared, args, env, root) if prepared is not None else None
             if found is None:
-                found = run_python(SCRIPT, args, env=env, result_file=root / "fresh.json", timeout=2 * TIMEOUT_S + 30,
+                found = run_python(SCRIPT, args, env=env, result_file=root / "fresh.json", timeout=FRESH_TIMEOUT_S,
                                    cwd=root)
         except CheckFailure as exc:  # it hung (what it reported before, if anything), or died before reporting
             detail = "\n".join(d.message for d in exc.diagnostics if getattr(d, "message", ""))
@@ -172,11 +173,10 @@ def _run_prepared(prepared, args: list[str], env: dict[str, str], root: Path) ->
     is gone."""
     from judge.checks.fresh_process import did_not_finish, reported
 
-    timeout = 2 * TIMEOUT_S + 30
     try:
-        ran = prepared_process.run(prepared, SCRIPT, args, env, root, timeout)
+        ran = prepared_process.run(prepared, SCRIPT, args, env, root, FRESH_TIMEOUT_S)
     except TimeoutError:
-        raise did_not_finish(timeout) from None
+        raise did_not_finish(FRESH_TIMEOUT_S) from None
     return None if ran is None else reported(root / "fresh.json", *ran)
 
 
