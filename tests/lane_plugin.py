@@ -233,7 +233,13 @@ class LaneTotals:
         self.over: list[str] = []
         self.started = time.monotonic()
         self.scale = 1.0
-        self.calibrations = [calibrate()] if self.reference() else []  # none to compare with: not worth the time
+        self.calibrations: list[float] = []
+
+    @pytest.hookimpl(tryfirst=True)  # before xdist's starts the workers
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # Only where there is a figure to compare with and tests will run (not --collect-only, not --markers).
+        if self.reference() and not self.config.option.collectonly:
+            self.calibrations.append(calibrate())
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = dict(p for p in report.user_properties if isinstance(p, tuple) and len(p) == 2)
@@ -266,7 +272,7 @@ class LaneTotals:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         reference = self.reference()
-        if reference:
+        if reference and self.calibrations:
             self.calibrations.append(calibrate())
             self.scale = max(1.0, min(self.calibrations) / reference)
         where, budgets = self.budgets()

@@ -101,11 +101,16 @@ RULES: tuple[Rule, ...] = (
                   "tests/core/test_vec_isa.py::test_the_probe_runs_*",  # the probe's compiler in fresh processes
                   "tests/core/test_prepared_process.py::*"),  # a runner's stand-in and a new interpreter: torch twice
          why="its own grader pool or compiler processes: 6-12 CPU-s each (measured 2026-12-02)"),
+    Rule("cold", ("tests/cli/test_daemon.py::*",),
+         why="`practice` processes starting background judges, whose warm workers import torch behind the test: "
+             "50 s of the quick lane's 264 test-seconds (measured 2026-12-03)"),
     # Heavy in a quick lane's clothes: real exercises, Inductor's C++ compiles.
     Rule("proofs", ("tests/core/test_cost.py::test_one_fused_kernel_*",
                     "tests/core/test_cost.py::test_after_a_graph_break_*",
                     "tests/core/test_cost.py::test_an_extern_call_*",
-                    "tests/core/test_cost.py::test_a_rebuilt_graph_has_no_dynamo_figures_*"),
+                    "tests/core/test_cost.py::test_a_rebuilt_graph_has_no_dynamo_figures_*",
+                    "tests/core/test_cost.py::test_a_checks_own_inductor_compile_*",
+                    "tests/core/test_loading.py::test_bytes_that_are_no_cache_artifacts_*"),  # Inductor's cache loads
          why="real Inductor compiles in the test's process: 3-13 CPU-s each (measured 2026-12-02)"),
     Rule("proofs", marker="slow", why="marked slow: real exercises or Inductor compiles"),
     Rule("warm", ("tests/core/test_verdicts.py::*",), why="the fake course's verdicts, graded by warm forks"),

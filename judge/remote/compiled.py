@@ -28,7 +28,7 @@ import torch.utils._pytree as pytree
 from judge.checks.failures import CheckFailure, GraphBreak, WrongAnswer
 from judge.checks.sealed import run_sealed
 from judge.compiler import guard_origin
-from judge.costs.measure import recording_inductor
+from judge.costs import measure as cost_measure
 from judge.remote.context import current
 from judge.remote.failures import YOUR_FUNCTION, Protocol, first_lines, raise_learner_error
 from judge.remote.graphs import Graph, rebuild
@@ -289,9 +289,10 @@ class RemoteCompiled:
         if self.local_backend is not None:
             if index not in self._local:
                 backend = self.local_backend
-                # the same compile, its figures kept for the cost section (judge.costs.measure)
+                # the same compile, its figures kept for the cost section (judge.costs.measure, reached through
+                # its module: it imports judge.checks, which imports this module, so it may be half-imported here)
                 if backend == "inductor":
-                    backend = recording_inductor(run, values)
+                    backend = cost_measure.recording_inductor(run, values)
                 self._local[index] = torch.compile(run, backend=backend)
             run = self._local[index]
 
