@@ -196,6 +196,7 @@ def configure_compile_caches() -> None:
     import torch._inductor.config as inductor_config
 
     follow_cache_settings()
+    torch_patches.link_kernels_with_gold()
     cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     if cache:
         torch_patches.header_dir_in(cache)

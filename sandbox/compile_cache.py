@@ -32,10 +32,11 @@ from pathlib import Path
 
 from sandbox.base import SandboxError
 
-FORMAT = 5  # 2: the marker lists the ISA probe libraries that loaded; 3: remembered header names; 4: FX-graph
+FORMAT = 6  # 2: the marker lists the ISA probe libraries that loaded; 3: remembered header names; 4: FX-graph
 # entries carry Inductor's byte estimate (the verifier compiles with the inductor_metrics log on:
 # judge/costs/measure.py);
-# 5: that estimate counts an extern call at what it touches (judge.shared.torch_patches.count_extern_bytes_as_used)
+# 5: that estimate counts an extern call at what it touches (judge.shared.torch_patches.count_extern_bytes_as_used);
+# 6: kernels linked with gold where installed (judge.shared.torch_patches.link_kernels_with_gold): other cache keys
 MARKER = "layer.json"
 LAYERS_DIR = "/opt/compile-cache"  # where a hardened worker sees its pool's layer kind (read-only)
 RUN_CACHE_DIR = "/tmp/inductor"  # a run's Inductor cache (TORCHINDUCTOR_CACHE_DIR) in the hardened backends

@@ -49,6 +49,10 @@ TARGETS = (
            params=("self", "output_path"), read_in="torch._inductor.cpu_vec_isa", read_as="self._probe_load("),
     Target("count_extern_bytes_as_used", "torch._inductor.graph", "GraphLowering.count_bytes", "method",
            params=("self",), read_in="torch._inductor.compile_fx", read_as="graph.count_bytes()"),
+    Target("link_kernels_with_gold", "torch._inductor.cpp_builder", "_is_gcc", "function", params=("cpp_compiler",)),
+    Target("link_kernels_with_gold", "torch._inductor.cpp_builder", "_get_optimization_cflags", "function",
+           params=("cpp_compiler", "min_optimize"), read_in="torch._inductor.cpp_builder",
+           read_as="_get_optimization_cflags(cpp_compiler"),
     Target("follow_env", "torch._inductor.config", "_config.fx_graph_cache.env_value_force", "config entry",
            read_in="torch.utils._config_module", read_as="return config.env_value_force"),
     Target("follow_env", "torch._functorch.config", "_config.enable_autograd_cache.env_value_force",
@@ -190,6 +194,32 @@ def _bytes_used_by(kernel) -> int | None:
         return total
     except (AttributeError, NotImplementedError, TypeError):
         return None
+
+
+def link_kernels_with_gold() -> None:
+    """Wrap `cpp_builder._get_optimization_cflags` so that GCC links Inductor's C++ kernels with gold, where
+    gold is installed.
+
+    A kernel is linked against libtorch_cpu, whose symbol table GNU ld reads for about 0.3 s of a 0.9 s kernel
+    build; gold links it in about 0.05 s (one fused kernel on the 2-core machine: 0.93 -> 0.66 s). The kernel's
+    code is the same. The flag is on Inductor's command line, so in its kernels' cache keys: every judge child
+    applies it (`judge.child.configure_compile_caches`), and the compile cache layers' format says so."""
+    import shutil
+
+    from torch._inductor import cpp_builder
+
+    flags = getattr(cpp_builder, "_get_optimization_cflags", None)
+    if flags is None or getattr(flags, "links_with_gold", False) or shutil.which("ld.gold") is None:
+        return
+
+    def with_gold(cpp_compiler: str, min_optimize: bool = False) -> tuple[list[str], list[str]]:
+        cflags, ldflags = flags(cpp_compiler, min_optimize)
+        if cpp_builder._is_gcc(cpp_compiler) and not any(f.startswith("fuse-ld=") for f in ldflags):
+            ldflags = [*ldflags, "fuse-ld=gold"]
+        return cflags, ldflags
+
+    with_gold.links_with_gold = True  # type: ignore[attr-defined]
+    cpp_builder._get_optimization_cflags = with_gold
 
 
 def follow_env(config, name: str, env_name: str) -> None:

@@ -3,6 +3,7 @@ and is still read where the patch relies on it: a new torch that renames or rewo
 
 import importlib
 import inspect
+import shutil
 
 import pytest
 
@@ -92,3 +93,28 @@ def test_a_flag_forced_by_the_environment_follows_this_runs(monkeypatch):
         torch_patches.follow_env(config, "fx_graph_cache", "TORCHINDUCTOR_FX_GRAPH_CACHE")
         assert config.fx_graph_cache is False
     assert isinstance(config.fx_graph_cache, bool)  # still there for the next test
+
+
+@pytest.mark.skipif(shutil.which("ld.gold") is None, reason="gold is not installed: kernels link with GNU ld")
+def test_gcc_links_kernels_with_gold_once_and_other_compilers_as_before(monkeypatch):
+    from torch._inductor import cpp_builder
+
+    unpatched = cpp_builder._get_optimization_cflags
+    monkeypatch.setattr(cpp_builder, "_get_optimization_cflags", unpatched)  # put back after the test
+    torch_patches.link_kernels_with_gold()
+    torch_patches.link_kernels_with_gold()  # a second call wraps nothing again
+    cflags, ldflags = cpp_builder._get_optimization_cflags("g++")
+    assert ldflags.count("fuse-ld=gold") == 1 and cflags == unpatched("g++")[0]
+    assert cpp_builder._get_optimization_cflags("clang++") == unpatched("clang++")
+    command = cpp_builder.CppBuilder("kernel", ["kernel.cpp"], cpp_builder.CppOptions()).get_command_line()
+    assert "-fuse-ld=gold" in command.split()
+
+
+def test_without_gold_kernels_link_as_before(monkeypatch):
+    from torch._inductor import cpp_builder
+
+    unpatched = cpp_builder._get_optimization_cflags
+    monkeypatch.setattr(cpp_builder, "_get_optimization_cflags", unpatched)
+    monkeypatch.setattr(shutil, "which", lambda name, *args, **kwargs: None)
+    torch_patches.link_kernels_with_gold()
+    assert cpp_builder._get_optimization_cflags is unpatched
