@@ -198,7 +198,7 @@ class LayerBuild:
     """A layer being built: a private folder under the root, renamed into place when complete.
 
     One build of a layer at a time per root (a lock file); `start()` returns None when another process is
-    building it or it is already complete.
+    building it (or, with `wait`, once that process is done) or it is already complete.
     """
 
     def __init__(self, cache: CompileCache, layer: Layer):
@@ -206,14 +206,15 @@ class LayerBuild:
         self.dir = cache.root / f".build-{layer.kind}-{layer.name}-{os.getpid()}-{secrets.token_hex(3)}"
         self._lock: int | None = None
 
-    def start(self, base: Layer | None = None) -> LayerBuild | None:
-        """Take the lock and make the build folder (holding hard links to `base`'s files, if given)."""
+    def start(self, base: Layer | None = None, wait: bool = False) -> LayerBuild | None:
+        """Take the lock (with `wait`, after the process that holds it) and make the build folder (holding hard
+        links to `base`'s files, if given)."""
         secure_root(self.cache.root)
         self.cache.kind_dir(self.layer.kind).mkdir(mode=0o755, exist_ok=True)
         remove_stale_builds(self.cache.root)
         fd = os.open(self.cache.root / f".lock-{self.layer.kind}-{self.layer.name}", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             os.close(fd)
             return None

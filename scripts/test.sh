@@ -32,11 +32,19 @@ export PRACTICE_REQUIRE_SANDBOXES="${PRACTICE_REQUIRE_SANDBOXES:-1}"
 # A PostgreSQL server of this run's own (Debian's package, from install.sh --test) for the lanes that need one: the
 # web and store tests run on it as well as on SQLite (their PostgreSQL half is in the deploy lane), and the
 # multi-process tests need it. A test that wants it in a lane that does not start it fails (PRACTICE_REQUIRE_POSTGRES).
+cleanup=()
+trap 'for step in "${cleanup[@]}"; do eval "$step"; done' EXIT
 if [ -z "${PRACTICE_TEST_DATABASE_URL:-}" ] && grep -qx postgres <<<"$needs"; then
   PG_DIR="$(mktemp -d /tmp/practice-pg.XXXXXX)"
   chmod 755 "$PG_DIR"  # the server runs as the postgres user
-  trap 'bash scripts/postgres.sh stop "$PG_DIR/cluster"; rm -rf "$PG_DIR"' EXIT
+  cleanup+=('bash scripts/postgres.sh stop "$PG_DIR/cluster"; rm -rf "$PG_DIR"')
   PRACTICE_TEST_DATABASE_URL="$(bash scripts/postgres.sh start "$PG_DIR/cluster")"
+fi
+# One folder of compile cache layers for the whole run (tests/conftest.py `layers_root`): each layer built once.
+if [ -z "${PRACTICE_TEST_LAYERS_DIR:-}" ]; then
+  PRACTICE_TEST_LAYERS_DIR="$(mktemp -d /tmp/practice-layers.XXXXXX)"  # mode 0700: only this user enters
+  cleanup+=('rm -rf "$PRACTICE_TEST_LAYERS_DIR"')
+  export PRACTICE_TEST_LAYERS_DIR
 fi
 [ -z "${PRACTICE_TEST_DATABASE_URL:-}" ] || export PRACTICE_TEST_DATABASE_URL
 export PRACTICE_REQUIRE_POSTGRES="${PRACTICE_REQUIRE_POSTGRES:-1}"
@@ -49,7 +57,7 @@ for lane in ${lanes[@]+"${lanes[@]}"}; do lane_args+=(--lane "$lane"); done
 # Every test's lane and CPU-s, kept for the next look at where the suite's time goes (unless asked elsewhere).
 [[ " ${pytest_args[*]-} " == *" --lane-report"* ]] || { mkdir -p test-artifacts; lane_args+=(--lane-report test-artifacts/lanes.json); }
 started=$(date +%s)
-# not exec: the EXIT trap stops the PostgreSQL server
+# not exec: the EXIT trap stops the PostgreSQL server and removes the layers
 status=0
 "$VIRTUAL_ENV/bin/python" -m pytest -n "${PRACTICE_TEST_WORKERS:-2}" --dist loadgroup --durations=25 \
   ${lane_args[@]+"${lane_args[@]}"} ${pytest_args[@]+"${pytest_args[@]}"} || status=$?

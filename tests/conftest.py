@@ -23,6 +23,19 @@ def fake_course() -> Path:
     return FAKE_COURSE
 
 
+LAYERS_ENV = "PRACTICE_TEST_LAYERS_DIR"  # scripts/test.sh: one folder for the whole run, every worker
+
+
+@pytest.fixture(scope="session")
+def layers_root(tmp_path_factory) -> Path:
+    """Where the tests that build compile cache layers (sandbox.compile_cache) build them: one folder per test run
+    (`PRACTICE_TEST_LAYERS_DIR`, which scripts/test.sh makes), never the machine's, so that a layer's base (~21 CPU-s
+    of Inductor's headers and ISA probes) is built once a run; a build another worker has started is waited for.
+    Without it, one folder per test process."""
+    given = os.environ.get(LAYERS_ENV)
+    return Path(given) / "compile-cache" if given else tmp_path_factory.mktemp("layers") / "compile-cache"
+
+
 @pytest.fixture(scope="session")
 def add_one():
     from judge.parent.exercise import load_exercise

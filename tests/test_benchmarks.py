@@ -63,6 +63,7 @@ def _env(args: list[str], request) -> dict[str, str]:
     # Past this test process's sandbox uids (4 pools x 64 slots), before the +512 and +768 other tests use: the soak
     # counts every process of its uids as left behind.
     env["PRACTICE_UID_BASE"] = str(SandboxSettings().uid_base + 256)
+    env["PRACTICE_COMPILE_CACHE_DIR"] = str(request.getfixturevalue("layers_root"))  # the run's layers
     if args[0] == "throughput.py":
         from tests.databases import PostgresDatabases, postgres_server
 

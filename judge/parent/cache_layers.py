@@ -11,7 +11,9 @@ Two layers per torch/compiler/CPU configuration (the key in their names):
   finds the precompiled header and needs no ISA probe.
 
 `start_build` builds whichever is missing in a background thread (a server keeps serving meanwhile: a run uses a
-layer only once it is complete); `build` does it in the caller's thread (`practice prove`). What a server needs
+layer only once it is complete); `build` does it in the caller's thread (`practice prove`). Where another process
+is building the same layer (a second server, a parallel proof, another test), either waits for it and uses its
+layer instead of building one more. What a server needs
 first is built first: the base layer (every runner's) before the full one, and the full layer's references in
 course order. A build runs at a low CPU priority (`BUILD_NICE`), so that a grading meanwhile takes about as long
 as one on a server without layers; `LayerProgress` says what is still being built (for /healthz and the pages).
@@ -185,7 +187,7 @@ def start_build(cache: CompileCache, exercises: list[Exercise], say: Log = log.i
 
 
 def _build_base(cache: CompileCache, layer: Layer, say: Log) -> None:
-    building = LayerBuild(cache, layer).start()
+    building = LayerBuild(cache, layer).start(wait=True)
     if building is None:
         return
     started = time.monotonic()
@@ -217,7 +219,7 @@ def _build_full(cache: CompileCache, below: Layer, layer: Layer, base_info: dict
                 say: Log, progress: LayerProgress) -> None:
     from judge.parent.grading import make_sandbox
 
-    building = LayerBuild(cache, layer).start(base=below)
+    building = LayerBuild(cache, layer).start(base=below, wait=True)
     if building is None:
         return
     started = time.monotonic()
@@ -288,7 +290,7 @@ def build_gpu(cache: CompileCache, layer: Layer, exercises: list[Exercise], say:
     exercises = sorted(exercises, key=lambda e: (e.order, e.id))
     progress.update(state="building", layer=GPU, pending=[e.id for e in exercises])
     if cache.ready(layer) is None:
-        building = LayerBuild(cache, layer).start()
+        building = LayerBuild(cache, layer).start(wait=True)
         if building is not None:
             started = time.monotonic()
             from sandbox.settings import SandboxSettings

@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,32 @@ def test_a_layer_counts_only_once_complete(tmp_path):
     assert LayerBuild(cache, layer).start() is None  # complete: nothing to build
     assert oct((path / "ab" / "x.so").stat().st_mode & 0o777) == "0o644"
     assert not list(cache.root.glob(".build-*"))
+
+
+def test_a_build_that_waits_for_another_uses_its_layer(tmp_path):
+    """Two builders of one layer (two servers, a proof beside a server, two tests): the second waits for the lock
+    and, the layer complete, builds nothing; a layer whose builder gave up is built by the one that waited."""
+    cache = CompileCache(root=tmp_path / "root")
+    for outcome in ("commit", "discard"):
+        first = LayerBuild(cache, Layer("base", outcome)).start()
+        waited: list = []
+        waiter = threading.Thread(target=lambda out, layer: out.append(LayerBuild(cache, layer).start(wait=True)),
+                                  args=(waited, first.layer))
+        waiter.start()
+        waiter.join(0.3)
+        assert waiter.is_alive() and waited == []  # held by the first builder
+        if outcome == "commit":
+            first.commit({})
+        else:
+            first.discard()
+        waiter.join(30)
+        if outcome == "commit":
+            assert waited == [None] and cache.ready(first.layer) is not None
+        else:
+            [second] = waited
+            assert second is not None and cache.ready(first.layer) is None
+            second.commit({})
+            assert cache.ready(first.layer) is not None
 
 
 def test_a_full_layer_links_the_base_and_adds_its_own(tmp_path):
@@ -356,12 +383,10 @@ print("COUNTERS", dict(counters["inductor"]))
 
 
 @pytest.fixture(scope="session")
-def private_layers_root(tmp_path_factory) -> Path:
-    """Layers of this module's own, built once for both backends (the same layers: the key names the machine and
-    torch, not the backend): the machine's shared ones may be rebuilt meanwhile by another test or a server. Session
-    scope: pytest ends a module's fixtures whenever the next test is another module's, as the sandbox group's order
-    often has it, and the next test would build them again (~26 CPU-s)."""
-    return tmp_path_factory.mktemp("private-layers") / "compile-cache"
+def private_layers_root(layers_root) -> Path:
+    """The test run's layers (tests/conftest.py), not the machine's, built once for both backends (the same layers:
+    the key names the machine and torch, not the backend) and for the other tests that build layers."""
+    return layers_root
 
 
 @pytest.mark.slow

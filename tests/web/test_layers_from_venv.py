@@ -52,9 +52,9 @@ def _course(tmp_path):
 
 @pytest.mark.skipif(sys.prefix == sys.base_prefix, reason="not running in a virtualenv")
 @pytest.mark.skipif(bool(unavailable_reason("bwrap")), reason=f"bwrap: {unavailable_reason('bwrap')}")
-def test_a_virtualenv_server_grades_from_its_layers(tmp_path, monkeypatch):
+def test_a_virtualenv_server_grades_from_its_layers(tmp_path, monkeypatch, layers_root):
     monkeypatch.setenv("PRACTICE_COMPILE_CACHE", "1")
-    monkeypatch.setenv("PRACTICE_COMPILE_CACHE_DIR", str(tmp_path / "layers"))
+    monkeypatch.setenv("PRACTICE_COMPILE_CACHE_DIR", str(layers_root))  # its course's full layer is its own
     settings = Settings(data_dir=tmp_path / "data", exercises_dir=_course(tmp_path), sandbox="bwrap", workers=1,
                         secret_key="test-secret", queue="embedded", submissions_per_minute=50)
     app = create_app(settings)
