@@ -11,7 +11,8 @@ CPU-seconds budget (tests/lane_budgets.toml).
   `user_properties`, so the controller sums them per lane.
 - At the end the run prints each lane's tests, CPU-s and budget, its heaviest tests, and a line per lane to paste into
   tests/lane_budgets.toml; a lane over its budget fails the run (exit status 1) with a message naming it.
-  `--lane-report FILE` also writes every test's lane and CPU-s as JSON.
+  `--lane-report FILE` also writes every test's lane, CPU-s, worker and wall span (start, stop: epoch seconds) as
+  JSON, to see where the workers waited.
 - Budgets are CPU-seconds of the machine that set them. The reporting process times a fixed piece of Python work
   (`calibrate`) at the start and at the end of the run; where even the faster of the two (the other may have met a
   burst of other work) is slower than the `[machine] calibration_s` kept beside the budgets, every budget grows by
@@ -229,6 +230,7 @@ class LaneTotals:
         self.cpu: dict[str, float] = {}
         self.tests: dict[str, set[str]] = {}
         self.per_test: dict[str, float] = {}
+        self.spans: dict[str, tuple[str, float, float]] = {}  # test -> (worker, first start, last stop): the report
         self.lane_of_test: dict[str, str] = {}
         self.over: list[str] = []
         self.started = time.monotonic()
@@ -250,6 +252,10 @@ class LaneTotals:
         self.tests.setdefault(lane, set()).add(report.nodeid)
         self.per_test[report.nodeid] = self.per_test.get(report.nodeid, 0.0) + cpu
         self.lane_of_test[report.nodeid] = lane
+        node = getattr(report, "node", None)  # xdist's worker, on its controller
+        worker = getattr(getattr(node, "gateway", None), "id", "main")
+        _, start, stop = self.spans.get(report.nodeid, (worker, report.start, report.stop))
+        self.spans[report.nodeid] = (worker, min(start, report.start), max(stop, report.stop))
 
     def _kept(self) -> tuple[str, dict]:
         """Where the budgets are kept (or "off") and that file's tables as read."""
@@ -289,7 +295,9 @@ class LaneTotals:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         report = self.config.getoption("lane_report")
         if report:
-            Path(report).write_text(json.dumps({n: {"lane": self.lane_of_test[n], "cpu_s": round(s, 3)}
+            Path(report).write_text(json.dumps({n: {"lane": self.lane_of_test[n], "cpu_s": round(s, 3),
+                                                    "worker": self.spans[n][0], "start": round(self.spans[n][1], 3),
+                                                    "stop": round(self.spans[n][2], 3)}
                                                for n, s in self.per_test.items()}, indent=1), encoding="utf-8")
 
     def _scaled(self) -> str:

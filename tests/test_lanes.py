@@ -3,6 +3,7 @@ a lane over its CPU budget fails the run. Small pytester suites laid out like ou
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -104,13 +105,22 @@ SPIN = ("import time\n\n\ndef test_spin():\n    end = time.process_time() + 0.3\
         "    while time.process_time() < end:\n        pass\n")
 
 
-def run_spin(pytester, budget: str, machine: str = ""):
+def run_spin(pytester, budget: str, machine: str = "", *options: str):
     """The spinning test run with the lane plugin and `inprocess = budget` (then `machine`, a TOML table)."""
     pytester.makeini("[pytest]\n")
     pytester.makepyfile(**{"tests/core/test_spin": SPIN})
     budgets = pytester.path / "budgets.toml"
     budgets.write_text(f"inprocess = {budget}\n{machine}", encoding="utf-8")
-    return pytester.runpytest("-p", "tests.lane_plugin", "--lane-budgets", str(budgets))
+    return pytester.runpytest("-p", "tests.lane_plugin", "--lane-budgets", str(budgets), *options)
+
+
+def test_the_lane_report_gives_each_test_its_lane_cpu_worker_and_span(pytester):
+    before = time.time()
+    result = run_spin(pytester, "30", "", "--lane-report", str(pytester.path / "lanes.json"))
+    assert result.ret == pytest.ExitCode.OK
+    [(name, row)] = json.loads((pytester.path / "lanes.json").read_text(encoding="utf-8")).items()
+    assert name == "tests/core/test_spin.py::test_spin" and row["lane"] == "inprocess" and row["worker"] == "main"
+    assert row["cpu_s"] >= 0.3 and before <= row["start"] <= row["stop"] - 0.3 <= time.time()
 
 
 def test_a_lane_over_its_budget_fails_the_run_naming_lane_cpu_and_budget(pytester):
