@@ -24,6 +24,7 @@ from tests.sandbox.test_prestarted import HONEST_F, LEAVE_BEHIND, _said
 pytestmark = [pytest.mark.xdist_group("sandbox")]
 JUDGE = Program(module="judge.child")
 TEST_PROGRAM = "tests.sandbox.zygote_program"
+LIGHT = {"ZYGOTE_TEST_LIGHT": "1"}  # a zygote that only imports torch: the tests of a refusal (zygote_program.py)
 
 # What the learner's process can see of itself, printed as one line: everything but its own pids and paths.
 FACTS = """
@@ -147,7 +148,7 @@ def test_the_zygote_prepares_without_asking_cuda_anything_where_cuda_is_availabl
 
 
 def test_a_zygote_that_started_cuda_while_preparing_is_never_forked_from(add_one):
-    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "at-start"}), pool_size=1,
+    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "at-start", **LIGHT}), pool_size=1,
                                 zygote=True)
     try:
         sandbox.warm_up(pools=("runner", "verifier"))
@@ -160,7 +161,7 @@ def test_a_zygote_that_started_cuda_while_preparing_is_never_forked_from(add_one
 
 
 def test_a_zygote_whose_preparation_left_a_thread_running_is_never_forked_from(add_one):
-    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_THREAD": "1"}), pool_size=1,
+    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_THREAD": "1", **LIGHT}), pool_size=1,
                                 zygote=True)
     try:
         sandbox.warm_up(pools=("runner", "verifier"))
@@ -173,7 +174,7 @@ def test_a_zygote_whose_preparation_left_a_thread_running_is_never_forked_from(a
 
 
 def test_the_zygote_refuses_to_fork_once_it_has_started_cuda():
-    zygote = Zygote(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "after-ready"}))
+    zygote = Zygote(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "after-ready", **LIGHT}))
     result_r, result_w = os.pipe()
     try:
         with pytest.raises(SandboxError, match="initialised CUDA"):

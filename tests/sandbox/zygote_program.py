@@ -5,7 +5,8 @@ would, so that the CUDA rule's guards can be seen to hold on a machine without C
 "at-start" (while it prepares) or "after-ready" (once it said ready, before its first fork); unset, never.
 "available": a machine where CUDA is available and asking for its state starts it (as Dynamo's compile does by
 saving the CUDA RNG state): the zygote's preparation must never ask. `ZYGOTE_TEST_THREAD`: the preparation leaves
-a thread running.
+a thread running. `ZYGOTE_TEST_LIGHT`: the zygote imports torch and prepares nothing more (the judge's preparation
+costs ~8 CPU-s), for the tests of a refusal, whose subject is the guard, not what the zygote prepared.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def prepare_zygote() -> None:
         torch.cuda.is_available = lambda: True
         torch.cuda.get_rng_state = get_rng_state
         torch.cuda.is_initialized = lambda: bool(started)
-    prepare_judge_zygote()
+    if not os.environ.get("ZYGOTE_TEST_LIGHT"):
+        prepare_judge_zygote()
     if os.environ.get("ZYGOTE_TEST_THREAD"):  # a thread the preparation leaves running, as a driver's would
         import threading
 
