@@ -148,8 +148,8 @@ def test_the_zygote_prepares_without_asking_cuda_anything_where_cuda_is_availabl
 
 
 def test_a_zygote_that_started_cuda_while_preparing_is_never_forked_from(add_one):
-    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "at-start", **LIGHT}), pool_size=1,
-                                zygote=True)
+    sandbox = PrestartedSandbox(Program(module=TEST_PROGRAM, env={"ZYGOTE_TEST_CUDA": "at-start", **LIGHT}),
+                                pool_size=1, zygote=True)
     try:
         sandbox.warm_up(pools=("runner", "verifier"))
         report = grade(add_one, add_one.read(add_one.reference), sandbox=sandbox)
