@@ -33,7 +33,7 @@ import torch
 
 from judge.reports.i18n import T
 from judge.shared import prepared_process
-from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
+from judge.shared.isa_probes import ISA_UNDECIDED, SEEDED_ENV, seed_isa_probes
 
 TIMEOUT_S = 180  # per process: a cold Inductor compile plus importing torch, on a busy machine
 FRESH_TIMEOUT_S = 2 * TIMEOUT_S + 30  # the fresh process: its own start and the build it watches
@@ -68,6 +68,11 @@ def report(found):
 
 def build():
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = build_cache
+    try:  # the ISA probe libraries copied into the build's cache load as the originals did: no process to try each
+        from judge.shared.torch_patches import trust_known_isa_loads
+        trust_known_isa_loads(build_cache, list(filter(None, os.environ.get("PRACTICE_VEC_ISA_SEEDED", "").split(","))))
+    except ImportError:
+        pass
     result = {}
     try:
         before = Snapshot() if Snapshot else None  # the process's global settings before the learner's file runs
@@ -144,11 +149,11 @@ def build_and_serve(learner_fn, *, entry: str, grader_fn: str) -> dict:
     root = Path(tempfile.mkdtemp(prefix="artifact-exercise-"))
     try:
         (root / "grader_fn.py").write_text(grader_fn, encoding="utf-8")
-        seed_isa_probes(root / "cache-build")
+        seeded = seed_isa_probes(root / "cache-build")
         link_precompiled_headers(root / "headers")
         args = [learner, entry, str(root), str(root / "artifact.bin"), str(root / "fresh.json"), judge_dir,
                 str(root / "cache-build"), str(TIMEOUT_S), str(root / "headers")]
-        env = {**ENV, "TORCHINDUCTOR_CACHE_DIR": str(root / "cache-fresh")}
+        env = {**ENV, "TORCHINDUCTOR_CACHE_DIR": str(root / "cache-fresh"), SEEDED_ENV: ",".join(seeded)}
         try:  # the fresh process has an empty cache of its own too (it compiles nothing)
             prepared = prepared_process.take()  # forked by the runner before the learner's file was imported
             found = _run_prepared(prepared, args, env, root) if prepared is not None else None

@@ -109,12 +109,14 @@ def _fresh_cache(folder: Path):
     the sandbox have them off, or on over a trusted layer whose entries could answer a lookup); the grader's `fn`."""
     import importlib
 
+    from judge.shared import torch_patches
     from judge.shared.fresh_settings import settings_of_a_fresh_process
     from judge.shared.isa_probes import ISA_UNDECIDED, seed_isa_probes
 
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    seed_isa_probes(folder)  # from the run's own cache, where the sandbox says they loaded
+    seeded = seed_isa_probes(folder)  # from the run's own cache, where the sandbox says they loaded
+    torch_patches.trust_known_isa_loads(str(folder), seeded)  # copies of those: no process spawned to load each
     os.environ.update({"TORCHINDUCTOR_CACHE_DIR": str(folder), "TORCHINDUCTOR_FX_GRAPH_CACHE": "1",
                        "TORCHINDUCTOR_AUTOGRAD_CACHE": "1", **ISA_UNDECIDED})
     settings_of_a_fresh_process()  # read from the environment at import, as a fresh process does

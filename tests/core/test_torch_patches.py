@@ -81,6 +81,40 @@ def test_known_isa_probe_libraries_load_without_a_process(monkeypatch, tmp_path)
     assert isa._probe_load(str(tmp_path / "other.so")) is False and calls == [str(tmp_path / "other.so")]
 
 
+def test_a_fresh_cache_trusts_the_probe_libraries_copied_into_it_and_no_other(monkeypatch, tmp_path):
+    """As the loader and the artifact exercises' build process set up their empty caches: only the libraries
+    copied from the run's cache, where they were known to load, are trusted; one named but absent, or outside the
+    cache, is neither copied nor trusted, and Inductor probes it as usual."""
+    from torch._inductor import cpu_vec_isa
+
+    from judge.shared.isa_probes import seed_isa_probes
+
+    run, fresh = tmp_path / "run", tmp_path / "fresh"
+    (run / "isa").mkdir(parents=True)
+    (run / "isa" / "avx2.so").write_bytes(b"a probe library")
+    (tmp_path / "escape.so").write_bytes(b"not the run's")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(run))
+    monkeypatch.setenv("PRACTICE_VEC_ISA_LOADED", "isa/avx2.so,isa/avx512.so,../escape.so")
+    seeded = seed_isa_probes(fresh)
+    assert seeded == ["isa/avx2.so"] and (fresh / "isa" / "avx2.so").read_bytes() == b"a probe library"
+    assert sorted(p.name for p in fresh.rglob("*.so")) == ["avx2.so"]
+    calls = []
+    monkeypatch.setattr(cpu_vec_isa.VecISA, "_probe_load", lambda self, path: calls.append(path) or False)
+    torch_patches.trust_known_isa_loads(str(fresh), seeded)
+    isa = cpu_vec_isa.VecISA()
+    assert isa._probe_load(str(fresh / "isa" / "avx2.so")) is True and calls == []
+    assert isa._probe_load(str(fresh / "isa" / "avx512.so")) is False and calls == [str(fresh / "isa" / "avx512.so")]
+
+
+def test_nothing_to_trust_leaves_the_probe_as_it_is(monkeypatch):
+    from torch._inductor import cpu_vec_isa
+
+    probe = cpu_vec_isa.VecISA._probe_load
+    monkeypatch.setattr(cpu_vec_isa.VecISA, "_probe_load", probe)
+    torch_patches.trust_known_isa_loads("/nowhere", [])
+    assert cpu_vec_isa.VecISA._probe_load is probe
+
+
 def test_a_flag_forced_by_the_environment_follows_this_runs(monkeypatch):
     import torch._inductor.config as config
 
