@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 import torch
@@ -144,12 +145,29 @@ os._exit(0)
 """
 
 
+def known_isa_probes() -> dict[str, str]:
+    """The ISA probe libraries known to load from the shared C++ build cache, as a sandbox tells its runs
+    (PRACTICE_VEC_ISA_LOADED): the fresh processes here start from copies of them, as the judge's do, instead of
+    compiling their own (~3 CPU-s a process)."""
+    from judge.parent.vec_isa import skip_check_env
+    from sandbox.compile_cache import ISA_LOADED_ENV
+    from sandbox.limits import inductor_cache_dir
+
+    loaded = skip_check_env().get(ISA_LOADED_ENV)
+    return {ISA_LOADED_ENV: loaded, "TORCHINDUCTOR_CACHE_DIR": inductor_cache_dir()} if loaded else {}
+
+
 def run_loader(job: LoaderJob, tmp_path, cache_dir) -> dict:
+    """LOADER in a new interpreter whose run's cache is `cache_dir` (with the probe libraries copied into it by
+    `build_cache_artifacts`)."""
+    from sandbox.compile_cache import ISA_LOADED_ENV
     from sandbox.limits import BASE_ENV
 
     (tmp_path / "job.json").write_text(job.model_dump_json())
     (tmp_path / "scratch").mkdir(exist_ok=True)
     env = {**os.environ, **BASE_ENV, "PYTHONPATH": str(PROJECT_ROOT), "TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
+    if ISA_LOADED_ENV in (probes := known_isa_probes()):
+        env[ISA_LOADED_ENV] = probes[ISA_LOADED_ENV]
     subprocess.run([sys.executable, "-c", LOADER, str(tmp_path / "job.json"), str(tmp_path / "scratch"),
                     str(tmp_path / "found.json")], env=env, check=True, timeout=300, capture_output=True)
     return json.loads((tmp_path / "found.json").read_text())
@@ -159,10 +177,15 @@ def build_cache_artifacts(tmp_path, grader_fn: str, builds: list[tuple[str, obje
     """save_cache_artifacts() of fresh processes, as the runner's build process is set up, each compiling fn on a
     tensor of its `shape` with its own Inductor cache folder (kept): [(shape, cache_dir)], run at once."""
     from judge.checks.artifact_processes import ENV
+    from judge.shared.isa_probes import seed_isa_probes
 
     (tmp_path / "grader_fn.py").write_text(grader_fn)
     procs = []
     for n, (shape, cache_dir) in enumerate(builds):
+        with pytest.MonkeyPatch.context() as patch:  # copies from where the sandbox would say they loaded
+            for name, value in known_isa_probes().items():
+                patch.setenv(name, value)
+            seed_isa_probes(Path(cache_dir))
         env = {**os.environ, **ENV, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
         procs.append(subprocess.Popen([sys.executable, "-c", BUILD, str(tmp_path / "grader_fn.py"),
                                        str(tmp_path / f"art-{n}.bin"), shape], env=env,
