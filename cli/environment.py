@@ -21,6 +21,7 @@ READ_ELSEWHERE = (
     "PRACTICE_PHASES",  # judge/shared/phases.py
     "PRACTICE_INDUCTOR_CACHE",  # sandbox/limits.py
     "PRACTICE_VEC_ISA_LOADED",  # sandbox/compile_cache.py, set for the sandboxed child
+    "PRACTICE_VEC_ISA_SEEDED",  # judge/shared/isa_probes.py, set for the artifact exercises' build process
     "PRACTICE_LANG",  # cli/options.py, practice/magic.py
     "PRACTICE_TOKEN",  # cli/submit_commands.py
 )

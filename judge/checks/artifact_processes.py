@@ -69,8 +69,9 @@ def report(found):
 def build():
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = build_cache
     try:  # the ISA probe libraries copied into the build's cache load as the originals did: no process to try each
+        from judge.shared.isa_probes import SEEDED_ENV
         from judge.shared.torch_patches import trust_known_isa_loads
-        trust_known_isa_loads(build_cache, list(filter(None, os.environ.get("PRACTICE_VEC_ISA_SEEDED", "").split(","))))
+        trust_known_isa_loads(build_cache, list(filter(None, os.environ.get(SEEDED_ENV, "").split(","))))
     except ImportError:
         pass
     result = {}
