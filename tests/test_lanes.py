@@ -114,6 +114,22 @@ def run_spin(pytester, budget: str, machine: str = "", *options: str):
     return pytester.runpytest("-p", "tests.lane_plugin", "--lane-budgets", str(budgets), *options)
 
 
+def test_the_tests_of_one_xdist_group_run_on_one_worker(pytester, monkeypatch):
+    """scripts/test.sh's `--dist loadgroup`: a group's tests (one warm sandbox per worker, one layer build, the
+    attacks' uids) stay on one worker, where pytest and pytest-xdist agree on how a group is named (pyproject.toml)."""
+    monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD")  # xdist is an entry point, in the workers too
+    monkeypatch.setenv("WORKERS_FILE", str(pytester.path / "workers"))
+    pytester.makeini("[pytest]\n")
+    pytester.makepyfile(test_grouped="import os\n\nimport pytest\n\n\n@pytest.mark.xdist_group('one')\n"
+                        "@pytest.mark.parametrize('n', range(8))\ndef test_grouped(n):\n"
+                        "    with open(os.environ['WORKERS_FILE'], 'a') as f:\n"
+                        "        f.write(os.environ['PYTEST_XDIST_WORKER'] + '\\n')\n")
+    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=8)
+    workers = (pytester.path / "workers").read_text().split()
+    assert len(workers) == 8 and len(set(workers)) == 1, workers
+
+
 def test_the_lane_report_gives_each_test_its_lane_cpu_worker_and_span(pytester):
     before = time.time()
     result = run_spin(pytester, "30", "", "--lane-report", str(pytester.path / "lanes.json"))

@@ -133,8 +133,11 @@ def test_a_loaded_machine_never_turns_a_verdict_into_time_limit(sandbox, add_one
 
     monkeypatch.setattr(sandbox, "run", recording)
     with loaded_core(sandbox):
-        assert grade(exercise_with(add_one, 60), source, sandbox=sandbox).verdict is verdict
-        loaded_wall, cpu = runs["runner"].duration_s, runs["runner"].cpu_s
+        loaded = []  # twice: a worker's first run after the load began can take twice as long as the next
+        for _ in range(2):
+            assert grade(exercise_with(add_one, 60), source, sandbox=sandbox).verdict is verdict
+            loaded.append((runs["runner"].duration_s, runs["runner"].cpu_s))
+        loaded_wall, cpu = min(loaded)
         seconds = loaded_wall / WALL_PER_LIMIT  # a limit the loaded runner's wall time is well past
         assert cpu < seconds, (cpu, loaded_wall)  # ... but not its CPU time: the load is heavy enough
         for _ in range(3):  # each run's wall time is the load's to decide: graded again until one ran past the limit
