@@ -134,7 +134,7 @@ def trust_known_isa_loads(cache: str, loaded: list[str]) -> None:
 
     known = {os.path.normpath(os.path.join(os.path.abspath(cache), rel)) for rel in loaded}
     probe = getattr(cpu_vec_isa.VecISA, "_probe_load", None)
-    if probe is None or not known:  # torch before 2.13: nothing recorded to trust
+    if probe is None or not known:  # torch before 2.13 (nothing recorded), or nothing to trust: the probe as it is
         return
 
     def probe_unless_known(self, output_path: str) -> bool:

@@ -180,10 +180,11 @@ def build_cache_artifacts(tmp_path, grader_fn: str, builds: list[tuple[str, obje
     from judge.shared.isa_probes import seed_isa_probes
 
     (tmp_path / "grader_fn.py").write_text(grader_fn)
+    probes = known_isa_probes()
     procs = []
     for n, (shape, cache_dir) in enumerate(builds):
         with pytest.MonkeyPatch.context() as patch:  # copies from where the sandbox would say they loaded
-            for name, value in known_isa_probes().items():
+            for name, value in probes.items():
                 patch.setenv(name, value)
             seed_isa_probes(Path(cache_dir))
         env = {**os.environ, **ENV, "TORCHINDUCTOR_CACHE_DIR": str(cache_dir)}
