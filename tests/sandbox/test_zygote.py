@@ -130,7 +130,7 @@ def test_as_root_a_forked_process_runs_as_its_own_uid_and_cannot_touch_the_zygot
         alive = sandbox._zygote.alive()
     finally:
         sandbox.close()
-    assert report.verdict is Verdict.ACCEPTED, report.summary
+    assert report.verdict is Verdict.ACCEPTED, (report.summary, report.stderr[-2000:])
     assert _said(report, "REFUSED") == "REFUSED" and alive
     facts = _facts(report)
     assert facts["uid"] == facts["gid"] and facts["uid"] in sandbox.uids and facts["groups"] == []
