@@ -17,6 +17,10 @@ CPU-seconds budget (tests/lane_budgets.toml).
   (`calibrate`) at the start and at the end of the run; where even the faster of the two (the other may have met a
   burst of other work) is slower than the `[machine] calibration_s` kept beside the budgets, every budget grows by
   that ratio (never shrinks), and the summary says so.
+- The summary also says what the whole machine did over the run (/proc/stat: busy and idle core-seconds) beside what
+  the lanes counted: the difference is what no test process reaps (Docker's containers, PostgreSQL, the browsers,
+  background judges and servers started detached) plus collection, and the idle share says whether more workers
+  could help (a machine that is never idle is bound by its CPU, not by waiting).
 """
 
 from __future__ import annotations
@@ -203,6 +207,19 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     return report
 
 
+def machine_core_seconds(path: str = "/proc/stat") -> tuple[float, float] | None:
+    """(busy, idle) core-seconds of every CPU since boot (idle counts I/O waits), or None where /proc has no stat."""
+    try:
+        with open(path, encoding="ascii") as fh:
+            fields = [int(v) for v in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    if len(fields) < 5:
+        return None
+    idle = fields[3] + fields[4]
+    return (sum(fields[:8]) - idle) / _TICK, idle / _TICK
+
+
 def _calibration_work() -> int:
     """A fixed piece of what the suite does most: compiling Python source and running plain Python over dicts."""
     source = inspect.getsource(json.decoder)
@@ -236,6 +253,7 @@ class LaneTotals:
         self.started = time.monotonic()
         self.scale = 1.0
         self.calibrations: list[float] = []
+        self.machine_at_start = machine_core_seconds()
 
     @pytest.hookimpl(tryfirst=True)  # before xdist's starts the workers
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -318,6 +336,13 @@ class LaneTotals:
             for seconds, nodeid in reversed(heavy):
                 tr.write_line(f"{'':<12}{seconds:>7.1f}  {nodeid}")
         tr.write_line(f"(wall {time.monotonic() - self.started:.0f} s; collection and start-up are in no lane)")
+        now = machine_core_seconds()
+        if now and self.machine_at_start:
+            busy, idle = (b - a for a, b in zip(self.machine_at_start, now))
+            counted = sum(self.cpu.values())
+            tr.write_line(f"machine over the run: {busy:.1f} core-s busy, {idle:.1f} idle ({os.cpu_count()} cores); "
+                          f"the lanes counted {counted:.1f} CPU-s ({counted / busy:.0%} of the busy time)"
+                          if busy > 0 else "machine over the run: no busy time measured")
         if self.calibrations:
             scaled = f"budgets x {self.scale:.2f}" if self.scale > 1 else "budgets as kept"
             tr.write_line(f"machine: calibration {min(self.calibrations):.4f} CPU-s (start and end: "

@@ -4,6 +4,7 @@ a lane over its CPU budget fails the run. Small pytester suites laid out like ou
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -137,6 +138,25 @@ def test_the_lane_report_gives_each_test_its_lane_cpu_worker_and_span(pytester):
     [(name, row)] = json.loads((pytester.path / "lanes.json").read_text(encoding="utf-8")).items()
     assert name == "tests/core/test_spin.py::test_spin" and row["lane"] == "inprocess" and row["worker"] == "main"
     assert row["cpu_s"] >= 0.3 and before <= row["start"] <= row["stop"] - 0.3 <= time.time()
+
+
+def test_the_summary_sets_what_the_lanes_counted_beside_what_the_machine_did(pytester):
+    result = run_spin(pytester, "30")
+    line = next(line for line in result.outlines if line.startswith("machine over the run: "))
+    busy = float(line.split("machine over the run: ")[1].split(" core-s busy")[0])
+    assert busy >= 0.3 and f"({os.cpu_count()} cores)" in line and "the lanes counted 0.0 CPU-s" not in line
+
+
+def test_machine_core_seconds_reads_busy_and_idle_and_gives_none_without_a_stat(tmp_path):
+    from tests.lane_plugin import _TICK, machine_core_seconds
+
+    stat = tmp_path / "stat"
+    # user nice system idle iowait irq softirq steal guest guest_nice: guest is inside user already
+    stat.write_text(f"cpu  {_TICK * 3} 0 {_TICK} {_TICK * 10} {_TICK * 2} 0 0 0 {_TICK * 3} 0\ncpu0 1 2 3\n")
+    assert machine_core_seconds(str(stat)) == (4.0, 12.0)
+    assert machine_core_seconds(str(tmp_path / "none")) is None
+    stat.write_text("cpu  1 2\n")
+    assert machine_core_seconds(str(stat)) is None
 
 
 def test_a_lane_over_its_budget_fails_the_run_naming_lane_cpu_and_budget(pytester):
