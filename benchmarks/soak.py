@@ -50,6 +50,8 @@ FAKE = ROOT / "tests" / "fake_course" / "add-one"
 ADD_ONE_SECONDS = 20  # add-one's time limit here (--add-one-seconds), in CPU time (sandbox/clock.py): a busy loop
 # costs this much CPU, a sleep 3x this in wall time; an honest grading uses well under a second of CPU, though it took
 # over 6 s of wall time on a loaded machine (load 8 to 20 on 2 cores)
+SMALL_ADD_ONE_SECONDS = 5  # --small's: its one busy loop and one sleep cost this much (15 s of wall), not 20 and 60;
+# an honest add-one grading in a warm fork stays under a CPU-second however loaded the machine
 CHEAT_SECONDS = 60  # the cheats' exercises: time for an honest grading on a loaded machine
 NEVER_SECONDS = 4  # the copy for the cheat that never answers (tests/cheats' `<exercise>-never`): cut when idle 3x this
 
@@ -217,13 +219,16 @@ def main() -> int:
     parser.add_argument("--learners", type=int, default=3, help="learners submitting at once")
     parser.add_argument("--workers", type=int, default=2, help="gradings at once (the server's workers)")
     parser.add_argument("--honest-runs", type=int, default=20, help="honest gradings timed before and after")
-    parser.add_argument("--add-one-seconds", type=int, default=ADD_ONE_SECONDS,
-                        help="add-one's time limit in CPU seconds (an honest grading must fit in it, load or not)")
+    parser.add_argument("--add-one-seconds", type=int, default=None,
+                        help="add-one's time limit in CPU seconds (an honest grading must fit in it, load or not; "
+                             f"default {ADD_ONE_SECONDS}, {SMALL_ADD_ONE_SECONDS} in --small)")
     parser.add_argument("--small", action="store_true",
                         help="the suite's mode: one submission of each kind, 2 learners, 1 honest run each side")
     args = parser.parse_args()
     if args.small:
         args.count, args.learners, args.honest_runs = len(KINDS), 2, 1
+    if args.add_one_seconds is None:
+        args.add_one_seconds = SMALL_ADD_ONE_SECONDS if args.small else ADD_ONE_SECONDS
 
     from fastapi.testclient import TestClient
 
