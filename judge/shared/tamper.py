@@ -28,10 +28,12 @@ def config_modules() -> dict:
     watch (judge/checks/sealed.py)."""
     import torch._functorch.config as functorch_config
     import torch._inductor.config as inductor_config
+    import torch.compiler.config as compiler_config  # dynamic_sources, unbacked_sources: shapes of every later compile
     import torch.fx.experimental._config as symbolic_shapes_config  # backed_size_oblivious and the other shape knobs
 
     return {"torch._dynamo.config": torch._dynamo.config, "torch._inductor.config": inductor_config,
-            "torch._functorch.config": functorch_config, "torch.fx.experimental._config": symbolic_shapes_config}
+            "torch._functorch.config": functorch_config, "torch.fx.experimental._config": symbolic_shapes_config,
+            "torch.compiler.config": compiler_config}
 
 
 class Snapshot:
@@ -138,8 +140,14 @@ def process_globals() -> dict:
         "torch.get_num_threads()": torch.get_num_threads(),
         "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision(),
         "torch.is_anomaly_enabled()": torch.is_anomaly_enabled(),
+        "torch.set_flush_denormal": _flushes_denormals(),
     }
     return values
+
+
+def _flushes_denormals() -> bool:
+    """Whether this thread flushes denormal floats to zero (torch.set_flush_denormal(True)); torch has no getter."""
+    return bool((torch.tensor([1e-40], dtype=torch.float32) * 1.0).item() == 0.0)
 
 
 def _stance() -> str:

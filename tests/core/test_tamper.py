@@ -75,6 +75,30 @@ def test_a_symbolic_shapes_config_flag_is_named():
 
 
 
+def test_a_compiler_config_source_list_is_named():
+    # dynamic_sources makes a dim of every argument of that name dynamic in every later compile (mark-dynamic-seq's
+    # cheat, ACCEPTED while torch.compiler.config was not watched)
+    import torch.compiler.config as compiler_config
+
+    snapshot = tamper.Snapshot()
+    with compiler_config.patch(dynamic_sources="L['x']:1"):
+        assert any("torch.compiler.config.dynamic_sources" in c for c in snapshot.changes())
+    assert snapshot.changes() == []
+
+
+def test_flushing_denormals_is_named():
+    """torch.set_flush_denormal has no getter: the snapshot sees it by a denormal that a multiply flushes."""
+    import torch
+
+    snapshot = tamper.Snapshot()
+    assert torch.set_flush_denormal(True)  # x86 CPUs support it
+    try:
+        assert any("torch.set_flush_denormal" in c for c in snapshot.changes())
+    finally:
+        torch.set_flush_denormal(False)
+    assert snapshot.changes() == []
+
+
 def test_a_replaced_function_of_the_exercises_public_module_is_named(monkeypatch):
     """The runner loads public.py as `tamper.PUBLIC_MODULE`: a file that replaces one of its functions (the fresh
     processes' report of aot-compile-artifact) is named like a patched judge function."""

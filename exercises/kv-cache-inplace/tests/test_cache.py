@@ -45,6 +45,14 @@ APPEND = T.same("`append_and_read`")
 # Other sizes than the ones above: nothing in the contract fixes B, Tmax or D.
 OTHER_SIZES = (3, 20, 8)
 OTHER_POSITIONS = [0, 19, 6, 13, 12, 1]
+# Then a batch of one and a width of one (a squeeze loses them) with a cache length drawn per grading past 64 (a
+# mask cut from a fixed 64-slot table), at positions past 64 and at its last slot.
+LONG_TMAX = (65, 300)
+
+
+def long_case() -> tuple[tuple[int, int, int], list[int]]:
+    tmax = int(torch.randint(LONG_TMAX[0], LONG_TMAX[1] + 1, ()))
+    return (1, tmax, 1), [tmax - 1, 0, 64, tmax // 2, 3]
 
 
 def new_cache(dtype=torch.float32, sizes=(B, TMAX, D)):
@@ -215,10 +223,13 @@ def test_half_precision(entry, starter, dtype):
 
 
 def test_other_sizes(entry, starter):
-    """Another batch, cache length and width (3, 20, 8) work the same
-    zh: 换一组批大小、缓存长度和宽度（3, 20, 8）同样正确
+    """Another batch, cache length and width (3, 20, 8) work the same, and so does (1, Tmax, 1) with a longer
+    cache drawn per grading
+    zh: 换一组批大小、缓存长度和宽度（3, 20, 8）同样正确；(1, Tmax, 1) 配上每次评测抽取的更长缓存也一样
     """
     run_steps(session(entry), starter, check_both, sizes=OTHER_SIZES, positions=OTHER_POSITIONS)
+    sizes, positions = long_case()
+    run_steps(session(entry), starter, check_both, sizes=sizes, positions=positions)
 
 
 def test_inductor(entry, starter):

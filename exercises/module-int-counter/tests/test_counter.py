@@ -17,6 +17,9 @@ from judge.reports.report import RecompileDiagnostic
 
 STEPS = 20
 SHAPE = (4, 8)
+# A resume from a step drawn per grading, far past the first twenty: a counter that wraps or rounds there (uint8,
+# float16) or a decay looked up in a table of the first steps gives itself away; float32 counts it exactly.
+FAR_STEPS = (100_000, 1_000_000)
 FULLGRAPH = T("`EMADecay.forward` under `fullgraph=True`", zh="`fullgraph=True` 下的 `EMADecay.forward`")
 CONSTRUCT = T.same("`EMADecay()`")
 STATE_DICT = T.same("`EMADecay().state_dict()`")
@@ -171,8 +174,9 @@ def test_same_outputs(entry, starter):
     zh="`state_dict()` 的键和值以及 `load_state_dict` 加载的内容，由你的进程报告：这是模块自己的记录，不是图"
        "（必须与本方运行图所数出的步数一致）"))
 def test_resumes_from_state_dict(entry, starter):
-    """A fresh module loaded from the state_dict saved after 20 steps computes step 21 like the original
-    zh: 新模块加载 20 步后保存的 state_dict，第 21 步的结果与原模块相同
+    """A fresh module loaded from the state_dict saved after 20 steps computes step 21 like the original, and one
+    loaded at a far step (drawn per grading) the step after it
+    zh: 新模块加载 20 步后保存的 state_dict，第 21 步的结果与原模块相同；加载很远一步（每次评测抽取）的，下一步也相同
     """
     module = new_module(entry)
     session = compiled(module)
@@ -187,6 +191,17 @@ def test_resumes_from_state_dict(entry, starter):
     [(x, out, expected)] = one_graph_steps(compiled(resumed), 1, original)
     assert_same(out, expected, case=T("step {n} of a fresh `EMADecay` loaded from that `state_dict`",
                                          zh="加载了该 `state_dict` 的新 `EMADecay` 的第 {n} 步", n=STEPS + 1))
+    far = int(torch.randint(FAR_STEPS[0], FAR_STEPS[1] + 1, ()))
+    step = saved.get("step")
+    saved["step"] = step.new_zeros(step.shape).copy_(torch.tensor(far)) if isinstance(step, torch.Tensor) else far
+    resumed = new_module(entry)
+    remote.load_state(resumed, saved, what=T.same("`EMADecay().load_state_dict(state)`"))
+    original = starter.EMADecay()
+    original.step = far
+    [(x, out, expected)] = one_graph_steps(compiled(resumed), 1, original)
+    assert_same(out, expected, case=T("step {n} of a fresh `EMADecay` loaded from a `state_dict` saved at step {far}",
+                                      zh="加载了第 {far} 步保存的 `state_dict` 的新 `EMADecay` 的第 {n} 步",
+                                      n=far + 1, far=far))
 
 
 @rests_on_learner_process(T(
@@ -212,13 +227,16 @@ def test_instances_are_independent(entry, starter):
     zh="你的 `EMADecay()` 的初始参数和 buffer，由你的进程报告：模块的状态是模块自己的记录，不是图"
        "（之后由图在本方推进这份副本）"))
 def test_other_shapes(entry, starter):
-    """x of other shapes (a 0-dim x included) gives the original's output and shape
-    zh: 其他形状的 x（包括 0 维的 x）得到与原模块相同的输出和形状
+    """x of other shapes (a 0-dim x and a large one included) gives the original's output and shape, x unchanged
+    zh: 其他形状的 x（包括 0 维的 x 和一个大的 x）得到与原模块相同的输出和形状，x 不变
     """
     session = compiled(new_module(entry), local_backend="aot_eager")
     original = starter.EMADecay()
-    for i, shape in enumerate([(), (3,), (2, 3, 5)], start=1):
+    for i, shape in enumerate([(), (3,), (2, 3, 5), (64, 256)], start=1):
         x = torch.randn(shape)
+        before = x.clone()
         expected, out = expected_first(original, session, x)
-        assert_same(out, expected, case=T("step {i} of a fresh `EMADecay`, x {shape} float32",
-                                          zh="新建的 `EMADecay` 的第 {i} 步，x {shape} float32", i=i, shape=list(shape)))
+        case = T("step {i} of a fresh `EMADecay`, x {shape} float32", zh="新建的 `EMADecay` 的第 {i} 步，x {shape} float32",
+                 i=i, shape=list(shape))
+        assert_same(out, expected, case=case)
+        assert_same(x, before, case=case, what=T.same("x"))  # left as it was, at every size
