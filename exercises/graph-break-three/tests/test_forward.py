@@ -14,6 +14,7 @@ import torch
 from judge.checks import (
     GraphBreak,
     assert_no_host_sync,
+    assert_same,
     assert_same_result,
     compile_one_graph,
     describe_tensor,
@@ -35,11 +36,14 @@ def scaled_inputs(max_abs, shape=(6, 16, 8), dtype=torch.float32):
 
 
 def picked_inputs(corner, dtype=torch.float32):
-    """Rows of x pick rows of an integer w, so x @ w is exact: the largest |h| is `corner` (10 or -20)."""
+    """Rows of x pick rows of an integer w, so x @ w is exact: the largest |h| is `corner` (10 or -20), at a row and
+    column drawn per grading, never the first row or column nor the last column (a branch decided by one row,
+    column or element of h was ACCEPTED while the corner sat at [0, 0])."""
     x = torch.zeros(3, 4, dtype=dtype)
     x[0, 0] = x[1, 1] = x[2, 2] = 1
     w = torch.randint(-9, 10, (4, 5)).to(dtype)
-    w[0, 0] = corner
+    row, column = int(torch.randint(1, 3, ())), int(torch.randint(1, 4, ()))
+    w[row, column] = corner
     return x, w
 
 
@@ -146,7 +150,7 @@ def just_above_10(fn, starter, dtype):
         x, w = picked_inputs(corner, dtype)
         assert (x @ w).abs().max().item() > 10, "test inputs are broken"
         note = T("max |x @ w| = {m}, just above 10", zh="max |x @ w| = {m}，刚好超过 10",
-                 m=T.same(repr(float(w[0, 0]))))
+                 m=T.same(repr(float((x @ w).abs().max()))))
         assert_same_result(fn, original(starter), x, w, case=case_of(x, w, note))
 
 
@@ -156,6 +160,22 @@ def test_just_above_10(entry, starter):
     zh: max |x @ w| 刚好超过 10 时（下一个浮点数，以及在 (10, 10.5] 中抽取的值）与原函数相同：原函数做除法
     """
     just_above_10(compiled(entry), starter, torch.float32)
+
+
+@rests_on_learner_process(T(
+    "the value an eager call of `forward` returned, as your process reported it: the eager path runs no graph "
+    "(it can only fail the check)",
+    zh="eager 调用 `forward` 的返回值，由你的进程报告：eager 路径不运行任何图（它只能让检查失败）"))
+def test_eager_call(entry, starter):
+    """Called without torch.compile, forward returns what the original returns too
+    zh: 不经 torch.compile 直接调用时，forward 的返回值也与原函数相同
+    """
+    for max_abs in (20, 5):
+        x, w = scaled_inputs(max_abs)
+        expected = original(starter)(x.clone(), w.clone())  # before x and w leave this side
+        got = entry(x, w, what=T("`forward(x, w)` called eagerly", zh="eager 调用的 `forward(x, w)`"))
+        assert_same(got, expected, case=case_of(x, w, T("max |x @ w| about {m}, `forward` called eagerly",
+                                                        zh="max |x @ w| 约为 {m}，eager 调用 `forward`", m=max_abs)))
 
 
 def test_float64(entry, starter):
