@@ -63,6 +63,48 @@ class Block(_Base):
         return self.out(h * s + s * 0.5)                  # shared sigmoid stays
 
 
+# More forms of the pattern: where the nodes sit in the graph must not matter, and only a product is a SiLU.
+class SiluOnInput(_Base):
+    def forward(self, x):
+        return self.out(x * torch.sigmoid(x))             # x is the graph's input: a SiLU all the same
+
+
+class SiluReturned(_Base):
+    def forward(self, x):
+        h = self.inp(x)
+        return h * torch.sigmoid(h)                       # the graph's output: a SiLU all the same
+
+
+class SigmoidApart(_Base):
+    def forward(self, x):
+        h = self.inp(x)
+        s = torch.sigmoid(h)
+        g = torch.cos(h)                                  # between the sigmoid and its mul in the graph
+        return self.out(h * s + g)
+
+
+class SigmoidOfSigmoid(_Base):
+    def forward(self, x):
+        y = torch.sigmoid(self.inp(x))
+        return self.out(y * torch.sigmoid(y))             # silu(y); y's own sigmoid stays
+
+
+class NotProducts(_Base):
+    def forward(self, x):
+        h = self.inp(x)
+        a = h + torch.sigmoid(h)                          # a sum, a quotient and a hard sigmoid: no SiLU
+        b = h / torch.sigmoid(h)
+        c = h * torch.nn.functional.hardsigmoid(h)
+        return self.out(a + b + c)
+
+
+class SharedByTwoMuls(_Base):
+    def forward(self, x):
+        h = self.inp(x)
+        s = torch.sigmoid(h)
+        return self.out(h * s + s * h)                    # s has two users, both products by h: it must stay
+
+
 def make(cls, dtype=torch.float32):
     torch.manual_seed(0)
     return cls().to(dtype).eval()

@@ -7,7 +7,22 @@ grader's inputs. The runner is asked what running its own returned module does o
 """
 
 import torch
-from _silu_models import Block, Gating, OtherMuls, ResidualSilu, SharedSigmoid, SigmoidTimesX, XTimesSigmoid, make
+from _silu_models import (
+    Block,
+    Gating,
+    NotProducts,
+    OtherMuls,
+    ResidualSilu,
+    SharedByTwoMuls,
+    SharedSigmoid,
+    SigmoidApart,
+    SigmoidOfSigmoid,
+    SigmoidTimesX,
+    SiluOnInput,
+    SiluReturned,
+    XTimesSigmoid,
+    make,
+)
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
@@ -245,3 +260,27 @@ def test_match_by_target(entry):
                             got=describe(got), expected=describe(expected)), [graph_diagnostic(after)])
     expect_counts(after, expected, pattern)
     expect_same(after, args, model, x, pattern)
+
+
+# model -> (the pattern as code, the watched counts expected after the pass; None: as before it)
+MORE_FORMS = (
+    (SiluOnInput, "x * torch.sigmoid(x)  # x: the graph's input", {SILU: 1, SIGMOID: 0, MUL: 0}),
+    (SiluReturned, "return h * torch.sigmoid(h)  # the graph's output", {SILU: 1, SIGMOID: 0, MUL: 0}),
+    (SigmoidApart, "s = torch.sigmoid(h); g = torch.cos(h); h * s + g", {SILU: 1, SIGMOID: 0, MUL: 0}),
+    (SigmoidOfSigmoid, "y = torch.sigmoid(...); y * torch.sigmoid(y)", {SILU: 1, SIGMOID: 1, MUL: 0}),
+    (NotProducts, "h + sigmoid(h), h / sigmoid(h), h * hardsigmoid(h)", None),
+    (SharedByTwoMuls, "s = torch.sigmoid(h); h * s + s * h", None),
+)
+
+
+def test_more_forms_of_the_pattern(entry):
+    """The pattern on the graph's input, as its output, with other nodes between the sigmoid and its mul, and on a
+    sigmoid's output is rewritten; sums, quotients, hard sigmoids and a sigmoid shared by two products are not
+    zh: 模式出现在图的输入上、作为图的输出、sigmoid 和它的 mul 之间隔着别的节点、作用在一个 sigmoid 的输出上时都要改写；
+    加法、除法、hardsigmoid 以及被两个乘积共用的 sigmoid 都不改写
+    """
+    for cls, text, expected in MORE_FORMS:
+        model, before, after, args, x = rewritten(entry, cls)
+        expect_counts(after, expected or {op: before.get(op, 0) for op in WATCHED}, code(text))
+        expect_same(after, args, model, x, code(text))
+
