@@ -24,7 +24,8 @@ class Layer(nn.Module):
 
 
 class Model(nn.Module):
-    """Embedding-like input projection, L layers, and a pooling head that uses plain SDPA (not the op)."""
+    """Embedding-like input projection, L layers, and a pooling head that uses plain SDPA and practice_pool::attention
+    (not the op)."""
 
     def __init__(self, layers, d=16):
         super().__init__()
@@ -37,7 +38,8 @@ class Model(nn.Module):
         for layer in self.layers:
             x = layer(x)
         q = self.query.expand(x.shape[0], 1, x.shape[-1])
-        return F.scaled_dot_product_attention(q, x, x).squeeze(1)   # pooling: stays in a compiled piece
+        pooled = F.scaled_dot_product_attention(q, x, x)            # pooling: stays in a compiled piece
+        return torch.ops.practice_pool.attention(pooled, x, x).squeeze(1)  # so does this op, though named attention
 
 
 def make(layers, dtype=torch.float32):
