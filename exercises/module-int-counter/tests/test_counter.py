@@ -168,6 +168,14 @@ def test_same_outputs(entry, starter):
                                              shape=list(SHAPE)))
 
 
+def next_step_after_loading(entry, saved: dict, original) -> tuple:
+    """A fresh EMADecay() loads `saved`, then takes one compiled step: (its output, `original`'s, computed first)."""
+    resumed = new_module(entry)
+    remote.load_state(resumed, saved, what=T.same("`EMADecay().load_state_dict(state)`"))
+    [(_x, out, expected)] = one_graph_steps(compiled(resumed), 1, original)
+    return out, expected
+
+
 @rests_on_learner_process(T(
     "the keys and values of `state_dict()` and what `load_state_dict` loaded, as your process reported them: "
     "module bookkeeping, not a graph (the step counted here, by the graph run here, must agree)",
@@ -183,22 +191,18 @@ def test_resumes_from_state_dict(entry, starter):
     one_graph_steps(session, STEPS)
     saved = remote.state(module, what=STATE_DICT)
     saved.update({k: v for k, v in session.state["target"].items() if k in saved})  # the steps run here
-    resumed = new_module(entry)
-    remote.load_state(resumed, saved, what=T.same("`EMADecay().load_state_dict(state)`"))
     original = starter.EMADecay()
     for _ in range(STEPS):
         original(torch.randn(SHAPE))
-    [(x, out, expected)] = one_graph_steps(compiled(resumed), 1, original)
+    out, expected = next_step_after_loading(entry, saved, original)
     assert_same(out, expected, case=T("step {n} of a fresh `EMADecay` loaded from that `state_dict`",
                                          zh="加载了该 `state_dict` 的新 `EMADecay` 的第 {n} 步", n=STEPS + 1))
     far = int(torch.randint(FAR_STEPS[0], FAR_STEPS[1] + 1, ()))
     step = saved.get("step")
     saved["step"] = step.new_zeros(step.shape).copy_(torch.tensor(far)) if isinstance(step, torch.Tensor) else far
-    resumed = new_module(entry)
-    remote.load_state(resumed, saved, what=T.same("`EMADecay().load_state_dict(state)`"))
     original = starter.EMADecay()
     original.step = far
-    [(x, out, expected)] = one_graph_steps(compiled(resumed), 1, original)
+    out, expected = next_step_after_loading(entry, saved, original)
     assert_same(out, expected, case=T("step {n} of a fresh `EMADecay` loaded from a `state_dict` saved at step {far}",
                                       zh="加载了第 {far} 步保存的 `state_dict` 的新 `EMADecay` 的第 {n} 步",
                                       n=far + 1, far=far))
